@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * The contract between silo's BPF programs and user space: every map key and
+ * value, counter index, enum and limit, defined once. Included by the BPF
+ * side (after vmlinux.h) and by user space (after <linux/types.h>).
+ *
+ * Changing any struct here changes the pinned maps' layout: bump
+ * SILO_LAYOUT_VERSION so that an old pin is reported and replaced, never
+ * silently reused with the wrong layout.
+ */
+#ifndef SILO_ABI_H
+#define SILO_ABI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#include <linux/bpf.h> /* struct bpf_fib_lookup */
+#endif
+
+#define SILO_LAYOUT_VERSION 1
+
+/* Limits. */
+#define SILO_MAX_NODES 64 /* route_cache outer array: one slot per node */
+#define SILO_MAX_CPUS 4096 /* cpu_node entries */
+#define SILO_MAX_LOCAL_ADDRS 4096
+#define SILO_MAX_DEVICES 1024
+#define SILO_ROUTE_CACHE_DEFAULT 65536 /* entries per node */
+#define SILO_MAX_VLAN_TAGS 2 /* 802.1ad outer + 802.1Q inner */
+#define SILO_MAX_IPV6_EXTHDRS 8
+
+/* Names of the pinned maps, relative to the namespace's pin directory. */
+#define SILO_PIN_META "meta"
+#define SILO_PIN_ROUTE_CACHE "route_cache"
+#define SILO_PIN_ROUTE_CACHE_NODE "route_cache_n" /* + node number */
+#define SILO_PIN_XDP_LINK "xdp_link_" /* + ifindex */
+
+/*
+ * Addresses are 16 bytes in network order; an IPv4 address takes the first
+ * four and the rest are zero. family is AF_INET (2) or AF_INET6 (10).
+ */
+#define SILO_AF_INET 2
+#define SILO_AF_INET6 10
+
+/* meta[0]: what the pins in this directory are, checked before reuse. */
+struct silo_meta {
+	__u32 layout_version;
+	__u32 nr_nodes; /* route_cache slots that hold a map */
+	__u64 netns_cookie; /* the network namespace the pins serve */
+};
+
+/* local_addrs: every address of this host, filled from RTM_NEWADDR. */
+struct silo_addr {
+	__u8 family;
+	__u8 pad[3];
+	__u8 addr[16];
+};
+
+struct silo_local_addr {
+	__u32 ifindex;
+	__u8 prefixlen;
+	__u8 scope;
+	__u8 pad[2];
+};
+
+/*
+ * genid[0], alone in its cache line. Written only by user space; a route
+ * cache entry is valid while its genid equals this one. Never 0: 0 marks an
+ * entry that is being rewritten.
+ */
+#define SILO_GENID_KEY_L4 (1U << 0) /* rules select on ipproto/ports */
+
+struct silo_genid {
+	__u64 genid;
+	__u32 flags; /* SILO_GENID_* */
+	__u32 pad;
+	__u8 cacheline_pad[48];
+};
+
+/* devices: per ingress device state the forward path needs. */
+struct silo_device {
+	__u8 mac[6]; /* frames for another MAC are not ours to forward */
+	__u8 rp_filter; /* max(conf/all, conf/DEV) rp_filter: 0, 1, 2 */
+	__u8 flags;
+};
+
+/*
+ * route_cache: array (by node) of LRU hashes. The key holds every input the
+ * kernel FIB's answer depends on under the current rules: ingress device,
+ * addresses, TOS (IPv6: traffic class), and protocol and ports only when a
+ * rule selects on them (SILO_GENID_KEY_L4).
+ */
+struct silo_route_key {
+	__u32 ifindex; /* ingress */
+	__u8 family;
+	__u8 tos;
+	__u8 l4_proto;
+	__u8 pad;
+	__be16 sport;
+	__be16 dport;
+	__u8 src[16];
+	__u8 dst[16];
+};
+
+struct silo_route_entry {
+	__u64 genid; /* genid read before the lookup that filled it */
+	__u32 ifindex; /* egress */
+	__u16 mtu;
+	__u8 family;
+	__u8 pad;
+	__u8 smac[6];
+	__u8 dmac[6];
+	__u8 nexthop[16]; /* gateway, or the destination when on-link */
+};
+
+/*
+ * stats: one per-CPU struct silo_stats, so bpftool prints every counter by
+ * name. The list below makes the enum (the index the program counts by), the
+ * struct fields and the descriptions the CLI prints: one definition.
+ * Every packet counts rx and exactly one verdict; a passed packet also counts
+ * exactly one pass_* reason.
+ */
+#define SILO_XDP_STATS(X)                                                    \
+	X(RX, rx, "packets seen")                                            \
+	X(PASS, pass, "verdict XDP_PASS")                                    \
+	X(REDIRECT, redirect, "verdict XDP_REDIRECT (forwarded)")            \
+	X(DROP, drop, "verdict XDP_DROP (never by default)")                 \
+	X(PASS_NOT_IP, pass_not_ip, "not IPv4 or IPv6")                      \
+	X(PASS_VLAN_DEPTH, pass_vlan_depth, "more than two VLAN tags")       \
+	X(PASS_TRUNCATED, pass_truncated, "header runs past the frame")      \
+	X(PASS_BAD_VERSION, pass_bad_version, "IP version != ethertype")     \
+	X(PASS_BAD_IHL, pass_bad_ihl, "IPv4 header length below 20")         \
+	X(PASS_BAD_LEN, pass_bad_len, "IP length short or past the frame")   \
+	X(PASS_FRAGMENT, pass_fragment, "IP fragment")                       \
+	X(PASS_EXTHDR, pass_exthdr, "IPv6 extension headers not followed")   \
+	X(PASS_L4_PROTO, pass_l4_proto, "not TCP or UDP")                    \
+	X(PASS_L4_BAD, pass_l4_bad, "TCP/UDP header truncated or bad")       \
+	X(PASS_LOCAL, pass_local, "for a local address")                     \
+	X(PASS_NO_FORWARD, pass_no_forward, "forwarding off on this device") \
+	X(PASS_VLAN, pass_vlan, "tagged: the stack knows the VLAN device")   \
+	X(PASS_NOT_HOST, pass_not_host, "destination MAC not this device")   \
+	X(PASS_IP_OPTIONS, pass_ip_options, "IPv4 options")                  \
+	X(PASS_BAD_CSUM, pass_bad_csum, "IPv4 header checksum wrong")        \
+	X(PASS_MARTIAN, pass_martian, "address the stack treats specially")  \
+	X(PASS_HOP_BY_HOP, pass_hop_by_hop, "IPv6 hop-by-hop options")       \
+	X(PASS_TTL, pass_ttl, "TTL or hop limit <= 1")                       \
+	X(PASS_FIB, pass_fib, "bpf_fib_lookup did not say SUCCESS")          \
+	X(PASS_RP_FILTER, pass_rp_filter, "reverse path check failed")       \
+	X(PASS_MTU, pass_mtu, "larger than the egress MTU")                  \
+	X(PASS_HAIRPIN, pass_hairpin, "egress is the ingress device")        \
+	X(PASS_NO_TX_PORT, pass_no_tx_port, "egress device not in tx_ports") \
+	X(FIB_SUCCESS, fib_success, "BPF_FIB_LKUP_RET_SUCCESS")              \
+	X(FIB_BLACKHOLE, fib_blackhole, "BPF_FIB_LKUP_RET_BLACKHOLE")        \
+	X(FIB_UNREACHABLE, fib_unreachable, "BPF_FIB_LKUP_RET_UNREACHABLE")  \
+	X(FIB_PROHIBIT, fib_prohibit, "BPF_FIB_LKUP_RET_PROHIBIT")           \
+	X(FIB_NOT_FWDED, fib_not_fwded, "BPF_FIB_LKUP_RET_NOT_FWDED")        \
+	X(FIB_FWD_DISABLED, fib_fwd_disabled, "BPF_FIB_LKUP_RET_FWD_DISABLED") \
+	X(FIB_UNSUPP_LWT, fib_unsupp_lwt, "BPF_FIB_LKUP_RET_UNSUPP_LWT")     \
+	X(FIB_NO_NEIGH, fib_no_neigh, "BPF_FIB_LKUP_RET_NO_NEIGH")           \
+	X(FIB_FRAG_NEEDED, fib_frag_needed, "BPF_FIB_LKUP_RET_FRAG_NEEDED")  \
+	X(FIB_NO_SRC_ADDR, fib_no_src_addr, "BPF_FIB_LKUP_RET_NO_SRC_ADDR")  \
+	X(FIB_ERROR, fib_error, "bpf_fib_lookup returned an error")          \
+	X(CACHE_HIT, cache_hit, "route cache hit, current genid")            \
+	X(CACHE_MISS, cache_miss, "route cache miss")                        \
+	X(CACHE_STALE, cache_stale, "entry found with an old genid")         \
+	X(CACHE_RACE, cache_race, "entry rewritten while read")              \
+	X(CACHE_INSERT, cache_insert, "entry added")                         \
+	X(CACHE_INSERT_FAIL, cache_insert_fail, "entry could not be added")  \
+	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")
+
+enum silo_stat {
+#define SILO_X(name, field, desc) SILO_STAT_##name,
+	SILO_XDP_STATS(SILO_X)
+#undef SILO_X
+	SILO_STAT_MAX
+};
+
+struct silo_stats {
+#define SILO_X(name, field, desc) __u64 field;
+	SILO_XDP_STATS(SILO_X)
+#undef SILO_X
+};
+
+#define SILO_STAT_FIB_FIRST SILO_STAT_FIB_SUCCESS
+#define SILO_STAT_FIB_CODES (SILO_STAT_FIB_ERROR - SILO_STAT_FIB_SUCCESS)
+
+/*
+ * silo_fib_probe program: user space hands it a bpf_fib_lookup request as
+ * the packet, it runs the same helper the data path runs and writes back the
+ * answer. Lets "silo route lookup" show exactly what the data path would get.
+ */
+struct silo_fib_probe {
+	__s32 rc;
+	__u32 flags;
+	struct bpf_fib_lookup params;
+};
+
+#endif /* SILO_ABI_H */

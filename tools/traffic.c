@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * traffic: small UDP/TCP senders and sinks for the lab, the tests and the
+ * benchmarks. Every mode prints one JSON line with what it did.
+ *
+ *   traffic udp-sink PORT [--count N] [--timeout SEC]
+ *   traffic udp-send ADDR PORT [--count N] [--size BYTES] [--gap-us US]
+ *   traffic tcp-sink PORT [--conns N] [--timeout SEC]
+ *   traffic tcp-send ADDR PORT [--conns N] [--bytes BYTES]
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+struct args {
+	const char *addr;
+	int port;
+	long count;
+	long size;
+	long conns;
+	long bytes;
+	long gap_us;
+	int timeout;
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"Usage: traffic udp-sink PORT [--count N] [--timeout SEC]\n"
+		"       traffic udp-send ADDR PORT [--count N] [--size BYTES] [--gap-us US]\n"
+		"       traffic tcp-sink PORT [--conns N] [--timeout SEC]\n"
+		"       traffic tcp-send ADDR PORT [--conns N] [--bytes BYTES]\n"
+		"Sinks listen on every address (IPv4 and IPv6) and stop after\n"
+		"--count datagrams / --conns connections or --timeout seconds of\n"
+		"silence; each mode prints one JSON line.\n");
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int resolve(const char *addr, int port, struct sockaddr_storage *ss,
+		   socklen_t *len)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		*len = sizeof(*sin);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		*len = sizeof(*sin6);
+		return 0;
+	}
+	fprintf(stderr, "traffic: bad address '%s'\n", addr);
+	return -EINVAL;
+}
+
+/* A dual-stack socket bound to [::]:port. */
+static int bind_any(int type, int port)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(port),
+		.sin6_addr = IN6ADDR_ANY_INIT,
+	};
+	int fd, zero = 0, one = 1, buf = 16 << 20;
+
+	fd = socket(AF_INET6, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf));
+	if (bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) ||
+	    (type == SOCK_STREAM && listen(fd, 128))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int udp_sink(const struct args *a)
+{
+	char buf[65536];
+	long got = 0, bytes = 0;
+	struct pollfd pfd;
+	double t0 = 0;
+	int fd;
+
+	fd = bind_any(SOCK_DGRAM, a->port);
+	if (fd < 0) {
+		fprintf(stderr, "traffic: udp port %d: %s\n", a->port,
+			strerror(-fd));
+		return 1;
+	}
+	/* Ready: a parent waiting on our stdout may start sending. */
+	fprintf(stderr, "listening\n");
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (!a->count || got < a->count) {
+		ssize_t n;
+
+		if (poll(&pfd, 1, a->timeout * 1000) <= 0)
+			break;
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0)
+			break;
+		if (!got)
+			t0 = now();
+		got++;
+		bytes += n;
+	}
+	printf("{\"mode\":\"udp-sink\",\"datagrams\":%ld,\"bytes\":%ld,\"seconds\":%.3f}\n",
+	       got, bytes, got ? now() - t0 : 0.0);
+	close(fd);
+	return 0;
+}
+
+static int udp_send(const struct args *a)
+{
+	struct sockaddr_storage ss;
+	char *buf;
+	socklen_t len;
+	long sent = 0, i;
+	double t0;
+	int fd;
+
+	if (resolve(a->addr, a->port, &ss, &len))
+		return 1;
+	buf = calloc(1, a->size);
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (!buf || fd < 0) {
+		perror("traffic");
+		free(buf);
+		return 1;
+	}
+	t0 = now();
+	for (i = 0; i < a->count; i++) {
+		snprintf(buf, a->size, "%ld", i);
+		if (sendto(fd, buf, a->size, 0, (struct sockaddr *)&ss, len) ==
+		    a->size)
+			sent++;
+		if (a->gap_us)
+			usleep(a->gap_us);
+	}
+	printf("{\"mode\":\"udp-send\",\"datagrams\":%ld,\"seconds\":%.3f}\n",
+	       sent, now() - t0);
+	close(fd);
+	free(buf);
+	return sent == a->count ? 0 : 1;
+}
+
+static int tcp_sink(const struct args *a)
+{
+	char buf[65536];
+	long conns = 0, bytes = 0;
+	struct pollfd pfd;
+	int fd;
+
+	fd = bind_any(SOCK_STREAM, a->port);
+	if (fd < 0) {
+		fprintf(stderr, "traffic: tcp port %d: %s\n", a->port,
+			strerror(-fd));
+		return 1;
+	}
+	fprintf(stderr, "listening\n");
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	while (!a->conns || conns < a->conns) {
+		struct pollfd cp;
+		int c;
+
+		if (poll(&pfd, 1, a->timeout * 1000) <= 0)
+			break;
+		c = accept(fd, NULL, NULL);
+		if (c < 0)
+			break;
+		cp.fd = c;
+		cp.events = POLLIN;
+		for (;;) {
+			ssize_t n;
+
+			if (poll(&cp, 1, a->timeout * 1000) <= 0)
+				break;
+			n = recv(c, buf, sizeof(buf), 0);
+			if (n <= 0)
+				break;
+			bytes += n;
+		}
+		close(c);
+		conns++;
+	}
+	printf("{\"mode\":\"tcp-sink\",\"connections\":%ld,\"bytes\":%ld}\n",
+	       conns, bytes);
+	close(fd);
+	return 0;
+}
+
+static int tcp_send(const struct args *a)
+{
+	struct sockaddr_storage ss;
+	char buf[16384];
+	long conns = 0, bytes = 0, i;
+	socklen_t len;
+
+	if (resolve(a->addr, a->port, &ss, &len))
+		return 1;
+	memset(buf, 'x', sizeof(buf));
+	for (i = 0; i < a->conns; i++) {
+		long left = a->bytes;
+		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len)) {
+			perror("traffic: connect");
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		while (left > 0) {
+			ssize_t n = send(fd, buf,
+					 left < (long)sizeof(buf) ? left :
+								    (long)sizeof(buf),
+					 MSG_NOSIGNAL);
+			if (n <= 0)
+				break;
+			left -= n;
+			bytes += n;
+		}
+		close(fd);
+		if (!left)
+			conns++;
+	}
+	printf("{\"mode\":\"tcp-send\",\"connections\":%ld,\"bytes\":%ld}\n",
+	       conns, bytes);
+	return conns == a->conns ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'c' },
+		{ "size", required_argument, NULL, 's' },
+		{ "conns", required_argument, NULL, 'n' },
+		{ "bytes", required_argument, NULL, 'b' },
+		{ "gap-us", required_argument, NULL, 'g' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct args a = { .count = 10, .size = 64, .conns = 1,
+			  .bytes = 1 << 20, .timeout = 5 };
+	const char *mode;
+	int c, pos;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			a.count = atol(optarg);
+			break;
+		case 's':
+			a.size = atol(optarg);
+			break;
+		case 'n':
+			a.conns = atol(optarg);
+			break;
+		case 'b':
+			a.bytes = atol(optarg);
+			break;
+		case 'g':
+			a.gap_us = atol(optarg);
+			break;
+		case 't':
+			a.timeout = atoi(optarg);
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			usage();
+			return 2;
+		}
+	}
+	pos = optind;
+	if (argc - pos < 2) {
+		usage();
+		return 2;
+	}
+	mode = argv[pos++];
+	if (!strcmp(mode, "udp-send") || !strcmp(mode, "tcp-send")) {
+		if (argc - pos != 2) {
+			usage();
+			return 2;
+		}
+		a.addr = argv[pos++];
+	} else if (argc - pos != 1) {
+		usage();
+		return 2;
+	}
+	a.port = atoi(argv[pos]);
+	if (a.size < 16 || a.size > 65000)
+		a.size = 64;
+	if (!strcmp(mode, "udp-sink"))
+		return udp_sink(&a);
+	if (!strcmp(mode, "udp-send"))
+		return udp_send(&a);
+	if (!strcmp(mode, "tcp-sink"))
+		return tcp_sink(&a);
+	if (!strcmp(mode, "tcp-send"))
+		return tcp_send(&a);
+	usage();
+	return 2;
+}

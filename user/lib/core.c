@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* libsilo core: messages, namespaces, bpffs, paths, small file helpers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+#include <linux/magic.h>
+#include <bpf/libbpf.h>
+#include "internal.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+static void default_print(enum silo_log_level level, const char *fmt,
+			  va_list ap)
+{
+	if (level > SILO_LOG_WARN)
+		return;
+	fprintf(stderr, "silo: %s: ", level == SILO_LOG_ERROR ? "error" :
+								  "warning");
+	vfprintf(stderr, fmt, ap);
+}
+
+static silo_print_fn print_fn = default_print;
+
+void silo_set_print(silo_print_fn fn)
+{
+	print_fn = fn ? fn : default_print;
+}
+
+void silo_log(enum silo_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_fn(level, fmt, ap);
+	va_end(ap);
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	/* libbpf's own errors are followed by ours, which say what to do. */
+	(void)level;
+	print_fn(SILO_LOG_DEBUG, fmt, ap);
+	return 0;
+}
+
+void silo_libbpf_print_init(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+int read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return n;
+}
+
+int read_sysctl_int(const char *path, int *val)
+{
+	char buf[32], *end;
+	int err;
+
+	err = read_file(path, buf, sizeof(buf));
+	if (err < 0)
+		return err;
+	errno = 0;
+	*val = strtol(buf, &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	return 0;
+}
+
+int parse_cpulist(const char *s, unsigned char *bits, size_t len)
+{
+	memset(bits, 0, (len + 7) / 8);
+	while (*s && *s != '\n') {
+		char *end;
+		unsigned long a, b;
+
+		errno = 0;
+		a = strtoul(s, &end, 10);
+		if (errno || end == s)
+			return -EINVAL;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (errno || end == s || b < a)
+				return -EINVAL;
+		}
+		if (b >= len)
+			return -ERANGE;
+		for (; a <= b; a++)
+			bits[a / 8] |= 1 << (a % 8);
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -EINVAL;
+	}
+	return 0;
+}
+
+bool numa_node_online(__u32 node)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%u", node);
+	return access(path, F_OK) == 0;
+}
+
+int read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes)
+{
+	unsigned char bits[SILO_MAX_CPUS / 8];
+	char path[64], buf[4096];
+	__u32 node, max_node = 0;
+	int cpu, err;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		node_of[cpu] = 0;
+	for (node = 0; node < SILO_MAX_NODES; node++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/node/node%u/cpulist", node);
+		err = read_file(path, buf, sizeof(buf));
+		if (err == -ENOENT)
+			continue;
+		if (err < 0)
+			return err;
+		err = parse_cpulist(buf, bits, SILO_MAX_CPUS);
+		if (err)
+			return err;
+		for (cpu = 0; cpu < nr_cpus; cpu++) {
+			if (bits[cpu / 8] & (1 << (cpu % 8))) {
+				node_of[cpu] = node;
+				if (node > max_node)
+					max_node = node;
+			}
+		}
+	}
+	*nr_nodes = max_node + 1;
+	return 0;
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char tmp[PATH_MAX], *p;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, mode) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, mode) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int silo_pin_path(const struct silo *s, char *buf, size_t len,
+		  const char *name)
+{
+	if (snprintf(buf, len, "%s/%s", s->pin_dir, name) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
+		       __u32 ifindex)
+{
+	if (snprintf(buf, len, "%s/%s%u", s->pin_dir, SILO_PIN_XDP_LINK,
+		     ifindex) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+const char *silo_pin_dir(const struct silo *s)
+{
+	return s->pin_dir;
+}
+
+int netns_cookie(__u64 *cookie)
+{
+	socklen_t len = sizeof(*cookie);
+	int fd, err = 0;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, cookie, &len))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int have_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {};
+	__u64 eff;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	eff = data[0].effective | ((__u64)data[1].effective << 32);
+	if (!(eff & (1ULL << CAP_NET_ADMIN)))
+		return 0;
+	return (eff & (1ULL << CAP_BPF)) || (eff & (1ULL << CAP_SYS_ADMIN));
+}
+
+static bool is_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return statfs(path, &st) == 0 && st.f_type == BPF_FS_MAGIC;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb))
+		return -errno;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* The name "ip netns" knows the current namespace by, if any. */
+static int netns_name(char *name, size_t len)
+{
+	static const char *const dirs[] = { "/run/netns", "/var/run/netns" };
+	char path[PATH_MAX];
+	struct dirent *de;
+	unsigned int i;
+	DIR *d;
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		d = opendir(dirs[i]);
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[i],
+				 de->d_name);
+			if (same_file(path, "/proc/self/ns/net") == 1) {
+				snprintf(name, len, "%s", de->d_name);
+				closedir(d);
+				return 0;
+			}
+		}
+		closedir(d);
+	}
+	return -ENOENT;
+}
+
+static int enter_netns(struct silo *s, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..")) {
+		pr_err("bad network namespace name '%s'\n", name);
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	s->netns_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->netns_fd < 0) {
+		int err = -errno;
+
+		pr_err("no network namespace '%s' (%s): see 'ip netns list'\n",
+		       name, strerror(-err));
+		return err;
+	}
+	if (setns(s->netns_fd, CLONE_NEWNET)) {
+		int err = -errno;
+
+		pr_err("cannot enter network namespace '%s': %s\n", name,
+		       strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* Pins of the initial namespace sit in the root; others in netns/NAME. */
+static int choose_pin_dir(struct silo *s, const char *netns)
+{
+	char name[NAME_MAX + 1];
+	int init, n;
+
+	if (netns) {
+		n = snprintf(s->pin_dir, sizeof(s->pin_dir), "%s/netns/%s",
+			     s->pin_root, netns);
+		return n >= (int)sizeof(s->pin_dir) ? -ENAMETOOLONG : 0;
+	}
+	init = same_file("/proc/self/ns/net", "/proc/1/ns/net");
+	if (init == 1) {
+		snprintf(s->pin_dir, sizeof(s->pin_dir), "%s", s->pin_root);
+		return 0;
+	}
+	if (netns_name(name, sizeof(name)) == 0)
+		n = snprintf(s->pin_dir, sizeof(s->pin_dir), "%s/netns/%s",
+			     s->pin_root, name);
+	else
+		n = snprintf(s->pin_dir, sizeof(s->pin_dir),
+			     "%s/netns/cookie-%llu", s->pin_root,
+			     (unsigned long long)s->netns_cookie);
+	return n >= (int)sizeof(s->pin_dir) ? -ENAMETOOLONG : 0;
+}
+
+/* bpffs must be mounted where the pins go, and be the host's. */
+static int check_bpffs(const struct silo *s, bool own_netns)
+{
+	char parent[PATH_MAX], *slash;
+
+	snprintf(parent, sizeof(parent), "%s", s->pin_root);
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	if (is_bpffs(parent))
+		return 0;
+	if (strcmp(parent, "/sys/fs/bpf")) {
+		pr_err("%s is not on a bpffs mount: mount one with 'mount -t bpf bpf DIR'\n",
+		       s->pin_root);
+		return -ENOTDIR;
+	}
+	if (!own_netns && same_file("/proc/self/ns/net", "/proc/1/ns/net") != 1) {
+		/* ip netns exec: a private /sys that dies with the command,
+		 * and the pins (and the program) with it. */
+		pr_err("bpffs is not mounted in this mount namespace (as under 'ip netns exec'), so pins would vanish with this command: run 'silo --netns NAME ...' from the host instead\n");
+		return -ENOTDIR;
+	}
+	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700")) {
+		int err = -errno;
+
+		pr_err("bpffs is not mounted at /sys/fs/bpf and mounting it failed (%s): mount -t bpf bpf /sys/fs/bpf\n",
+		       strerror(-err));
+		return err;
+	}
+	pr_info("mounted bpffs at /sys/fs/bpf\n");
+	return 0;
+}
+
+int silo_open(struct silo **out, const struct silo_opts *opts)
+{
+	const char *netns = opts ? opts->netns : NULL;
+	struct silo *s;
+	int err;
+
+	*out = NULL;
+	silo_libbpf_print_init();
+	err = have_caps();
+	if (err <= 0) {
+		pr_err("silo needs root (CAP_BPF and CAP_NET_ADMIN): run it with sudo\n");
+		return err < 0 ? err : -EPERM;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->netns_fd = -1;
+	snprintf(s->pin_root, sizeof(s->pin_root), "%s",
+		 opts && opts->pin_root ? opts->pin_root :
+					  SILO_PIN_ROOT_DEFAULT);
+	if (netns) {
+		err = enter_netns(s, netns);
+		if (err)
+			goto err_free;
+	}
+	err = netns_cookie(&s->netns_cookie);
+	if (err) {
+		pr_err("cannot read the network namespace cookie (%s): silo needs Linux 5.14 or newer\n",
+		       strerror(-err));
+		goto err_free;
+	}
+	err = choose_pin_dir(s, netns);
+	if (err)
+		goto err_free;
+	err = check_bpffs(s, netns != NULL);
+	if (err)
+		goto err_free;
+	*out = s;
+	return 0;
+
+err_free:
+	silo_close(s);
+	return err;
+}
+
+void silo_close(struct silo *s)
+{
+	if (!s)
+		return;
+	if (s->netns_fd >= 0)
+		close(s->netns_fd);
+	free(s);
+}

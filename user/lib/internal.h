@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* libsilo's internals, shared by its files and by silod. */
+#ifndef SILO_INTERNAL_H
+#define SILO_INTERNAL_H
+
+#include <limits.h>
+#include <stdint.h>
+#include "silo/silo.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void silo_log(enum silo_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define pr_err(...) silo_log(SILO_LOG_ERROR, __VA_ARGS__)
+#define pr_warn(...) silo_log(SILO_LOG_WARN, __VA_ARGS__)
+#define pr_info(...) silo_log(SILO_LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) silo_log(SILO_LOG_DEBUG, __VA_ARGS__)
+
+/* Routes libbpf's messages through silo_log. */
+void silo_libbpf_print_init(void);
+
+struct silo {
+	char pin_dir[PATH_MAX];
+	char pin_root[PATH_MAX];
+	__u64 netns_cookie;
+	int netns_fd; /* the namespace entered, -1 when none */
+};
+
+/* Shared maps, by their names in the BPF object (pin names too). */
+enum silo_map {
+	SILO_MAP_META,
+	SILO_MAP_LOCAL_ADDRS,
+	SILO_MAP_GENID,
+	SILO_MAP_CPU_NODE,
+	SILO_MAP_DEVICES,
+	SILO_MAP_TX_PORTS,
+	SILO_MAP_STATS,
+	SILO_MAP_ROUTE_CACHE,
+	SILO_MAP_COUNT
+};
+
+extern const char *const silo_map_names[SILO_MAP_COUNT];
+
+/* fds of the pinned maps, opened by silo_maps_open(); -1 when closed. */
+struct silo_maps {
+	int fd[SILO_MAP_COUNT];
+	int node_fd[SILO_MAX_NODES];
+	__u32 nr_nodes;
+};
+
+void silo_maps_init(struct silo_maps *m);
+void silo_maps_close(struct silo_maps *m);
+/* Opens every pinned map after checking meta: -ENOENT when silo is not
+ * loaded here, -ESTALE when the pins are of another layout or namespace. */
+int silo_maps_open(struct silo *s, struct silo_maps *m);
+/* Pins every map of m (meta last); on failure removes what it pinned. */
+int silo_maps_pin(struct silo *s, const struct silo_maps *m);
+/* Removes the map pins, meta first. */
+void silo_maps_unpin(struct silo *s);
+struct bpf_map;
+int silo_maps_create_node_caches(struct silo_maps *m,
+				 const struct bpf_map *tmpl, int btf_fd,
+				 __u32 nr_nodes);
+
+/* Paths. */
+int silo_pin_path(const struct silo *s, char *buf, size_t len,
+		  const char *name);
+int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
+		       __u32 ifindex);
+int mkdir_p(const char *path, mode_t mode);
+
+/* Reads a small file; returns bytes read or -errno. */
+int read_file(const char *path, char *buf, size_t len);
+int read_sysctl_int(const char *path, int *val);
+/* Parses "0-3,8,10-11" into a bitmap of len bits; -EINVAL on bad input. */
+int parse_cpulist(const char *s, unsigned char *bits, size_t len);
+/* cpu -> node, from sysfs; node 0 for every CPU when there is no NUMA. */
+int read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes);
+bool numa_node_online(__u32 node);
+
+/* Netlink (libmnl). */
+struct silo_nl_addr {
+	int family;
+	__u32 ifindex;
+	__u8 prefixlen;
+	__u8 scope;
+	__u8 addr[16];
+};
+typedef int (*silo_nl_addr_fn)(const struct silo_nl_addr *a, void *ctx);
+int silo_nl_dump_addrs(silo_nl_addr_fn fn, void *ctx);
+int silo_nl_link_mac(__u32 ifindex, __u8 mac[6]);
+/* 1 when a policy rule selects on ipproto or ports, else 0. */
+int silo_nl_rules_use_l4(void);
+
+/* Fill the maps from the kernel's state. */
+int silo_fill_local_addrs(int map_fd);
+int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes);
+int silo_fill_device(int map_fd, __u32 ifindex);
+
+/* The current network namespace's cookie (SO_NETNS_COOKIE). */
+int netns_cookie(__u64 *cookie);
+
+#endif /* SILO_INTERNAL_H */

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* rtnetlink requests and dumps, through libmnl. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/fib_rules.h>
+#include <linux/rtnetlink.h>
+#include "internal.h"
+
+/* Dumps interrupted by a concurrent change (NLM_F_DUMP_INTR) are retried. */
+#define NL_DUMP_RETRIES 10
+
+struct nl_dump {
+	mnl_cb_t cb;
+	void *data;
+	bool intr;
+};
+
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl_dump *d = data;
+
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		d->intr = true;
+	return d->cb(nlh, d->data);
+}
+
+/*
+ * Sends req (a dump or a single request) and runs cb on every answer. A
+ * dump that comes back inconsistent is run again from scratch; cb must
+ * tolerate seeing an object more than once.
+ */
+static int nl_request(struct nlmsghdr *req, mnl_cb_t cb, void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE * 4];
+	struct nl_dump d = { .cb = cb, .data = data };
+	struct mnl_socket *nl;
+	unsigned int portid, seq;
+	int ret, tries = 0;
+
+	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	portid = mnl_socket_get_portid(nl);
+	/* A single answer ends with the ack; a dump with NLMSG_DONE. */
+	if (!(req->nlmsg_flags & NLM_F_DUMP))
+		req->nlmsg_flags |= NLM_F_ACK;
+again:
+	seq = req->nlmsg_seq = time(NULL) + tries;
+	d.intr = false;
+	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	do {
+		ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (ret < 0) {
+			ret = -errno;
+			goto out_close;
+		}
+		ret = mnl_cb_run(buf, ret, seq, portid, dump_cb, &d);
+	} while (ret > 0);
+	if (ret < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	if (d.intr && ++tries < NL_DUMP_RETRIES)
+		goto again;
+	ret = d.intr ? -EAGAIN : 0;
+out_close:
+	mnl_socket_close(nl);
+	return ret;
+}
+
+struct addr_dump {
+	silo_nl_addr_fn fn;
+	void *ctx;
+	int err;
+};
+
+static int addr_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, IFA_MAX) < 0)
+		return MNL_CB_OK;
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int addr_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[IFA_MAX + 1] = {};
+	struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+	struct addr_dump *d = data;
+	struct silo_nl_addr a = {};
+	const struct nlattr *attr;
+	size_t len;
+
+	if (nlh->nlmsg_type != RTM_NEWADDR)
+		return MNL_CB_OK;
+	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
+		return MNL_CB_OK;
+	mnl_attr_parse(nlh, sizeof(*ifa), addr_attr_cb, tb);
+	/* On point-to-point links IFA_ADDRESS is the peer's. */
+	attr = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
+	if (!attr)
+		return MNL_CB_OK;
+	len = ifa->ifa_family == AF_INET ? 4 : 16;
+	if (mnl_attr_get_payload_len(attr) < len)
+		return MNL_CB_OK;
+	a.family = ifa->ifa_family;
+	a.ifindex = ifa->ifa_index;
+	a.prefixlen = ifa->ifa_prefixlen;
+	a.scope = ifa->ifa_scope;
+	memcpy(a.addr, mnl_attr_get_payload(attr), len);
+	d->err = d->fn(&a, d->ctx);
+	return d->err ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+int silo_nl_dump_addrs(silo_nl_addr_fn fn, void *ctx)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct addr_dump d = { .fn = fn, .ctx = ctx };
+	struct nlmsghdr *nlh;
+	struct ifaddrmsg *ifa;
+	int err;
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETADDR;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = AF_UNSPEC;
+	err = nl_request(nlh, addr_cb, &d);
+	return d.err ? d.err : err;
+}
+
+struct link_query {
+	__u8 *mac;
+	bool found;
+};
+
+static int link_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+
+	if (mnl_attr_type_valid(attr, IFLA_MAX) < 0)
+		return MNL_CB_OK;
+	tb[mnl_attr_get_type(attr)] = attr;
+	return MNL_CB_OK;
+}
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[IFLA_MAX + 1] = {};
+	struct link_query *q = data;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return MNL_CB_OK;
+	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr_cb, tb);
+	if (tb[IFLA_ADDRESS] && mnl_attr_get_payload_len(tb[IFLA_ADDRESS]) == 6) {
+		memcpy(q->mac, mnl_attr_get_payload(tb[IFLA_ADDRESS]), 6);
+		q->found = true;
+	}
+	return MNL_CB_OK;
+}
+
+int silo_nl_link_mac(__u32 ifindex, __u8 mac[6])
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct link_query q = { .mac = mac };
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+	int err;
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	err = nl_request(nlh, link_cb, &q);
+	if (err)
+		return err;
+	return q.found ? 0 : -EOPNOTSUPP;
+}
+
+static int rule_attr_cb(const struct nlattr *attr, void *data)
+{
+	bool *l4 = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case FRA_IP_PROTO:
+	case FRA_SPORT_RANGE:
+	case FRA_DPORT_RANGE:
+		*l4 = true;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int rule_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type == RTM_NEWRULE)
+		mnl_attr_parse(nlh, sizeof(struct fib_rule_hdr), rule_attr_cb,
+			       data);
+	return MNL_CB_OK;
+}
+
+int silo_nl_rules_use_l4(void)
+{
+	static const int families[] = { AF_INET, AF_INET6 };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct fib_rule_hdr *frh;
+	struct nlmsghdr *nlh;
+	bool l4 = false;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		nlh = mnl_nlmsg_put_header(buf);
+		nlh->nlmsg_type = RTM_GETRULE;
+		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+		frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+		frh->family = families[i];
+		err = nl_request(nlh, rule_cb, &l4);
+		if (err)
+			return err;
+	}
+	return l4;
+}

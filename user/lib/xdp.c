@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* Loading silo's XDP program onto devices, and taking it off again. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+#include "internal.h"
+#include "silo_xdp.skel.h"
+
+/* What the pinned link of a device says. */
+struct xdp_link {
+	int fd; /* -1: no pin */
+	__u32 prog_id;
+	__u32 link_id;
+	bool defunct; /* its device is gone */
+};
+
+static __u32 mode_flags(enum silo_xdp_mode mode)
+{
+	return mode == SILO_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+}
+
+static const char *attach_mode_name(__u8 mode)
+{
+	switch (mode) {
+	case XDP_ATTACHED_DRV:
+		return "native";
+	case XDP_ATTACHED_SKB:
+		return "skb";
+	case XDP_ATTACHED_HW:
+		return "offload";
+	case XDP_ATTACHED_MULTI:
+		return "several";
+	}
+	return "no";
+}
+
+static int open_link(struct silo *s, __u32 ifindex, struct xdp_link *l)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int err;
+
+	l->fd = -1;
+	silo_link_pin_path(s, path, sizeof(path), ifindex);
+	l->fd = bpf_obj_get(path);
+	if (l->fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (bpf_obj_get_info_by_fd(l->fd, &info, &len)) {
+		err = -errno;
+		goto err_close;
+	}
+	if (info.type != BPF_LINK_TYPE_XDP) {
+		pr_err("%s is not an XDP link: remove it\n", path);
+		err = -EINVAL;
+		goto err_close;
+	}
+	l->prog_id = info.prog_id;
+	l->link_id = info.id;
+	l->defunct = info.xdp.ifindex != ifindex;
+	return 0;
+
+err_close:
+	close(l->fd);
+	l->fd = -1;
+	return err;
+}
+
+static struct bpf_map *skel_map(struct silo_xdp *skel, enum silo_map i)
+{
+	return bpf_object__find_map_by_name(skel->obj, silo_map_names[i]);
+}
+
+/* Rules decide whether protocol and ports belong in the cache key. */
+static int sync_genid_flags(int genid_fd)
+{
+	struct silo_genid g;
+	__u32 zero = 0, flags;
+	int l4;
+
+	l4 = silo_nl_rules_use_l4();
+	if (l4 < 0) {
+		pr_err("cannot read the policy rules: %s\n", strerror(-l4));
+		return l4;
+	}
+	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
+		return -errno;
+	flags = l4 ? g.flags | SILO_GENID_KEY_L4 : g.flags & ~SILO_GENID_KEY_L4;
+	if (flags == g.flags)
+		return 0;
+	/* A new key format: every entry made under the old one goes. */
+	g.flags = flags;
+	g.genid++;
+	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int init_fresh_maps(struct silo *s, struct silo_xdp *skel,
+			   struct silo_maps *m)
+{
+	struct silo_meta meta = {
+		.layout_version = SILO_LAYOUT_VERSION,
+		.netns_cookie = s->netns_cookie,
+	};
+	struct silo_genid g = { .genid = 1 };
+	__u32 zero = 0, nr_nodes;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < SILO_MAP_COUNT; i++) {
+		m->fd[i] = dup(bpf_map__fd(skel_map(skel, i)));
+		if (m->fd[i] < 0)
+			return -errno;
+	}
+	m->node_fd[0] = dup(bpf_map__fd(skel->maps.route_cache_n0));
+	if (m->node_fd[0] < 0)
+		return -errno;
+	m->nr_nodes = 1;
+	err = silo_fill_cpu_node(m->fd[SILO_MAP_CPU_NODE], &nr_nodes);
+	if (err)
+		return err;
+	err = silo_maps_create_node_caches(m, skel->maps.route_cache_n0,
+					   bpf_object__btf_fd(skel->obj),
+					   nr_nodes);
+	if (err)
+		return err;
+	meta.nr_nodes = nr_nodes;
+	if (bpf_map_update_elem(m->fd[SILO_MAP_META], &zero, &meta, BPF_ANY) ||
+	    bpf_map_update_elem(m->fd[SILO_MAP_GENID], &zero, &g, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/*
+ * The kernel takes a cache into route_cache only if it matches the outer
+ * map's template in size and flags. libbpf makes the template from the
+ * declaration (default size), so another size needs a template of our own.
+ */
+static int size_inner_template(struct silo_xdp *skel, __u32 size, int *fd)
+{
+	struct bpf_map *n0 = skel->maps.route_cache_n0;
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .map_flags = bpf_map__map_flags(n0), .numa_node = 0);
+	int err;
+
+	if (size == SILO_ROUTE_CACHE_DEFAULT)
+		return 0;
+	*fd = bpf_map_create(bpf_map__type(n0), "route_cache_t",
+			     bpf_map__key_size(n0), bpf_map__value_size(n0),
+			     size, &opts);
+	if (*fd < 0) {
+		err = -errno;
+		pr_err("cannot create a route cache of %u entries: %s\n", size,
+		       strerror(-err));
+		return err;
+	}
+	return bpf_map__set_inner_map_fd(skel->maps.route_cache, *fd);
+}
+
+static int cache_size_of(const struct silo_maps *m, __u32 *size)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (m->nr_nodes == 0 ||
+	    bpf_obj_get_info_by_fd(m->node_fd[0], &info, &len))
+		return -ENOENT;
+	*size = info.max_entries;
+	return 0;
+}
+
+/* Removes the namespace's directories when they are empty. */
+static void remove_empty_dirs(struct silo *s)
+{
+	char path[PATH_MAX], *slash;
+
+	snprintf(path, sizeof(path), "%s", s->pin_dir);
+	while (strlen(path) >= strlen(s->pin_root)) {
+		if (rmdir(path))
+			return;
+		slash = strrchr(path, '/');
+		if (!slash)
+			return;
+		*slash = '\0';
+	}
+}
+
+/* Takes a program that is not silo's off the device (--force). */
+static int detach_foreign(const char *ifname, __u32 ifindex,
+			  const struct bpf_xdp_query_opts *q)
+{
+	static const struct {
+		size_t id_off;
+		__u32 flags;
+	} modes[] = {
+		{ offsetof(struct bpf_xdp_query_opts, drv_prog_id),
+		  XDP_FLAGS_DRV_MODE },
+		{ offsetof(struct bpf_xdp_query_opts, skb_prog_id),
+		  XDP_FLAGS_SKB_MODE },
+		{ offsetof(struct bpf_xdp_query_opts, hw_prog_id),
+		  XDP_FLAGS_HW_MODE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		__u32 id = *(const __u32 *)((const char *)q + modes[i].id_off);
+
+		if (!id)
+			continue;
+		if (bpf_xdp_detach(ifindex, modes[i].flags, NULL)) {
+			int err = -errno;
+
+			if (err == -EBUSY)
+				pr_err("XDP program %u on %s is held by a bpf_link that is not silo's: detach it with 'bpftool link detach id ID' (see 'bpftool link show')\n",
+				       id, ifname);
+			else
+				pr_err("cannot detach XDP program %u from %s: %s\n",
+				       id, ifname, strerror(-err));
+			return err;
+		}
+		pr_info("detached XDP program %u from %s\n", id, ifname);
+	}
+	return 0;
+}
+
+static int attach_error(const char *ifname, enum silo_xdp_mode mode, int err)
+{
+	if (err == -EOPNOTSUPP && mode == SILO_XDP_NATIVE)
+		pr_err("%s has no native XDP support: load with --mode skb\n",
+		       ifname);
+	else if (err == -EBUSY || err == -EEXIST)
+		pr_err("%s already has an XDP program in another mode: see 'ip link show dev %s'\n",
+		       ifname, ifname);
+	else
+		pr_err("cannot attach to %s: %s\n", ifname, strerror(-err));
+	return err;
+}
+
+int silo_xdp_load(struct silo *s, const char *ifname,
+		  const struct silo_xdp_load_opts *opts)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	LIBBPF_OPTS(bpf_link_create_opts, lopts);
+	__u32 cache_size = opts->cache_size ? opts->cache_size :
+					      SILO_ROUTE_CACHE_DEFAULT;
+	struct xdp_link old = { .fd = -1 };
+	struct silo_xdp *skel = NULL;
+	struct silo_maps maps;
+	char link_path[PATH_MAX];
+	bool fresh, stale = false, pinned = false, ours;
+	__u32 ifindex, existing, tx_was = 0;
+	int err, link_fd = -1, prog_fd, tmpl_fd = -1;
+	bool had_tx;
+
+	silo_maps_init(&maps);
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex) {
+		pr_err("no device '%s' in this network namespace: see 'ip link show'\n",
+		       ifname);
+		return -ENODEV;
+	}
+	silo_link_pin_path(s, link_path, sizeof(link_path), ifindex);
+	err = bpf_xdp_query(ifindex, 0, &q);
+	if (err) {
+		pr_err("cannot query XDP on %s: %s\n", ifname, strerror(-err));
+		return err;
+	}
+	err = open_link(s, ifindex, &old);
+	if (err) {
+		pr_err("cannot open %s: %s\n", link_path, strerror(-err));
+		return err;
+	}
+	ours = old.fd >= 0 && !old.defunct;
+	if (ours && !opts->replace) {
+		pr_err("silo is already loaded on %s (program %u): add --replace to swap in a new program in place (maps kept, no packet lost), or run 'silo xdp unload %s' first\n",
+		       ifname, old.prog_id, ifname);
+		err = -EEXIST;
+		goto out;
+	}
+	if (ours && (q.attach_mode == XDP_ATTACHED_SKB) !=
+			    (opts->mode == SILO_XDP_SKB)) {
+		pr_err("silo runs on %s in %s mode; a replace cannot change the mode: unload first\n",
+		       ifname, attach_mode_name(q.attach_mode));
+		err = -EINVAL;
+		goto out;
+	}
+	if (!ours && q.prog_id && !opts->force) {
+		pr_err("%s runs XDP program %u (%s mode), which is not silo's: add --force to replace it\n",
+		       ifname, q.prog_id, attach_mode_name(q.attach_mode));
+		err = -EBUSY;
+		goto out;
+	}
+
+	skel = silo_xdp__open();
+	if (!skel) {
+		err = -errno;
+		pr_err("cannot open silo's XDP object: %s\n", strerror(-err));
+		goto out;
+	}
+	skel->rodata->forward = opts->forward;
+	skel->rodata->cache_enabled = !opts->no_cache;
+	skel->rodata->cache_size = cache_size;
+
+	err = silo_maps_open(s, &maps);
+	if (err == -ESTALE) {
+		pr_warn("the pins in %s are of another silo version or a namespace that is gone: replacing them\n",
+			s->pin_dir);
+		stale = true;
+	} else if (err && err != -ENOENT) {
+		pr_err("cannot open the maps pinned in %s: %s\n", s->pin_dir,
+		       strerror(-err));
+		goto out;
+	}
+	fresh = err != 0;
+	if (fresh) {
+		bpf_map__set_max_entries(skel->maps.route_cache_n0, cache_size);
+		/* One entry per possible CPU, so bpftool shows no padding. */
+		bpf_map__set_max_entries(skel->maps.cpu_node,
+					 libbpf_num_possible_cpus());
+		err = size_inner_template(skel, cache_size, &tmpl_fd);
+		if (err)
+			goto out;
+	} else {
+		if (opts->cache_size && !cache_size_of(&maps, &existing) &&
+		    existing != opts->cache_size) {
+			pr_err("the route caches hold %u entries per node; unload silo from every device to change that\n",
+			       existing);
+			err = -EINVAL;
+			goto out;
+		}
+		for (unsigned int i = 0; i < SILO_MAP_COUNT; i++) {
+			err = bpf_map__reuse_fd(skel_map(skel, i), maps.fd[i]);
+			if (err)
+				goto out;
+		}
+		err = bpf_map__reuse_fd(skel->maps.route_cache_n0,
+					maps.node_fd[0]);
+		if (err)
+			goto out;
+		if (!cache_size_of(&maps, &existing))
+			skel->rodata->cache_size = existing;
+	}
+
+	err = silo_xdp__load(skel);
+	if (err) {
+		pr_err("the kernel refused silo's XDP program (%s): 'silo -d' shows libbpf's log and the verifier's\n",
+		       strerror(-err));
+		goto out;
+	}
+	if (fresh) {
+		err = init_fresh_maps(s, skel, &maps);
+		if (err)
+			goto out;
+	}
+	err = silo_fill_local_addrs(maps.fd[SILO_MAP_LOCAL_ADDRS]);
+	if (err)
+		goto out;
+	err = sync_genid_flags(maps.fd[SILO_MAP_GENID]);
+	if (err)
+		goto out;
+	if (fresh) {
+		if (stale)
+			silo_maps_unpin(s);
+		err = silo_maps_pin(s, &maps);
+		if (err)
+			goto out;
+		pinned = true;
+	}
+
+	/* Per-device entries first, so the program finds them at once. */
+	err = silo_fill_device(maps.fd[SILO_MAP_DEVICES], ifindex);
+	if (err)
+		goto out;
+	had_tx = !bpf_map_lookup_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex,
+				      &tx_was);
+	/* Native only: a driver that runs XDP natively also transmits it. */
+	if (opts->forward && opts->mode == SILO_XDP_NATIVE)
+		err = bpf_map_update_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex,
+					  &ifindex, BPF_ANY);
+	else if (had_tx)
+		err = bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
+	if (err) {
+		err = -errno;
+		pr_err("cannot update tx_ports: %s\n", strerror(-err));
+		goto out_device;
+	}
+
+	prog_fd = bpf_program__fd(skel->progs.silo_xdp);
+	if (ours) {
+		/* Atomic: the old program runs until the new one does. */
+		if (bpf_link_update(old.fd, prog_fd, NULL)) {
+			err = -errno;
+			pr_err("cannot replace silo's program on %s: %s\n",
+			       ifname, strerror(-err));
+			goto out_tx;
+		}
+		goto out;
+	}
+	if (q.prog_id) {
+		err = detach_foreign(ifname, ifindex, &q);
+		if (err)
+			goto out_tx;
+	}
+	lopts.flags = mode_flags(opts->mode);
+	link_fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &lopts);
+	if (link_fd < 0) {
+		err = attach_error(ifname, opts->mode, -errno);
+		goto out_tx;
+	}
+	if (old.fd >= 0)
+		unlink(link_path); /* the link of a device that is gone */
+	if (bpf_obj_pin(link_fd, link_path)) {
+		err = -errno;
+		pr_err("cannot pin %s: %s\n", link_path, strerror(-err));
+		goto out_tx;
+	}
+	err = 0;
+	goto out;
+
+out_tx:
+	if (had_tx)
+		bpf_map_update_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex,
+				    &tx_was, BPF_ANY);
+	else
+		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
+out_device:
+	if (!ours)
+		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
+out:
+	if (err && pinned) {
+		silo_maps_unpin(s);
+		remove_empty_dirs(s);
+	}
+	if (link_fd >= 0)
+		close(link_fd); /* the pin holds it, or closing detaches it */
+	if (old.fd >= 0)
+		close(old.fd);
+	if (tmpl_fd >= 0)
+		close(tmpl_fd);
+	silo_maps_close(&maps);
+	silo_xdp__destroy(skel);
+	return err;
+}
+
+/* Names of the link pins in the namespace's directory. */
+static int for_each_link_pin(struct silo *s,
+			     int (*fn)(struct silo *s, __u32 ifindex,
+				       void *ctx),
+			     void *ctx)
+{
+	size_t plen = strlen(SILO_PIN_XDP_LINK);
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	d = opendir(s->pin_dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!err && (de = readdir(d))) {
+		char *end;
+		unsigned long ifindex;
+
+		if (strncmp(de->d_name, SILO_PIN_XDP_LINK, plen))
+			continue;
+		ifindex = strtoul(de->d_name + plen, &end, 10);
+		if (*end || !ifindex)
+			continue;
+		err = fn(s, ifindex, ctx);
+	}
+	closedir(d);
+	return err;
+}
+
+static int count_link(struct silo *s, __u32 ifindex, void *ctx)
+{
+	(void)s;
+	(void)ifindex;
+	++*(int *)ctx;
+	return 0;
+}
+
+int silo_xdp_unload(struct silo *s, const char *ifname)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct xdp_link l;
+	struct silo_maps maps;
+	char path[PATH_MAX];
+	__u32 ifindex;
+	int err, links = 0;
+
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex) {
+		pr_err("no device '%s' in this network namespace: see 'ip link show'\n",
+		       ifname);
+		return -ENODEV;
+	}
+	err = open_link(s, ifindex, &l);
+	if (err)
+		return err;
+	if (l.fd < 0 || l.defunct) {
+		if (!bpf_xdp_query(ifindex, 0, &q) && q.prog_id)
+			pr_err("silo is not loaded on %s; its XDP program %u is not silo's\n",
+			       ifname, q.prog_id);
+		else
+			pr_err("silo is not loaded on %s\n", ifname);
+		if (l.fd >= 0)
+			close(l.fd);
+		return -ENOENT;
+	}
+	/* Detach even if another process holds the link open. */
+	if (bpf_link_detach(l.fd) && errno != EINVAL) {
+		err = -errno;
+		pr_err("cannot detach silo from %s: %s\n", ifname,
+		       strerror(-err));
+		close(l.fd);
+		return err;
+	}
+	close(l.fd);
+	silo_link_pin_path(s, path, sizeof(path), ifindex);
+	unlink(path);
+
+	if (!silo_maps_open(s, &maps)) {
+		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
+		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
+		silo_maps_close(&maps);
+	}
+	for_each_link_pin(s, count_link, &links);
+	if (!links) {
+		silo_maps_unpin(s);
+		remove_empty_dirs(s);
+	}
+	return 0;
+}
+
+/* The knobs a loaded program was built with, from its .rodata map. */
+static int prog_rodata(__u32 prog_id, struct silo_xdp__rodata *ro)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), map_ids[32], i, zero = 0;
+	int prog_fd, fd, err = -ENOENT;
+
+	prog_fd = bpf_prog_get_fd_by_id(prog_id);
+	if (prog_fd < 0)
+		return -errno;
+	info.nr_map_ids = ARRAY_SIZE(map_ids);
+	info.map_ids = (__u64)(unsigned long)map_ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len)) {
+		err = -errno;
+		goto out;
+	}
+	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(map_ids); i++) {
+		struct bpf_map_info mi = {};
+		__u32 mlen = sizeof(mi);
+
+		fd = bpf_map_get_fd_by_id(map_ids[i]);
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen) &&
+		    strstr(mi.name, ".rodata") &&
+		    mi.value_size == sizeof(*ro) &&
+		    !bpf_map_lookup_elem(fd, &zero, ro))
+			err = 0;
+		close(fd);
+		if (!err)
+			break;
+	}
+out:
+	close(prog_fd);
+	return err;
+}
+
+struct dev_list {
+	struct silo_xdp_dev *devs;
+	size_t n;
+};
+
+static int list_link(struct silo *s, __u32 ifindex, void *ctx)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct dev_list *list = ctx;
+	struct silo_xdp__rodata ro;
+	struct silo_xdp_dev *d;
+	struct xdp_link l;
+	void *p;
+	int err;
+
+	err = open_link(s, ifindex, &l);
+	if (err || l.fd < 0)
+		return err;
+	close(l.fd);
+	p = realloc(list->devs, (list->n + 1) * sizeof(*list->devs));
+	if (!p)
+		return -ENOMEM;
+	list->devs = p;
+	d = &list->devs[list->n++];
+	memset(d, 0, sizeof(*d));
+	d->ifindex = ifindex;
+	d->link_id = l.link_id;
+	d->prog_id = l.prog_id;
+	d->attached = !l.defunct;
+	if (d->attached && !if_indextoname(ifindex, d->ifname))
+		d->ifname[0] = '\0';
+	if (d->attached && !bpf_xdp_query(ifindex, 0, &q))
+		d->mode = q.attach_mode == XDP_ATTACHED_SKB ? SILO_XDP_SKB :
+							      SILO_XDP_NATIVE;
+	if (!prog_rodata(l.prog_id, &ro)) {
+		d->forward = ro.forward;
+		d->cache = ro.cache_enabled;
+	}
+	return 0;
+}
+
+int silo_xdp_list(struct silo *s, struct silo_xdp_dev **devs, size_t *n)
+{
+	struct dev_list list = {};
+	int err;
+
+	err = for_each_link_pin(s, list_link, &list);
+	if (err) {
+		free(list.devs);
+		return err;
+	}
+	*devs = list.devs;
+	*n = list.n;
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The silo CLI: shared helpers of its command files. */
+#ifndef SILO_CLI_H
+#define SILO_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <arpa/inet.h>
+#include <json-c/json.h>
+#include "silo/silo.h"
+
+/* Exit codes: 0 done, 1 failed, 2 bad usage. */
+#define EXIT_USAGE 2
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+
+struct cli {
+	bool json;
+	bool pretty;
+	bool debug;
+	const char *netns;
+	const char *pin_root;
+	struct silo *silo; /* opened on first use */
+};
+
+extern struct cli cli;
+extern const char *prog_name;
+
+/* Runs the command in cmds named by argv[0]; help when argv[0] is
+ * missing, "help" or "--help"/"-h". */
+int cmd_select(const struct cmd *cmds, int argc, char **argv,
+	       int (*help)(int argc, char **argv));
+/* Options every command takes, for its getopt_long tables. */
+#define COMMON_SHORTOPTS "jph"
+#define COMMON_LONGOPTS                                                      \
+	{ "json", no_argument, NULL, 'j' },                                  \
+		{ "pretty", no_argument, NULL, 'p' },                        \
+		{ "help", no_argument, NULL, 'h' }
+/* Parses a command that takes only common options and nargs arguments:
+ * 0 ok, -1 help asked, EXIT_USAGE after printing usage. */
+int parse_plain(int argc, char **argv, int nargs, const char *usage);
+/* Handles -j and -p; false for any other option. */
+bool common_opt(int c);
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Opens the namespace's state (--netns, --pin-root); NULL on failure. */
+struct silo *open_silo(void);
+/* Prints obj as JSON on stdout and frees it. */
+void json_print(json_object *obj);
+
+/* Formatting. */
+void fmt_addr(char *buf, size_t len, int family, const __u8 *addr);
+void fmt_mac(char *buf, size_t len, const __u8 *mac);
+const char *fmt_ifname(char *buf, __u32 ifindex);
+int parse_addr(const char *s, int *family, __u8 addr[16]);
+int parse_u32(const char *s, __u32 *val);
+const char *fib_ret_name(int rc);
+
+int do_xdp(int argc, char **argv);
+int do_route(int argc, char **argv);
+int do_genid(int argc, char **argv);
+int do_stats(int argc, char **argv);
+
+#endif /* SILO_CLI_H */

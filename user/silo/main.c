@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/* silo [OPTIONS] OBJECT COMMAND [ARGS]: the command-line front of libsilo. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+#define SILO_VERSION "0.1"
+
+struct cli cli;
+const char *prog_name = "silo";
+
+static void cli_print(enum silo_log_level level, const char *fmt, va_list ap)
+{
+	static const char *const prefix[] = {
+		[SILO_LOG_ERROR] = "error: ",
+		[SILO_LOG_WARN] = "warning: ",
+		[SILO_LOG_INFO] = "",
+		[SILO_LOG_DEBUG] = "debug: ",
+	};
+
+	if (level == SILO_LOG_DEBUG && !cli.debug)
+		return;
+	if (level == SILO_LOG_INFO && cli.json)
+		return;
+	fprintf(stderr, "%s: %s", prog_name, prefix[level]);
+	vfprintf(stderr, fmt, ap);
+}
+
+static int help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("Usage: %s [OPTIONS] OBJECT COMMAND [ARGS]\n"
+	       "       %s OBJECT help\n"
+	       "\n"
+	       "OBJECT := { xdp | route | genid | stats }\n"
+	       "  xdp    load, unload and show silo's XDP program on devices\n"
+	       "  route  show, flush and look up the route cache\n"
+	       "  genid  show or bump the route cache generation id\n"
+	       "  stats  packet counters: verdicts, reasons, FIB codes, cache\n"
+	       "\n"
+	       "OPTIONS:\n"
+	       "  -j, --json         JSON output (also after the command)\n"
+	       "  -p, --pretty       indented JSON output (implies -j)\n"
+	       "  -n, --netns NAME   work in network namespace NAME (ip netns);\n"
+	       "                     the pins stay in the host's bpffs under\n"
+	       "                     PIN_ROOT/netns/NAME\n"
+	       "      --pin-root DIR where the pins go (default %s)\n"
+	       "  -d, --debug        show libbpf's and the verifier's messages\n"
+	       "  -V, --version      print the version\n"
+	       "  -h, --help         this help\n",
+	       prog_name, prog_name, SILO_PIN_ROOT_DEFAULT);
+	return 0;
+}
+
+bool common_opt(int c)
+{
+	switch (c) {
+	case 'j':
+		cli.json = true;
+		return true;
+	case 'p':
+		cli.json = cli.pretty = true;
+		return true;
+	}
+	return false;
+}
+
+int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", prog_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+/* Commands that take only the common options and nargs arguments. */
+int parse_plain(int argc, char **argv, int nargs, const char *usage)
+{
+	static const struct option opts[] = {
+		COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
+	       -1) {
+		if (c == 'h')
+			return -1;
+		if (!common_opt(c))
+			return usage_error("usage: %s %s\n", prog_name, usage);
+	}
+	if (argc - optind != nargs)
+		return usage_error("usage: %s %s\n", prog_name, usage);
+	return 0;
+}
+
+int cmd_select(const struct cmd *cmds, int argc, char **argv,
+	       int (*help_fn)(int argc, char **argv))
+{
+	const struct cmd *c;
+
+	if (argc < 1) {
+		help_fn(argc, argv);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[0], "help") || !strcmp(argv[0], "-h") ||
+	    !strcmp(argv[0], "--help"))
+		return help_fn(argc, argv);
+	for (c = cmds; c->name; c++)
+		if (!strcmp(c->name, argv[0]))
+			return c->fn(argc, argv);
+	usage_error("unknown command '%s'\n", argv[0]);
+	help_fn(argc, argv);
+	return EXIT_USAGE;
+}
+
+struct silo *open_silo(void)
+{
+	struct silo_opts opts = {
+		.netns = cli.netns,
+		.pin_root = cli.pin_root,
+	};
+
+	if (!cli.silo && silo_open(&cli.silo, &opts))
+		return NULL;
+	return cli.silo;
+}
+
+void json_print(json_object *obj)
+{
+	int flags = cli.pretty ? JSON_C_TO_STRING_PRETTY |
+					 JSON_C_TO_STRING_SPACED :
+				 JSON_C_TO_STRING_PLAIN;
+
+	printf("%s\n", json_object_to_json_string_ext(obj, flags));
+	json_object_put(obj);
+}
+
+void fmt_addr(char *buf, size_t len, int family, const __u8 *addr)
+{
+	if (!inet_ntop(family == SILO_AF_INET ? AF_INET : AF_INET6, addr, buf,
+		       len))
+		snprintf(buf, len, "?");
+}
+
+void fmt_mac(char *buf, size_t len, const __u8 *mac)
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
+		 mac[2], mac[3], mac[4], mac[5]);
+}
+
+const char *fmt_ifname(char *buf, __u32 ifindex)
+{
+	if (!if_indextoname(ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "if%u", ifindex);
+	return buf;
+}
+
+int parse_addr(const char *s, int *family, __u8 addr[16])
+{
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, s, addr) == 1) {
+		*family = SILO_AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, addr) == 1) {
+		*family = SILO_AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int parse_u32(const char *s, __u32 *val)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v > 0xFFFFFFFFUL || s[0] == '-')
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+const char *fib_ret_name(int rc)
+{
+	static const char *const names[] = {
+		"success",     "blackhole",    "unreachable",
+		"prohibit",    "not_fwded",    "fwd_disabled",
+		"unsupp_lwt",  "no_neigh",     "frag_needed",
+		"no_src_addr",
+	};
+
+	if (rc >= 0 && rc < (int)(sizeof(names) / sizeof(names[0])))
+		return names[rc];
+	return "error";
+}
+
+static const struct cmd objects[] = {
+	{ "xdp", do_xdp },
+	{ "route", do_route },
+	{ "genid", do_genid },
+	{ "stats", do_stats },
+	{ "help", help },
+	{ NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "netns", required_argument, NULL, 'n' },
+		{ "pin-root", required_argument, NULL, 'R' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	silo_set_print(cli_print);
+	/* '+': stop at OBJECT; commands parse their own options. */
+	while ((c = getopt_long(argc, argv, "+jpn:dVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			cli.json = true;
+			break;
+		case 'p':
+			cli.json = cli.pretty = true;
+			break;
+		case 'n':
+			cli.netns = optarg;
+			break;
+		case 'R':
+			cli.pin_root = optarg;
+			break;
+		case 'd':
+			cli.debug = true;
+			break;
+		case 'V':
+			printf("silo %s (layout %d)\n", SILO_VERSION,
+			       SILO_LAYOUT_VERSION);
+			return 0;
+		case 'h':
+			return help(0, NULL);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", prog_name);
+			return EXIT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1) {
+		help(0, NULL);
+		return EXIT_USAGE;
+	}
+	ret = cmd_select(objects, argc, argv, help);
+	silo_close(cli.silo);
+	return ret;
+}

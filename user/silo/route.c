@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0
+/* silo route { show | flush | lookup }, silo genid { show | bump } */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+static int route_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("Usage: %s route show\n"
+	       "       %s route flush\n"
+	       "       %s route lookup ADDR [--from SRC] [--iif DEV] [--tos TOS]\n"
+	       "\n"
+	       "show    every route cache entry, per NUMA node, and whether it is\n"
+	       "        valid under the current genid\n"
+	       "flush   delete every route cache entry\n"
+	       "lookup  what the cache holds for ADDR and what the kernel FIB\n"
+	       "        (bpf_fib_lookup, as the data path calls it) says for the\n"
+	       "        same key; without a cache entry, asks the FIB for a packet\n"
+	       "        from SRC (default none) arriving on DEV (default: the\n"
+	       "        first device silo runs on)\n"
+	       "\n"
+	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
+	       prog_name, prog_name, prog_name);
+	return 0;
+}
+
+static __u64 current_genid(struct silo *s)
+{
+	struct silo_info info;
+
+	return silo_info(s, &info) ? 0 : info.genid;
+}
+
+static json_object *entry_json(const struct silo_route_entry *e)
+{
+	json_object *o = json_object_new_object();
+	char buf[INET6_ADDRSTRLEN], ifname[IF_NAMESIZE];
+
+	json_object_object_add(o, "egress",
+			       json_object_new_string(fmt_ifname(ifname, e->ifindex)));
+	json_object_object_add(o, "egress_ifindex",
+			       json_object_new_int64(e->ifindex));
+	fmt_addr(buf, sizeof(buf), e->family, e->nexthop);
+	json_object_object_add(o, "nexthop", json_object_new_string(buf));
+	fmt_mac(buf, sizeof(buf), e->dmac);
+	json_object_object_add(o, "dmac", json_object_new_string(buf));
+	fmt_mac(buf, sizeof(buf), e->smac);
+	json_object_object_add(o, "smac", json_object_new_string(buf));
+	json_object_object_add(o, "mtu", json_object_new_int(e->mtu));
+	return o;
+}
+
+static json_object *key_json(const struct silo_route_key *k)
+{
+	json_object *o = json_object_new_object();
+	char buf[INET6_ADDRSTRLEN], ifname[IF_NAMESIZE];
+
+	json_object_object_add(o, "iif",
+			       json_object_new_string(fmt_ifname(ifname, k->ifindex)));
+	fmt_addr(buf, sizeof(buf), k->family, k->src);
+	json_object_object_add(o, "src", json_object_new_string(buf));
+	fmt_addr(buf, sizeof(buf), k->family, k->dst);
+	json_object_object_add(o, "dst", json_object_new_string(buf));
+	json_object_object_add(o, "tos", json_object_new_int(k->tos));
+	if (k->l4_proto) {
+		json_object_object_add(o, "proto",
+				       json_object_new_int(k->l4_proto));
+		json_object_object_add(o, "sport",
+				       json_object_new_int(ntohs(k->sport)));
+		json_object_object_add(o, "dport",
+				       json_object_new_int(ntohs(k->dport)));
+	}
+	return o;
+}
+
+struct show_ctx {
+	__u64 genid;
+	json_object *arr;
+	size_t n;
+};
+
+static int show_one(__u32 node, const struct silo_route_key *k,
+		    const struct silo_route_entry *e, void *data)
+{
+	struct show_ctx *c = data;
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	char nh[INET6_ADDRSTRLEN], dmac[18], iif[IF_NAMESIZE], oif[IF_NAMESIZE];
+	bool valid = e->genid && e->genid == c->genid;
+
+	c->n++;
+	if (c->arr) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "node", json_object_new_int(node));
+		json_object_object_add(o, "key", key_json(k));
+		json_object_object_add(o, "entry", entry_json(e));
+		json_object_object_add(o, "genid",
+				       json_object_new_uint64(e->genid));
+		json_object_object_add(o, "valid",
+				       json_object_new_boolean(valid));
+		json_object_array_add(c->arr, o);
+		return 0;
+	}
+	fmt_addr(src, sizeof(src), k->family, k->src);
+	fmt_addr(dst, sizeof(dst), k->family, k->dst);
+	fmt_addr(nh, sizeof(nh), e->family, e->nexthop);
+	fmt_mac(dmac, sizeof(dmac), e->dmac);
+	printf("%-4u %-10s %-18s %-18s %-4u %-10s %-18s %-17s %-5u %-6llu %s\n",
+	       node, fmt_ifname(iif, k->ifindex), src, dst, k->tos,
+	       fmt_ifname(oif, e->ifindex), nh, dmac, e->mtu,
+	       (unsigned long long)e->genid, valid ? "yes" : "no");
+	return 0;
+}
+
+static int route_show(int argc, char **argv)
+{
+	struct show_ctx c = {};
+	struct silo *s;
+	int err;
+
+	err = parse_plain(argc, argv, 0, "route show");
+	if (err)
+		return err < 0 ? route_help(0, NULL) : err;
+	s = open_silo();
+	if (!s)
+		return 1;
+	c.genid = current_genid(s);
+	if (cli.json)
+		c.arr = json_object_new_array();
+	else
+		printf("%-4s %-10s %-18s %-18s %-4s %-10s %-18s %-17s %-5s %-6s %s\n",
+		       "NODE", "IIF", "SRC", "DST", "TOS", "EGRESS", "NEXTHOP",
+		       "DMAC", "MTU", "GENID", "VALID");
+	err = silo_route_foreach(s, show_one, &c);
+	if (err) {
+		json_object_put(c.arr);
+		return 1;
+	}
+	if (c.arr) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "genid",
+				       json_object_new_uint64(c.genid));
+		json_object_object_add(o, "entries", c.arr);
+		json_print(o);
+	}
+	return 0;
+}
+
+static int route_flush(int argc, char **argv)
+{
+	struct silo *s;
+	int n;
+
+	n = parse_plain(argc, argv, 0, "route flush");
+	if (n)
+		return n < 0 ? route_help(0, NULL) : n;
+	s = open_silo();
+	if (!s)
+		return 1;
+	n = silo_route_flush(s);
+	if (n < 0)
+		return 1;
+	if (cli.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "flushed", json_object_new_int(n));
+		json_print(o);
+	} else {
+		printf("flushed %d route cache entries\n", n);
+	}
+	return 0;
+}
+
+/* Runs the FIB for a cache key; fills *e from the answer. */
+static int fib_for_key(struct silo *s, const struct silo_route_key *k,
+		       __u16 tot_len, struct silo_route_entry *e, int *rc)
+{
+	struct silo_fib_probe p = {};
+	int err;
+
+	p.params.family = k->family == SILO_AF_INET ? AF_INET : AF_INET6;
+	p.params.ifindex = k->ifindex;
+	p.params.tot_len = tot_len;
+	p.params.l4_protocol = k->l4_proto;
+	p.params.sport = k->sport;
+	p.params.dport = k->dport;
+	if (k->family == SILO_AF_INET)
+		p.params.tos = k->tos;
+	else
+		p.params.flowinfo = htonl((__u32)k->tos << 20);
+	memcpy(p.params.ipv6_src, k->src, 16);
+	memcpy(p.params.ipv6_dst, k->dst, 16);
+	err = silo_fib_lookup(s, &p);
+	if (err)
+		return err;
+	*rc = p.rc;
+	memset(e, 0, sizeof(*e));
+	e->family = k->family;
+	/* Only these answers say where the packet would go. */
+	if (p.rc != BPF_FIB_LKUP_RET_SUCCESS &&
+	    p.rc != BPF_FIB_LKUP_RET_NO_NEIGH)
+		return 0;
+	e->ifindex = p.params.ifindex;
+	e->mtu = p.params.mtu_result;
+	memcpy(e->smac, p.params.smac, 6);
+	memcpy(e->dmac, p.params.dmac, 6);
+	memcpy(e->nexthop, p.params.ipv6_dst, 16);
+	return 0;
+}
+
+static bool same_answer(const struct silo_route_entry *a,
+			const struct silo_route_entry *b)
+{
+	return a->ifindex == b->ifindex && !memcmp(a->dmac, b->dmac, 6) &&
+	       !memcmp(a->smac, b->smac, 6) &&
+	       !memcmp(a->nexthop, b->nexthop, 16) && a->mtu == b->mtu;
+}
+
+struct lookup_ctx {
+	struct silo *s;
+	struct silo_route_key want; /* dst set; src and ifindex optional */
+	bool has_src, has_iif, has_tos;
+	__u64 genid;
+	json_object *arr;
+	size_t n;
+	int err;
+};
+
+static void print_answer(const char *what, const struct silo_route_entry *e,
+			 const char *tail)
+{
+	char nh[INET6_ADDRSTRLEN], dmac[18], smac[18], oif[IF_NAMESIZE];
+
+	if (!e->ifindex) { /* the FIB found no route to forward on */
+		printf("  %-6s%s\n", what, tail);
+		return;
+	}
+	fmt_addr(nh, sizeof(nh), e->family, e->nexthop);
+	fmt_mac(dmac, sizeof(dmac), e->dmac);
+	fmt_mac(smac, sizeof(smac), e->smac);
+	printf("  %-6s via %s dev %s dmac %s smac %s mtu %u%s\n", what, nh,
+	       fmt_ifname(oif, e->ifindex), dmac, smac, e->mtu, tail);
+}
+
+static int lookup_one(__u32 node, const struct silo_route_key *k,
+		      const struct silo_route_entry *e, void *data)
+{
+	struct lookup_ctx *c = data;
+	struct silo_route_entry fib;
+	char src[INET6_ADDRSTRLEN], iif[IF_NAMESIZE], tail[64];
+	bool valid = e->genid && e->genid == c->genid, agree;
+	int rc;
+
+	if (k->family != c->want.family || memcmp(k->dst, c->want.dst, 16) ||
+	    (c->has_src && memcmp(k->src, c->want.src, 16)) ||
+	    (c->has_iif && k->ifindex != c->want.ifindex) ||
+	    (c->has_tos && k->tos != c->want.tos))
+		return 0;
+	c->n++;
+	c->err = fib_for_key(c->s, k, 0, &fib, &rc);
+	if (c->err)
+		return c->err;
+	agree = rc == 0 && same_answer(e, &fib);
+	if (c->arr) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "node", json_object_new_int(node));
+		json_object_object_add(o, "key", key_json(k));
+		json_object_object_add(o, "cache", entry_json(e));
+		json_object_object_add(o, "genid",
+				       json_object_new_uint64(e->genid));
+		json_object_object_add(o, "valid",
+				       json_object_new_boolean(valid));
+		json_object_object_add(o, "fib_result",
+				       json_object_new_string(fib_ret_name(rc)));
+		json_object_object_add(o, "fib", entry_json(&fib));
+		json_object_object_add(o, "agree",
+				       json_object_new_boolean(agree));
+		json_object_array_add(c->arr, o);
+		return 0;
+	}
+	fmt_addr(src, sizeof(src), k->family, k->src);
+	printf("node %u, from %s on %s, tos %u:\n", node, src,
+	       fmt_ifname(iif, k->ifindex), k->tos);
+	snprintf(tail, sizeof(tail), ", genid %llu (%s)",
+		 (unsigned long long)e->genid, valid ? "valid" : "stale");
+	print_answer("cache", e, tail);
+	snprintf(tail, sizeof(tail), " (%s)%s", fib_ret_name(rc),
+		 agree ? "" : "  <- differs");
+	print_answer("fib", &fib, tail);
+	return 0;
+}
+
+static int first_device(struct silo *s, __u32 *ifindex)
+{
+	struct silo_xdp_dev *devs;
+	size_t n, i;
+	int err;
+
+	err = silo_xdp_list(s, &devs, &n);
+	if (err)
+		return err;
+	err = -ENOENT;
+	for (i = 0; i < n && err; i++) {
+		if (devs[i].attached) {
+			*ifindex = devs[i].ifindex;
+			err = 0;
+		}
+	}
+	free(devs);
+	return err;
+}
+
+static int route_lookup(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "from", required_argument, NULL, 'f' },
+		{ "iif", required_argument, NULL, 'i' },
+		{ "tos", required_argument, NULL, 't' },
+		COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lookup_ctx c = {};
+	const char *from = NULL, *iif = NULL;
+	int c_, family, rc, err;
+	struct silo_route_entry fib;
+	__u32 tos;
+
+	optind = 0;
+	while ((c_ = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
+	       -1) {
+		switch (c_) {
+		case 'f':
+			from = optarg;
+			break;
+		case 'i':
+			iif = optarg;
+			break;
+		case 't':
+			if (parse_u32(optarg, &tos) || tos > 255)
+				return usage_error("bad --tos '%s': 0 to 255\n",
+						   optarg);
+			c.want.tos = tos;
+			c.has_tos = true;
+			break;
+		case 'h':
+			return route_help(0, NULL);
+		default:
+			if (common_opt(c_))
+				break;
+			return usage_error("see '%s route help'\n", prog_name);
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("usage: %s route lookup ADDR [--from SRC] [--iif DEV]\n",
+				   prog_name);
+	if (parse_addr(argv[optind], &family, c.want.dst))
+		return usage_error("bad address '%s': give an IPv4 or IPv6 address\n",
+				   argv[optind]);
+	c.want.family = family;
+	if (from) {
+		if (parse_addr(from, &family, c.want.src) ||
+		    family != c.want.family)
+			return usage_error("bad --from '%s': give an address of the same family as %s\n",
+					   from, argv[optind]);
+		c.has_src = true;
+	}
+	c.s = open_silo();
+	if (!c.s)
+		return 1;
+	if (iif) {
+		c.want.ifindex = if_nametoindex(iif);
+		if (!c.want.ifindex) {
+			fprintf(stderr, "%s: error: no device '%s' in this network namespace\n",
+				prog_name, iif);
+			return 1;
+		}
+		c.has_iif = true;
+	}
+	c.genid = current_genid(c.s);
+	if (cli.json)
+		c.arr = json_object_new_array();
+	err = silo_route_foreach(c.s, lookup_one, &c);
+	if (err) {
+		json_object_put(c.arr);
+		return 1;
+	}
+	if (!c.n) {
+		/* No cache entry: what would a miss resolve to? */
+		if (!c.has_iif && first_device(c.s, &c.want.ifindex)) {
+			fprintf(stderr, "%s: error: no cache entry for %s, and no device to ask the FIB for: give --iif DEV\n",
+				prog_name, argv[optind]);
+			json_object_put(c.arr);
+			return 1;
+		}
+		if (fib_for_key(c.s, &c.want, 0, &fib, &rc)) {
+			json_object_put(c.arr);
+			return 1;
+		}
+		if (c.arr) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "key", key_json(&c.want));
+			json_object_object_add(o, "cache", NULL);
+			json_object_object_add(o, "fib_result",
+					       json_object_new_string(fib_ret_name(rc)));
+			json_object_object_add(o, "fib", entry_json(&fib));
+			json_object_array_add(c.arr, o);
+		} else {
+			char ifname[IF_NAMESIZE], tail[32];
+
+			printf("no cache entry for %s; on %s:\n", argv[optind],
+			       fmt_ifname(ifname, c.want.ifindex));
+			snprintf(tail, sizeof(tail), " (%s)", fib_ret_name(rc));
+			print_answer("fib", &fib, tail);
+		}
+	}
+	if (c.arr) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "address",
+				       json_object_new_string(argv[optind]));
+		json_object_object_add(o, "genid",
+				       json_object_new_uint64(c.genid));
+		json_object_object_add(o, "results", c.arr);
+		json_print(o);
+	}
+	return 0;
+}
+
+int do_route(int argc, char **argv)
+{
+	static const struct cmd cmds[] = {
+		{ "show", route_show },
+		{ "list", route_show },
+		{ "flush", route_flush },
+		{ "lookup", route_lookup },
+		{ "get", route_lookup },
+		{ NULL, NULL },
+	};
+
+	return cmd_select(cmds, argc - 1, argv + 1, route_help);
+}
+
+static int genid_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("Usage: %s genid show\n"
+	       "       %s genid bump\n"
+	       "\n"
+	       "show   the current route cache generation id\n"
+	       "bump   increment it: every cached route becomes stale and is\n"
+	       "       resolved again by the next packet that uses it\n"
+	       "\n"
+	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
+	       prog_name, prog_name);
+	return 0;
+}
+
+static int genid_print(struct silo *s, __u64 genid)
+{
+	struct silo_info info;
+
+	if (silo_info(s, &info))
+		info.genid_flags = 0;
+	if (cli.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "genid", json_object_new_uint64(genid));
+		json_object_object_add(o, "key_l4",
+				       json_object_new_boolean(info.genid_flags &
+							       SILO_GENID_KEY_L4));
+		json_print(o);
+	} else {
+		printf("genid %llu%s\n", (unsigned long long)genid,
+		       info.genid_flags & SILO_GENID_KEY_L4 ?
+			       " (cache key includes protocol and ports)" :
+			       "");
+	}
+	return 0;
+}
+
+static int genid_show(int argc, char **argv)
+{
+	struct silo_info info;
+	struct silo *s;
+	int err;
+
+	err = parse_plain(argc, argv, 0, "genid show");
+	if (err)
+		return err < 0 ? genid_help(0, NULL) : err;
+	s = open_silo();
+	if (!s)
+		return 1;
+	err = silo_info(s, &info);
+	if (err) {
+		fprintf(stderr, "%s: error: silo is not loaded in this network namespace\n",
+			prog_name);
+		return 1;
+	}
+	return genid_print(s, info.genid);
+}
+
+static int genid_bump(int argc, char **argv)
+{
+	struct silo *s;
+	__u64 genid;
+	int err;
+
+	err = parse_plain(argc, argv, 0, "genid bump");
+	if (err)
+		return err < 0 ? genid_help(0, NULL) : err;
+	s = open_silo();
+	if (!s || silo_genid_bump(s, &genid))
+		return 1;
+	return genid_print(s, genid);
+}
+
+int do_genid(int argc, char **argv)
+{
+	static const struct cmd cmds[] = {
+		{ "show", genid_show },
+		{ "bump", genid_bump },
+		{ NULL, NULL },
+	};
+
+	return cmd_select(cmds, argc - 1, argv + 1, genid_help);
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/* silo xdp { load | unload | status } */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+static int xdp_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("Usage: %s xdp load DEV [--mode native|skb] [--forward] [--replace]\n"
+	       "                      [--force] [--no-cache] [--cache-size N]\n"
+	       "       %s xdp unload DEV\n"
+	       "       %s xdp status\n"
+	       "\n"
+	       "load      attach silo's XDP program to DEV through a pinned link, so it\n"
+	       "          stays after this command exits. Local traffic goes to the\n"
+	       "          stack; with --forward, traffic for other hosts is forwarded\n"
+	       "          from the route cache (bpf_fib_lookup on a miss). Forwarded\n"
+	       "          packets bypass netfilter's FORWARD chain, as with any XDP\n"
+	       "          forwarder.\n"
+	       "  --mode native|skb  driver (default) or generic XDP\n"
+	       "  --forward          forward from the route cache (native mode\n"
+	       "                     devices are also egress targets)\n"
+	       "  --replace          silo already runs on DEV: swap in the new\n"
+	       "                     program atomically, maps kept, no packet lost\n"
+	       "  --force            replace an XDP program that is not silo's\n"
+	       "  --no-cache         bpf_fib_lookup on every packet (a baseline)\n"
+	       "  --cache-size N     route cache entries per NUMA node, when the\n"
+	       "                     caches are created (default %d)\n"
+	       "unload    detach silo from DEV; with the last device, remove its pins\n"
+	       "status    devices silo runs on, and the state it keeps\n"
+	       "\n"
+	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
+	       prog_name, prog_name, prog_name, SILO_ROUTE_CACHE_DEFAULT);
+	return 0;
+}
+
+static int xdp_load(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "forward", no_argument, NULL, 'f' },
+		{ "replace", no_argument, NULL, 'r' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "no-cache", no_argument, NULL, 'C' },
+		{ "cache-size", required_argument, NULL, 's' },
+		COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct silo_xdp_load_opts lo = { .mode = SILO_XDP_NATIVE };
+	struct silo *s;
+	const char *dev;
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'm':
+			if (!strcmp(optarg, "native") || !strcmp(optarg, "drv"))
+				lo.mode = SILO_XDP_NATIVE;
+			else if (!strcmp(optarg, "skb") ||
+				 !strcmp(optarg, "generic"))
+				lo.mode = SILO_XDP_SKB;
+			else
+				return usage_error("bad --mode '%s': native or skb\n",
+						   optarg);
+			break;
+		case 'f':
+			lo.forward = true;
+			break;
+		case 'r':
+			lo.replace = true;
+			break;
+		case 'F':
+			lo.force = true;
+			break;
+		case 'C':
+			lo.no_cache = true;
+			break;
+		case 's':
+			if (parse_u32(optarg, &lo.cache_size) ||
+			    lo.cache_size == 0)
+				return usage_error("bad --cache-size '%s': a number of entries above 0\n",
+						   optarg);
+			break;
+		case 'h':
+			return xdp_help(0, NULL);
+		default:
+			if (common_opt(c))
+				break;
+			return usage_error("see '%s xdp help'\n", prog_name);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("xdp load takes one device: %s xdp load DEV\n",
+				   prog_name);
+	dev = argv[optind];
+	s = open_silo();
+	if (!s)
+		return 1;
+	if (silo_xdp_load(s, dev, &lo))
+		return 1;
+	if (cli.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "device", json_object_new_string(dev));
+		json_object_object_add(o, "loaded", json_object_new_boolean(1));
+		json_object_object_add(o, "pin_dir",
+				       json_object_new_string(silo_pin_dir(s)));
+		json_print(o);
+	} else {
+		printf("silo loaded on %s (%s mode%s%s), pins in %s\n", dev,
+		       lo.mode == SILO_XDP_SKB ? "skb" : "native",
+		       lo.forward ? ", forwarding" : "",
+		       lo.no_cache ? ", no cache" : "", silo_pin_dir(s));
+	}
+	return 0;
+}
+
+static int xdp_unload(int argc, char **argv)
+{
+	struct silo *s;
+	int err;
+
+	err = parse_plain(argc, argv, 1, "xdp unload DEV");
+	if (err)
+		return err < 0 ? xdp_help(0, NULL) : err;
+	s = open_silo();
+	if (!s || silo_xdp_unload(s, argv[optind]))
+		return 1;
+	if (cli.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "device",
+				       json_object_new_string(argv[optind]));
+		json_object_object_add(o, "loaded", json_object_new_boolean(0));
+		json_print(o);
+	} else {
+		printf("silo unloaded from %s\n", argv[optind]);
+	}
+	return 0;
+}
+
+static int xdp_status(int argc, char **argv)
+{
+	struct silo_xdp_dev *devs = NULL;
+	struct silo_info info;
+	bool loaded;
+	size_t n = 0, i;
+	struct silo *s;
+	int err;
+
+	err = parse_plain(argc, argv, 0, "xdp status");
+	if (err)
+		return err < 0 ? xdp_help(0, NULL) : err;
+	s = open_silo();
+	if (!s)
+		return 1;
+	err = silo_xdp_list(s, &devs, &n);
+	if (err) {
+		fprintf(stderr, "%s: error: cannot list devices: %s\n",
+			prog_name, strerror(-err));
+		return 1;
+	}
+	loaded = silo_info(s, &info) == 0;
+	if (cli.json) {
+		json_object *o = json_object_new_object();
+		json_object *arr = json_object_new_array();
+
+		json_object_object_add(o, "pin_dir",
+				       json_object_new_string(silo_pin_dir(s)));
+		json_object_object_add(o, "loaded",
+				       json_object_new_boolean(loaded));
+		if (loaded) {
+			json_object_object_add(o, "layout",
+					       json_object_new_int(info.layout_version));
+			json_object_object_add(o, "genid",
+					       json_object_new_uint64(info.genid));
+			json_object_object_add(o, "nodes",
+					       json_object_new_int(info.nr_nodes));
+			json_object_object_add(o, "cache_size",
+					       json_object_new_int64(info.cache_size));
+			json_object_object_add(o, "local_addrs",
+					       json_object_new_int(info.local_addrs));
+		}
+		for (i = 0; i < n; i++) {
+			json_object *d = json_object_new_object();
+
+			json_object_object_add(d, "device",
+					       json_object_new_string(devs[i].ifname));
+			json_object_object_add(d, "ifindex",
+					       json_object_new_int64(devs[i].ifindex));
+			json_object_object_add(d, "attached",
+					       json_object_new_boolean(devs[i].attached));
+			json_object_object_add(d, "mode",
+					       json_object_new_string(devs[i].mode == SILO_XDP_SKB ? "skb" : "native"));
+			json_object_object_add(d, "prog_id",
+					       json_object_new_int64(devs[i].prog_id));
+			json_object_object_add(d, "link_id",
+					       json_object_new_int64(devs[i].link_id));
+			json_object_object_add(d, "forward",
+					       json_object_new_boolean(devs[i].forward));
+			json_object_object_add(d, "cache",
+					       json_object_new_boolean(devs[i].cache));
+			json_object_array_add(arr, d);
+		}
+		json_object_object_add(o, "devices", arr);
+		json_print(o);
+		free(devs);
+		return 0;
+	}
+	if (!loaded && !n) {
+		printf("silo is not loaded in this network namespace (pins: %s)\n",
+		       silo_pin_dir(s));
+		free(devs);
+		return 0;
+	}
+	if (loaded)
+		printf("pins %s  layout %u  genid %llu  nodes %u  cache %u/node  local addresses %u\n",
+		       silo_pin_dir(s), info.layout_version,
+		       (unsigned long long)info.genid, info.nr_nodes,
+		       info.cache_size, info.local_addrs);
+	printf("%-16s %-8s %-7s %-8s %-8s %-8s %s\n", "DEVICE", "IFINDEX",
+	       "MODE", "PROG", "LINK", "FORWARD", "CACHE");
+	for (i = 0; i < n; i++) {
+		if (!devs[i].attached) {
+			printf("%-16s %-8u (device gone: link %u left over)\n",
+			       "-", devs[i].ifindex, devs[i].link_id);
+			continue;
+		}
+		printf("%-16s %-8u %-7s %-8u %-8u %-8s %s\n", devs[i].ifname,
+		       devs[i].ifindex,
+		       devs[i].mode == SILO_XDP_SKB ? "skb" : "native",
+		       devs[i].prog_id, devs[i].link_id,
+		       devs[i].forward ? "yes" : "no",
+		       devs[i].cache ? "on" : "off");
+	}
+	free(devs);
+	return 0;
+}
+
+int do_xdp(int argc, char **argv)
+{
+	static const struct cmd cmds[] = {
+		{ "load", xdp_load },
+		{ "unload", xdp_unload },
+		{ "status", xdp_status },
+		{ "show", xdp_status },
+		{ NULL, NULL },
+	};
+
+	return cmd_select(cmds, argc - 1, argv + 1, xdp_help);
+}
