@@ -128,10 +128,11 @@ static __always_inline void *node_cache(void)
 }
 
 /*
- * Reverse path check as fib_validate_source() does it for rp_filter 1
+ * IPv4 reverse path check as fib_validate_source() does it for rp_filter 1
  * (strict: the route back to the source leaves through the ingress device)
- * and 2 (loose: some route back exists). Only on a cache miss: the answer is
- * cached with the route, and any route change bumps genid.
+ * and 2 (loose: some unicast route back exists): an input lookup, like the
+ * kernel's, with no output device to bias it. Only on a cache miss: the
+ * answer is cached with the route, and any route change bumps genid.
  */
 static __always_inline int rp_ok(struct xdp_md *ctx, const struct pkt *p,
 				 const struct silo_device *dev)
@@ -139,16 +140,14 @@ static __always_inline int rp_ok(struct xdp_md *ctx, const struct pkt *p,
 	struct bpf_fib_lookup fib = {};
 	int rc;
 
-	if (!dev->rp_filter)
+	if (p->family != SILO_AF_INET || !dev->rp_filter)
 		return 1;
 	fib.family = p->family;
 	fib.ifindex = ctx->ingress_ifindex;
-	__builtin_memcpy(fib.ipv6_src, p->dst, sizeof(fib.ipv6_src));
-	__builtin_memcpy(fib.ipv6_dst, p->src, sizeof(fib.ipv6_dst));
-	if (p->family == SILO_AF_INET)
-		fib.tos = p->tos;
-	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib),
-			    BPF_FIB_LOOKUP_OUTPUT | BPF_FIB_LOOKUP_SKIP_NEIGH);
+	fib.tos = p->tos;
+	__builtin_memcpy(&fib.ipv4_src, p->dst, 4);
+	__builtin_memcpy(&fib.ipv4_dst, p->src, 4);
+	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_SKIP_NEIGH);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
 		return 0;
 	return dev->rp_filter == 2 || fib.ifindex == ctx->ingress_ifindex;

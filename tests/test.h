@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small harness for silo's C tests. Each test prints one line that
+ * tests/run.sh counts: "ok - NAME", "not ok - NAME: WHY" or "skip - NAME:
+ * WHY"; diagnostics start with "# ".
+ */
+#ifndef SILO_TEST_H
+#define SILO_TEST_H
+
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "silo/silo.h"
+
+static int t_failures;
+static int t_skipped;
+static char t_why[512];
+
+static void t_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void t_fail(const char *file, int line, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printf("# %s:%d: %s\n", file, line, msg);
+	if (!t_failures++)
+		snprintf(t_why, sizeof(t_why), "%s:%d: %s", file, line, msg);
+}
+
+#define CHECK(cond, ...)                                                     \
+	do {                                                                 \
+		if (!(cond))                                                 \
+			t_fail(__FILE__, __LINE__, __VA_ARGS__);             \
+	} while (0)
+
+#define CHECK_EQ(a, b)                                                       \
+	do {                                                                 \
+		long long _a = (long long)(a), _b = (long long)(b);          \
+		if (_a != _b)                                                \
+			t_fail(__FILE__, __LINE__, "%s == %lld, want %s == %lld", \
+			       #a, _a, #b, _b);                              \
+	} while (0)
+
+/* Stops the current test when it cannot go on. */
+#define REQUIRE(cond, ...)                                                   \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			t_fail(__FILE__, __LINE__, __VA_ARGS__);             \
+			return;                                              \
+		}                                                            \
+	} while (0)
+
+#define SKIP(...)                                                            \
+	do {                                                                 \
+		t_skipped = 1;                                               \
+		snprintf(t_why, sizeof(t_why), __VA_ARGS__);                 \
+		return;                                                      \
+	} while (0)
+
+static void t_run(const char *name, void (*fn)(void))
+{
+	t_failures = 0;
+	t_skipped = 0;
+	t_why[0] = '\0';
+	fflush(stdout);
+	fn();
+	if (t_failures)
+		printf("not ok - %s: %s\n", name, t_why);
+	else if (t_skipped)
+		printf("skip - %s: %s\n", name, t_why);
+	else
+		printf("ok - %s\n", name);
+	fflush(stdout);
+}
+
+#define RUN(fn) t_run(#fn, fn)
+
+/* Runs a shell command; returns its exit status. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	rc = system(cmd);
+	if (rc)
+		printf("# command failed (%d): %s\n", rc, cmd);
+	return rc;
+}
+
+/*
+ * Every test binary runs in a network namespace of its own (gone when it
+ * exits, with its devices and XDP links) and pins under the directory that
+ * tests/run.sh gives it, which run.sh removes afterwards.
+ */
+static const char *test_pin_root(void)
+{
+	const char *root = getenv("SILO_TEST_PIN_ROOT");
+
+	return root ? root : "/sys/fs/bpf/silo-test";
+}
+
+static void quiet_print(enum silo_log_level level, const char *fmt, va_list ap)
+{
+	if (level > SILO_LOG_WARN && !getenv("SILO_TEST_VERBOSE"))
+		return;
+	printf("# silo: ");
+	vprintf(fmt, ap);
+}
+
+static int test_init(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	silo_set_print(quiet_print);
+	if (unshare(CLONE_NEWNET)) {
+		printf("not ok - setup: unshare(CLONE_NEWNET): %s\n",
+		       strerror(errno));
+		return -1;
+	}
+	if (sh("ip link set lo up"))
+		return -1;
+	return 0;
+}
+
+#endif /* SILO_TEST_H */
