@@ -40,7 +40,7 @@ if (($#)); then
 else
 	for f in "$TESTS_DIR"/*.c "$TESTS_DIR"/*.sh; do
 		name=$(basename "$f")
-		[[ $name == lib.sh ]] && continue
+		[[ $name == lib.sh || $name == run.sh ]] && continue
 		tests+=("${name%.*}")
 	done
 fi

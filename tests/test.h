@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include "silo/silo.h"
 
 static int t_failures;
@@ -121,6 +123,24 @@ static void quiet_print(enum silo_log_level level, const char *fmt, va_list ap)
 		return;
 	printf("# silo: ");
 	vprintf(fmt, ap);
+}
+
+/* By ioctl: /sys/class/net shows the namespace sysfs was mounted in. */
+static inline int read_mac(const char *dev, unsigned char mac[6])
+{
+	struct ifreq ifr = {};
+	int fd, err = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr))
+		err = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return err;
 }
 
 static int test_init(void)

@@ -8,8 +8,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include "test.h"
 #include "pkt.h"
 
@@ -20,24 +18,6 @@ static uint8_t mac_in0[6], mac_out0[6];
 static const uint8_t mac_peer[6] = { 0x02, 0, 0, 0, 0x01, 0x02 };
 static const uint8_t mac_gw[6] = { 0x02, 0, 0, 0, 0x02, 0x02 };
 static const uint8_t mac_gw2[6] = { 0x02, 0, 0, 0, 0x02, 0x03 };
-
-/* By ioctl: /sys/class/net shows the namespace sysfs was mounted in. */
-static int read_mac(const char *dev, uint8_t mac[6])
-{
-	struct ifreq ifr = {};
-	int fd, err = 0;
-
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	if (ioctl(fd, SIOCGIFHWADDR, &ifr))
-		err = -errno;
-	else
-		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-	close(fd);
-	return err;
-}
 
 static int prog_of(__u32 ifindex)
 {

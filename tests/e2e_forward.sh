@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+# End to end: client -- router -- server in three namespaces (tools/lab.sh),
+# silo loaded on the router's veths by the CLI with --netns, UDP and TCP over
+# IPv4 and IPv6 arrive whole, the router's counters say XDP forwarded them
+# from the route cache, every pinned map reads with bpftool, and unload
+# leaves the devices and bpffs clean.
+. "$TESTS_DIR/lib.sh"
+. "$TESTS_DIR/../tools/lab.sh"
+
+P="${NS}e2e"
+R="$P-router"
+lab_up "$P" || { not_ok "lab" "could not build the lab"; exit 1; }
+DIR="$PIN_ROOT/netns/$R"
+
+check "load r-c" silo --netns "$R" xdp load r-c --forward
+check "load r-s" silo --netns "$R" xdp load r-s --forward
+# The CLI has exited: only the pinned links keep the program there.
+n=$(ip -n "$R" link show | grep -c 'prog/xdp')
+[[ $n == 2 ]] && ok "attached after the CLI exits" ||
+	not_ok "attached after the CLI exits" "$n devices with XDP"
+
+udp() { # udp NAME DST COUNT
+	ip netns exec "$P-server" "$TRAFFIC" udp-sink 7000 --count "$3" \
+		--timeout 3 >"$TMP/sink" 2>/dev/null &
+	sleep 0.3
+	ip netns exec "$P-client" "$TRAFFIC" udp-send "$2" 7000 --count "$3" \
+		--gap-us 100 >/dev/null
+	wait
+	got=$(jq .datagrams "$TMP/sink")
+	[[ $got == "$3" ]] && ok "$1" || not_ok "$1" "$got of $3 datagrams"
+}
+
+tcp() { # tcp NAME DST
+	ip netns exec "$P-server" "$TRAFFIC" tcp-sink 7001 --conns 2 \
+		--timeout 3 >"$TMP/sink" 2>/dev/null &
+	sleep 0.3
+	ip netns exec "$P-client" "$TRAFFIC" tcp-send "$2" 7001 --conns 2 \
+		--bytes 2000000 >/dev/null
+	wait
+	got=$(jq .bytes "$TMP/sink")
+	[[ $got == 4000000 ]] && ok "$1" || not_ok "$1" "$got of 4000000 bytes"
+}
+
+stat() { silo --netns "$R" -j stats | jq ".$1"; }
+
+udp "udp over ipv4" 10.2.0.2 1000
+udp "udp over ipv6" fd02::2 1000
+before=$(stat redirect)
+tcp "tcp over ipv4" 10.2.0.2
+tcp "tcp over ipv6" fd02::2
+
+rx=$(stat rx) redirect=$(stat redirect) hit=$(stat cache_hit)
+# Everything but ARP/ND and the first packet of each flow.
+((redirect * 100 >= rx * 95)) && ok "forwarded by XDP" ||
+	not_ok "forwarded by XDP" "$redirect of $rx packets redirected"
+((hit * 100 >= redirect * 99)) && ok "forwarded from the cache" ||
+	not_ok "forwarded from the cache" "$hit cache hits for $redirect redirects"
+((redirect - before > 1000)) && ok "tcp forwarded by XDP" ||
+	not_ok "tcp forwarded by XDP" "$((redirect - before)) packets"
+[[ $(stat drop) == 0 ]] && ok "nothing dropped" || not_ok "nothing dropped" "drop counted"
+
+n=$(silo --netns "$R" -j route show |
+	jq '[.entries[] | select(.valid)] | length')
+[[ $n == 4 ]] && ok "four valid cache entries (two flows each way)" ||
+	not_ok "four valid cache entries (two flows each way)" "$n"
+check "lookup agrees with the FIB" bash -c \
+	"'$SILO' --pin-root '$PIN_ROOT' --netns '$R' -j route lookup 10.2.0.2 |
+	 jq -e '.results | length == 1 and .[0].agree and .[0].valid'"
+
+# Every pinned map reads with bpftool; maps with BTF print named fields
+# (devmaps and arrays of maps cannot carry BTF: the kernel refuses it).
+for pin in "$DIR"/*; do
+	name=$(basename "$pin")
+	[[ $name == xdp_link_* ]] && continue
+	if ! bpftool -j map dump pinned "$pin" >"$TMP/dump" 2>&1; then
+		not_ok "bpftool dump $name" "$(head -c 200 "$TMP/dump")"
+		continue
+	fi
+	case $name in
+	tx_ports | route_cache) ok "bpftool dump $name" ;;
+	*)
+		if jq -e 'length > 0 and (.[0] | has("formatted"))' \
+			"$TMP/dump" >/dev/null; then
+			ok "bpftool dump $name"
+		else
+			not_ok "bpftool dump $name" "no BTF-formatted entries"
+		fi
+		;;
+	esac
+done
+
+check "unload r-c" silo --netns "$R" xdp unload r-c
+check "unload r-s" silo --netns "$R" xdp unload r-s
+n=$(ip -n "$R" link show | grep -c 'prog/xdp')
+[[ $n == 0 ]] && ok "devices clean" || not_ok "devices clean" "$n with XDP"
+[[ ! -e $DIR ]] && ok "pins removed" || not_ok "pins removed" "$(ls "$DIR")"
+lab_down "$P"
