@@ -22,10 +22,10 @@ static int t_failures;
 static int t_skipped;
 static char t_why[512];
 
-static void t_fail(const char *file, int line, const char *fmt, ...)
+static inline void t_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void t_fail(const char *file, int line, const char *fmt, ...)
+static inline void t_fail(const char *file, int line, const char *fmt, ...)
 {
 	char msg[400];
 	va_list ap;
@@ -68,7 +68,7 @@ static void t_fail(const char *file, int line, const char *fmt, ...)
 		return;                                                      \
 	} while (0)
 
-static void t_run(const char *name, void (*fn)(void))
+static inline void t_run(const char *name, void (*fn)(void))
 {
 	t_failures = 0;
 	t_skipped = 0;
@@ -87,9 +87,9 @@ static void t_run(const char *name, void (*fn)(void))
 #define RUN(fn) t_run(#fn, fn)
 
 /* Runs a shell command; returns its exit status. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static int sh(const char *fmt, ...)
+static inline int sh(const char *fmt, ...)
 {
 	char cmd[8192];
 	va_list ap;
@@ -110,14 +110,14 @@ static int sh(const char *fmt, ...)
  * exits, with its devices and XDP links) and pins under the directory that
  * tests/run.sh gives it, which run.sh removes afterwards.
  */
-static const char *test_pin_root(void)
+static inline const char *test_pin_root(void)
 {
 	const char *root = getenv("SILO_TEST_PIN_ROOT");
 
 	return root ? root : "/sys/fs/bpf/silo-test";
 }
 
-static void quiet_print(enum silo_log_level level, const char *fmt, va_list ap)
+static inline void quiet_print(enum silo_log_level level, const char *fmt, va_list ap)
 {
 	if (level > SILO_LOG_WARN && !getenv("SILO_TEST_VERBOSE"))
 		return;
@@ -143,7 +143,7 @@ static inline int read_mac(const char *dev, unsigned char mac[6])
 	return err;
 }
 
-static int test_init(void)
+static inline int test_init(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	silo_set_print(quiet_print);

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# tools/bench.sh BUILD_DIR: silo's benchmarks, one JSON object per line.
+# Each compares variants measured side by side in one run; see the header of
+# each benchmark program for what it measures.
+set -u
+BUILD=$(cd "${1:-build}" && pwd)
+if [[ $(id -u) != 0 ]]; then
+	echo "benchmarks need root: sudo make bench" >&2
+	exit 1
+fi
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+rc=0
+"$BUILD/tools/bench_xdp" || rc=1
+exit $rc
