@@ -269,7 +269,7 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 				goto xmit;
 			}
 			count(st, rc == -1 ? SILO_STAT_CACHE_STALE :
-					 SILO_STAT_CACHE_RACE);
+					     SILO_STAT_CACHE_RACE);
 		}
 	}
 

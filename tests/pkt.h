@@ -70,8 +70,9 @@ static inline size_t pkt_build(uint8_t *buf, const struct pkt_spec *s)
 		pkt_put16(buf + off + 2, 100 + i); /* TCI: VLAN id */
 		off += 4;
 	}
-	ethertype = s->ethertype ? s->ethertype :
-		    s->family == AF_INET6 ? ETH_P_IPV6 : ETH_P_IP;
+	ethertype = s->ethertype	  ? s->ethertype :
+		    s->family == AF_INET6 ? ETH_P_IPV6 :
+					    ETH_P_IP;
 	pkt_put16(buf + off, ethertype);
 	off += 2;
 	l3 = off;
@@ -91,8 +92,9 @@ static inline size_t pkt_build(uint8_t *buf, const struct pkt_spec *s)
 		memcpy(buf + l3 + 24, s->dst, 16);
 		off = l3 + 40;
 		for (i = 0; i < (size_t)s->nr_exthdrs; i++) {
-			next = i + 1 < (size_t)s->nr_exthdrs ? s->exthdr[i + 1] :
-							       proto;
+			next = i + 1 < (size_t)s->nr_exthdrs ?
+				       s->exthdr[i + 1] :
+				       proto;
 			buf[off] = next;
 			buf[off + 1] = 0; /* 8 bytes */
 			off += 8;

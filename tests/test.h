@@ -38,34 +38,34 @@ static inline void t_fail(const char *file, int line, const char *fmt, ...)
 		snprintf(t_why, sizeof(t_why), "%s:%d: %s", file, line, msg);
 }
 
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond))                                                 \
-			t_fail(__FILE__, __LINE__, __VA_ARGS__);             \
+#define CHECK(cond, ...)                                         \
+	do {                                                     \
+		if (!(cond))                                     \
+			t_fail(__FILE__, __LINE__, __VA_ARGS__); \
 	} while (0)
 
-#define CHECK_EQ(a, b)                                                       \
-	do {                                                                 \
-		long long _a = (long long)(a), _b = (long long)(b);          \
-		if (_a != _b)                                                \
-			t_fail(__FILE__, __LINE__, "%s == %lld, want %s == %lld", \
-			       #a, _a, #b, _b);                              \
+#define CHECK_EQ(a, b)                                                         \
+	do {                                                                   \
+		long long _a = (long long)(a), _b = (long long)(b);            \
+		if (_a != _b)                                                  \
+			t_fail(__FILE__, __LINE__,                             \
+			       "%s == %lld, want %s == %lld", #a, _a, #b, _b); \
 	} while (0)
 
 /* Stops the current test when it cannot go on. */
-#define REQUIRE(cond, ...)                                                   \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			t_fail(__FILE__, __LINE__, __VA_ARGS__);             \
-			return;                                              \
-		}                                                            \
+#define REQUIRE(cond, ...)                                       \
+	do {                                                     \
+		if (!(cond)) {                                   \
+			t_fail(__FILE__, __LINE__, __VA_ARGS__); \
+			return;                                  \
+		}                                                \
 	} while (0)
 
-#define SKIP(...)                                                            \
-	do {                                                                 \
-		t_skipped = 1;                                               \
-		snprintf(t_why, sizeof(t_why), __VA_ARGS__);                 \
-		return;                                                      \
+#define SKIP(...)                                            \
+	do {                                                 \
+		t_skipped = 1;                               \
+		snprintf(t_why, sizeof(t_why), __VA_ARGS__); \
+		return;                                      \
 	} while (0)
 
 static inline void t_run(const char *name, void (*fn)(void))
@@ -87,7 +87,8 @@ static inline void t_run(const char *name, void (*fn)(void))
 #define RUN(fn) t_run(#fn, fn)
 
 /* Runs a shell command; returns its exit status. */
-static inline int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int sh(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 static inline int sh(const char *fmt, ...)
 {
@@ -117,7 +118,8 @@ static inline const char *test_pin_root(void)
 	return root ? root : "/sys/fs/bpf/silo-test";
 }
 
-static inline void quiet_print(enum silo_log_level level, const char *fmt, va_list ap)
+static inline void quiet_print(enum silo_log_level level, const char *fmt,
+			       va_list ap)
 {
 	if (level > SILO_LOG_WARN && !getenv("SILO_TEST_VERBOSE"))
 		return;

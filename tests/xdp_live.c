@@ -114,7 +114,7 @@ static long run_traffic(enum change how, long *total)
 			err = silo_xdp_load(s, "dut", &replace);
 		else if (how == DETACH_ATTACH)
 			err = silo_xdp_unload(s, "dut") ?:
-			      silo_xdp_load(s, "dut", &fresh);
+				      silo_xdp_load(s, "dut", &fresh);
 		else
 			usleep(10000);
 	}

@@ -136,8 +136,8 @@ static void run_pkt_dev(int prog_fd, __u32 ifindex, const uint8_t *pkt,
 	r->verdict = run_on(prog_fd, ifindex, pkt, len, r->out, &r->len);
 	stats_total(&after);
 	for (i = 0; i < SILO_STAT_MAX; i++)
-		((__u64 *)&r->d)[i] = ((__u64 *)&after)[i] -
-				      ((__u64 *)&before)[i];
+		((__u64 *)&r->d)[i] =
+			((__u64 *)&after)[i] - ((__u64 *)&before)[i];
 }
 
 static void run_pkt(const uint8_t *pkt, size_t len, struct result *r)
@@ -192,8 +192,9 @@ static int find_cb(__u32 node, const struct silo_route_key *k,
 	struct find_ctx *f = data;
 
 	if (k->ifindex == f->key.ifindex && k->family == f->key.family &&
-	    !memcmp(k->src, f->key.src, 16) && !memcmp(k->dst, f->key.dst, 16) &&
-	    k->sport == f->key.sport && k->dport == f->key.dport) {
+	    !memcmp(k->src, f->key.src, 16) &&
+	    !memcmp(k->dst, f->key.dst, 16) && k->sport == f->key.sport &&
+	    k->dport == f->key.dport) {
 		f->entry = *e;
 		f->node = node;
 		f->found++;
@@ -400,8 +401,7 @@ static void test_parse_failures_pass_by_reason(void)
 	pkt_put16(pkt + 12, ETH_P_8021Q);
 	pkt_put16(pkt + 14, 7);
 	pkt_put16(pkt + 16, ETH_P_8021Q);
-	expect_pass("three vlan tags", pkt, len + 4,
-		    SILO_STAT_PASS_VLAN_DEPTH);
+	expect_pass("three vlan tags", pkt, len + 4, SILO_STAT_PASS_VLAN_DEPTH);
 
 	sp = spec4("10.99.3.3");
 	len = pkt_build(pkt, &sp);
@@ -629,8 +629,7 @@ static void test_mtu_checked_on_hit(void)
 	check_forwarded(&sp, &r, mac_gw);
 	sp.payload = 1200;
 	len = pkt_build(pkt, &sp);
-	expect_pass("larger than the cached mtu", pkt, len,
-		    SILO_STAT_PASS_MTU);
+	expect_pass("larger than the cached mtu", pkt, len, SILO_STAT_PASS_MTU);
 }
 
 static void test_device_without_forward(void)

@@ -51,7 +51,8 @@ static int build_routes(int routes, int rules)
 	for (i = 0; i < rules; i++) {
 		fprintf(f, "rule add pref %d lookup %d\n", 100 + i, 100 + i);
 		for (n = 0; n < per_table; n++)
-			fprintf(f, "route add 11.%d.%d.0/24 via 10.2.0.2 table %d\n",
+			fprintf(f,
+				"route add 11.%d.%d.0/24 via 10.2.0.2 table %d\n",
 				(i * per_table + n) / 256 % 256,
 				(i * per_table + n) % 256, 100 + i);
 	}
@@ -164,12 +165,12 @@ int main(int argc, char **argv)
 			rules = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: bench_xdp [--rounds N] [--calls N] [--routes N] [--rules N]\n");
+			fprintf(stderr,
+				"usage: bench_xdp [--rounds N] [--calls N] [--routes N] [--rules N]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (rounds < 1 || rounds > 64 || calls < 1 || routes < 1 ||
-	    rules < 0) {
+	if (rounds < 1 || rounds > 64 || calls < 1 || routes < 1 || rules < 0) {
 		fprintf(stderr, "bench_xdp: bad arguments\n");
 		return 2;
 	}

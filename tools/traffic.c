@@ -239,8 +239,9 @@ static int tcp_send(const struct args *a)
 		}
 		while (left > 0) {
 			ssize_t n = send(fd, buf,
-					 left < (long)sizeof(buf) ? left :
-								    (long)sizeof(buf),
+					 left < (long)sizeof(buf) ?
+						 left :
+						 (long)sizeof(buf),
 					 MSG_NOSIGNAL);
 			if (n <= 0)
 				break;
@@ -268,8 +269,11 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct args a = { .count = 10, .size = 64, .conns = 1,
-			  .bytes = 1 << 20, .timeout = 5 };
+	struct args a = { .count = 10,
+			  .size = 64,
+			  .conns = 1,
+			  .bytes = 1 << 20,
+			  .timeout = 5 };
 	const char *mode;
 	int c, pos;
 

@@ -30,8 +30,8 @@ static void default_print(enum silo_log_level level, const char *fmt,
 {
 	if (level > SILO_LOG_WARN)
 		return;
-	fprintf(stderr, "silo: %s: ", level == SILO_LOG_ERROR ? "error" :
-								  "warning");
+	fprintf(stderr,
+		"silo: %s: ", level == SILO_LOG_ERROR ? "error" : "warning");
 	vfprintf(stderr, fmt, ap);
 }
 
@@ -189,8 +189,7 @@ int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-int silo_pin_path(const struct silo *s, char *buf, size_t len,
-		  const char *name)
+int silo_pin_path(const struct silo *s, char *buf, size_t len, const char *name)
 {
 	if (snprintf(buf, len, "%s/%s", s->pin_dir, name) >= (int)len)
 		return -ENAMETOOLONG;
@@ -355,7 +354,8 @@ static int check_bpffs(const struct silo *s, bool own_netns)
 		       s->pin_root);
 		return -ENOTDIR;
 	}
-	if (!own_netns && same_file("/proc/self/ns/net", "/proc/1/ns/net") != 1) {
+	if (!own_netns &&
+	    same_file("/proc/self/ns/net", "/proc/1/ns/net") != 1) {
 		/* ip netns exec: a private /sys that dies with the command,
 		 * and the pins (and the program) with it. */
 		pr_err("bpffs is not mounted in this mount namespace (as under 'ip netns exec'), so pins would vanish with this command: run 'silo --netns NAME ...' from the host instead\n");

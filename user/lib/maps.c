@@ -11,14 +11,10 @@
 #include "internal.h"
 
 const char *const silo_map_names[SILO_MAP_COUNT] = {
-	[SILO_MAP_META] = "meta",
-	[SILO_MAP_LOCAL_ADDRS] = "local_addrs",
-	[SILO_MAP_GENID] = "genid",
-	[SILO_MAP_CPU_NODE] = "cpu_node",
-	[SILO_MAP_DEVICES] = "devices",
-	[SILO_MAP_TX_PORTS] = "tx_ports",
-	[SILO_MAP_STATS] = "stats",
-	[SILO_MAP_ROUTE_CACHE] = "route_cache",
+	[SILO_MAP_META] = "meta",	[SILO_MAP_LOCAL_ADDRS] = "local_addrs",
+	[SILO_MAP_GENID] = "genid",	[SILO_MAP_CPU_NODE] = "cpu_node",
+	[SILO_MAP_DEVICES] = "devices", [SILO_MAP_TX_PORTS] = "tx_ports",
+	[SILO_MAP_STATS] = "stats",	[SILO_MAP_ROUTE_CACHE] = "route_cache",
 };
 
 void silo_maps_init(struct silo_maps *m)
@@ -212,8 +208,8 @@ int silo_maps_create_node_caches(struct silo_maps *m,
 		if (fd < 0)
 			goto err;
 		m->node_fd[node] = fd;
-		if (bpf_map_update_elem(m->fd[SILO_MAP_ROUTE_CACHE], &node,
-					&fd, BPF_ANY))
+		if (bpf_map_update_elem(m->fd[SILO_MAP_ROUTE_CACHE], &node, &fd,
+					BPF_ANY))
 			goto err;
 	}
 	m->nr_nodes = nr_nodes;

@@ -169,7 +169,8 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return MNL_CB_OK;
 	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr_cb, tb);
-	if (tb[IFLA_ADDRESS] && mnl_attr_get_payload_len(tb[IFLA_ADDRESS]) == 6) {
+	if (tb[IFLA_ADDRESS] &&
+	    mnl_attr_get_payload_len(tb[IFLA_ADDRESS]) == 6) {
 		memcpy(q->mac, mnl_attr_get_payload(tb[IFLA_ADDRESS]), 6);
 		q->found = true;
 	}

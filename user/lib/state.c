@@ -106,9 +106,9 @@ int silo_route_foreach(struct silo *s, silo_route_fn fn, void *ctx)
 	for (node = 0; node < m.nr_nodes && !err; node++) {
 		bool has_key = false;
 
-		while (!err && !bpf_map_get_next_key(m.node_fd[node],
-						     has_key ? &key : NULL,
-						     &next)) {
+		while (!err &&
+		       !bpf_map_get_next_key(m.node_fd[node],
+					     has_key ? &key : NULL, &next)) {
 			key = next;
 			has_key = true;
 			if (bpf_map_lookup_elem(m.node_fd[node], &key, &e))
@@ -166,8 +166,8 @@ int silo_fib_lookup(struct silo *s, struct silo_fib_probe *probe)
 		       strerror(-err));
 		return err;
 	}
-	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.silo_fib_probe),
-				     &opts);
+	err = bpf_prog_test_run_opts(
+		bpf_program__fd(skel->progs.silo_fib_probe), &opts);
 	if (err) {
 		err = -errno;
 		if (err == -ENODEV)

@@ -248,8 +248,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
-	__u32 cache_size = opts->cache_size ? opts->cache_size :
-					      SILO_ROUTE_CACHE_DEFAULT;
+	__u32 cache_size =
+		opts->cache_size ? opts->cache_size : SILO_ROUTE_CACHE_DEFAULT;
 	struct xdp_link old = { .fd = -1 };
 	struct silo_xdp *skel = NULL;
 	struct silo_maps maps;

@@ -137,9 +137,9 @@ struct silo *open_silo(void)
 
 void json_print(json_object *obj)
 {
-	int flags = cli.pretty ? JSON_C_TO_STRING_PRETTY |
-					 JSON_C_TO_STRING_SPACED :
-				 JSON_C_TO_STRING_PLAIN;
+	int flags = cli.pretty ?
+			    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+			    JSON_C_TO_STRING_PLAIN;
 
 	printf("%s\n", json_object_to_json_string_ext(obj, flags));
 	json_object_put(obj);
@@ -195,10 +195,9 @@ int parse_u32(const char *s, __u32 *val)
 const char *fib_ret_name(int rc)
 {
 	static const char *const names[] = {
-		"success",     "blackhole",    "unreachable",
-		"prohibit",    "not_fwded",    "fwd_disabled",
-		"unsupp_lwt",  "no_neigh",     "frag_needed",
-		"no_src_addr",
+		"success",     "blackhole",    "unreachable", "prohibit",
+		"not_fwded",   "fwd_disabled", "unsupp_lwt",  "no_neigh",
+		"frag_needed", "no_src_addr",
 	};
 
 	if (rc >= 0 && rc < (int)(sizeof(names) / sizeof(names[0])))
@@ -207,12 +206,8 @@ const char *fib_ret_name(int rc)
 }
 
 static const struct cmd objects[] = {
-	{ "xdp", do_xdp },
-	{ "route", do_route },
-	{ "genid", do_genid },
-	{ "stats", do_stats },
-	{ "help", help },
-	{ NULL, NULL },
+	{ "xdp", do_xdp },     { "route", do_route }, { "genid", do_genid },
+	{ "stats", do_stats }, { "help", help },      { NULL, NULL },
 };
 
 int main(int argc, char **argv)

@@ -40,8 +40,9 @@ static json_object *entry_json(const struct silo_route_entry *e)
 	json_object *o = json_object_new_object();
 	char buf[INET6_ADDRSTRLEN], ifname[IF_NAMESIZE];
 
-	json_object_object_add(o, "egress",
-			       json_object_new_string(fmt_ifname(ifname, e->ifindex)));
+	json_object_object_add(
+		o, "egress",
+		json_object_new_string(fmt_ifname(ifname, e->ifindex)));
 	json_object_object_add(o, "egress_ifindex",
 			       json_object_new_int64(e->ifindex));
 	fmt_addr(buf, sizeof(buf), e->family, e->nexthop);
@@ -59,8 +60,9 @@ static json_object *key_json(const struct silo_route_key *k)
 	json_object *o = json_object_new_object();
 	char buf[INET6_ADDRSTRLEN], ifname[IF_NAMESIZE];
 
-	json_object_object_add(o, "iif",
-			       json_object_new_string(fmt_ifname(ifname, k->ifindex)));
+	json_object_object_add(
+		o, "iif",
+		json_object_new_string(fmt_ifname(ifname, k->ifindex)));
 	fmt_addr(buf, sizeof(buf), k->family, k->src);
 	json_object_object_add(o, "src", json_object_new_string(buf));
 	fmt_addr(buf, sizeof(buf), k->family, k->dst);
@@ -276,8 +278,9 @@ static int lookup_one(__u32 node, const struct silo_route_key *k,
 				       json_object_new_uint64(e->genid));
 		json_object_object_add(o, "valid",
 				       json_object_new_boolean(valid));
-		json_object_object_add(o, "fib_result",
-				       json_object_new_string(fib_ret_name(rc)));
+		json_object_object_add(
+			o, "fib_result",
+			json_object_new_string(fib_ret_name(rc)));
 		json_object_object_add(o, "fib", entry_json(&fib));
 		json_object_object_add(o, "agree",
 				       json_object_new_boolean(agree));
@@ -357,17 +360,20 @@ static int route_lookup(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 1)
-		return usage_error("usage: %s route lookup ADDR [--from SRC] [--iif DEV]\n",
-				   prog_name);
+		return usage_error(
+			"usage: %s route lookup ADDR [--from SRC] [--iif DEV]\n",
+			prog_name);
 	if (parse_addr(argv[optind], &family, c.want.dst))
-		return usage_error("bad address '%s': give an IPv4 or IPv6 address\n",
-				   argv[optind]);
+		return usage_error(
+			"bad address '%s': give an IPv4 or IPv6 address\n",
+			argv[optind]);
 	c.want.family = family;
 	if (from) {
 		if (parse_addr(from, &family, c.want.src) ||
 		    family != c.want.family)
-			return usage_error("bad --from '%s': give an address of the same family as %s\n",
-					   from, argv[optind]);
+			return usage_error(
+				"bad --from '%s': give an address of the same family as %s\n",
+				from, argv[optind]);
 		c.has_src = true;
 	}
 	c.s = open_silo();
@@ -376,7 +382,8 @@ static int route_lookup(int argc, char **argv)
 	if (iif) {
 		c.want.ifindex = if_nametoindex(iif);
 		if (!c.want.ifindex) {
-			fprintf(stderr, "%s: error: no device '%s' in this network namespace\n",
+			fprintf(stderr,
+				"%s: error: no device '%s' in this network namespace\n",
 				prog_name, iif);
 			return 1;
 		}
@@ -393,7 +400,8 @@ static int route_lookup(int argc, char **argv)
 	if (!c.n) {
 		/* No cache entry: what would a miss resolve to? */
 		if (!c.has_iif && first_device(c.s, &c.want.ifindex)) {
-			fprintf(stderr, "%s: error: no cache entry for %s, and no device to ask the FIB for: give --iif DEV\n",
+			fprintf(stderr,
+				"%s: error: no cache entry for %s, and no device to ask the FIB for: give --iif DEV\n",
 				prog_name, argv[optind]);
 			json_object_put(c.arr);
 			return 1;
@@ -407,8 +415,9 @@ static int route_lookup(int argc, char **argv)
 
 			json_object_object_add(o, "key", key_json(&c.want));
 			json_object_object_add(o, "cache", NULL);
-			json_object_object_add(o, "fib_result",
-					       json_object_new_string(fib_ret_name(rc)));
+			json_object_object_add(
+				o, "fib_result",
+				json_object_new_string(fib_ret_name(rc)));
 			json_object_object_add(o, "fib", entry_json(&fib));
 			json_object_array_add(c.arr, o);
 		} else {
@@ -436,12 +445,9 @@ static int route_lookup(int argc, char **argv)
 int do_route(int argc, char **argv)
 {
 	static const struct cmd cmds[] = {
-		{ "show", route_show },
-		{ "list", route_show },
-		{ "flush", route_flush },
-		{ "lookup", route_lookup },
-		{ "get", route_lookup },
-		{ NULL, NULL },
+		{ "show", route_show },	  { "list", route_show },
+		{ "flush", route_flush }, { "lookup", route_lookup },
+		{ "get", route_lookup },  { NULL, NULL },
 	};
 
 	return cmd_select(cmds, argc - 1, argv + 1, route_help);
@@ -472,10 +478,12 @@ static int genid_print(struct silo *s, __u64 genid)
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "genid", json_object_new_uint64(genid));
-		json_object_object_add(o, "key_l4",
-				       json_object_new_boolean(info.genid_flags &
-							       SILO_GENID_KEY_L4));
+		json_object_object_add(o, "genid",
+				       json_object_new_uint64(genid));
+		json_object_object_add(
+			o, "key_l4",
+			json_object_new_boolean(info.genid_flags &
+						SILO_GENID_KEY_L4));
 		json_print(o);
 	} else {
 		printf("genid %llu%s\n", (unsigned long long)genid,
@@ -500,7 +508,8 @@ static int genid_show(int argc, char **argv)
 		return 1;
 	err = silo_info(s, &info);
 	if (err) {
-		fprintf(stderr, "%s: error: silo is not loaded in this network namespace\n",
+		fprintf(stderr,
+			"%s: error: silo is not loaded in this network namespace\n",
 			prog_name);
 		return 1;
 	}

@@ -90,8 +90,9 @@ int do_stats(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return usage_error("unknown argument '%s': see '%s stats help'\n",
-				   argv[optind], prog_name);
+		return usage_error(
+			"unknown argument '%s': see '%s stats help'\n",
+			argv[optind], prog_name);
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -117,8 +118,8 @@ int do_stats(int argc, char **argv)
 			json_object *tot = o;
 
 			for (cpu = 0; cpu < ncpus; cpu++)
-				json_object_array_add(arr,
-						      stats_json(&per_cpu[cpu]));
+				json_object_array_add(
+					arr, stats_json(&per_cpu[cpu]));
 			o = json_object_new_object();
 			json_object_object_add(o, "total", tot);
 			json_object_object_add(o, "cpus", arr);

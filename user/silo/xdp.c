@@ -66,8 +66,9 @@ static int xdp_load(int argc, char **argv)
 				 !strcmp(optarg, "generic"))
 				lo.mode = SILO_XDP_SKB;
 			else
-				return usage_error("bad --mode '%s': native or skb\n",
-						   optarg);
+				return usage_error(
+					"bad --mode '%s': native or skb\n",
+					optarg);
 			break;
 		case 'f':
 			lo.forward = true;
@@ -84,8 +85,9 @@ static int xdp_load(int argc, char **argv)
 		case 's':
 			if (parse_u32(optarg, &lo.cache_size) ||
 			    lo.cache_size == 0)
-				return usage_error("bad --cache-size '%s': a number of entries above 0\n",
-						   optarg);
+				return usage_error(
+					"bad --cache-size '%s': a number of entries above 0\n",
+					optarg);
 			break;
 		case 'h':
 			return xdp_help(0, NULL);
@@ -96,8 +98,9 @@ static int xdp_load(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1)
-		return usage_error("xdp load takes one device: %s xdp load DEV\n",
-				   prog_name);
+		return usage_error(
+			"xdp load takes one device: %s xdp load DEV\n",
+			prog_name);
 	dev = argv[optind];
 	s = open_silo();
 	if (!s)
@@ -107,7 +110,8 @@ static int xdp_load(int argc, char **argv)
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "device", json_object_new_string(dev));
+		json_object_object_add(o, "device",
+				       json_object_new_string(dev));
 		json_object_object_add(o, "loaded", json_object_new_boolean(1));
 		json_object_object_add(o, "pin_dir",
 				       json_object_new_string(silo_pin_dir(s)));
@@ -176,36 +180,50 @@ static int xdp_status(int argc, char **argv)
 		json_object_object_add(o, "loaded",
 				       json_object_new_boolean(loaded));
 		if (loaded) {
-			json_object_object_add(o, "layout",
-					       json_object_new_int(info.layout_version));
-			json_object_object_add(o, "genid",
-					       json_object_new_uint64(info.genid));
-			json_object_object_add(o, "nodes",
-					       json_object_new_int(info.nr_nodes));
-			json_object_object_add(o, "cache_size",
-					       json_object_new_int64(info.cache_size));
-			json_object_object_add(o, "local_addrs",
-					       json_object_new_int(info.local_addrs));
+			json_object_object_add(
+				o, "layout",
+				json_object_new_int(info.layout_version));
+			json_object_object_add(
+				o, "genid", json_object_new_uint64(info.genid));
+			json_object_object_add(
+				o, "nodes", json_object_new_int(info.nr_nodes));
+			json_object_object_add(
+				o, "cache_size",
+				json_object_new_int64(info.cache_size));
+			json_object_object_add(
+				o, "local_addrs",
+				json_object_new_int(info.local_addrs));
 		}
 		for (i = 0; i < n; i++) {
 			json_object *d = json_object_new_object();
 
-			json_object_object_add(d, "device",
-					       json_object_new_string(devs[i].ifname));
-			json_object_object_add(d, "ifindex",
-					       json_object_new_int64(devs[i].ifindex));
-			json_object_object_add(d, "attached",
-					       json_object_new_boolean(devs[i].attached));
-			json_object_object_add(d, "mode",
-					       json_object_new_string(devs[i].mode == SILO_XDP_SKB ? "skb" : "native"));
-			json_object_object_add(d, "prog_id",
-					       json_object_new_int64(devs[i].prog_id));
-			json_object_object_add(d, "link_id",
-					       json_object_new_int64(devs[i].link_id));
-			json_object_object_add(d, "forward",
-					       json_object_new_boolean(devs[i].forward));
-			json_object_object_add(d, "cache",
-					       json_object_new_boolean(devs[i].cache));
+			json_object_object_add(
+				d, "device",
+				json_object_new_string(devs[i].ifname));
+			json_object_object_add(
+				d, "ifindex",
+				json_object_new_int64(devs[i].ifindex));
+			json_object_object_add(
+				d, "attached",
+				json_object_new_boolean(devs[i].attached));
+			json_object_object_add(
+				d, "mode",
+				json_object_new_string(
+					devs[i].mode == SILO_XDP_SKB ?
+						"skb" :
+						"native"));
+			json_object_object_add(
+				d, "prog_id",
+				json_object_new_int64(devs[i].prog_id));
+			json_object_object_add(
+				d, "link_id",
+				json_object_new_int64(devs[i].link_id));
+			json_object_object_add(
+				d, "forward",
+				json_object_new_boolean(devs[i].forward));
+			json_object_object_add(
+				d, "cache",
+				json_object_new_boolean(devs[i].cache));
 			json_object_array_add(arr, d);
 		}
 		json_object_object_add(o, "devices", arr);
@@ -246,10 +264,8 @@ static int xdp_status(int argc, char **argv)
 int do_xdp(int argc, char **argv)
 {
 	static const struct cmd cmds[] = {
-		{ "load", xdp_load },
-		{ "unload", xdp_unload },
-		{ "status", xdp_status },
-		{ "show", xdp_status },
+		{ "load", xdp_load },	  { "unload", xdp_unload },
+		{ "status", xdp_status }, { "show", xdp_status },
 		{ NULL, NULL },
 	};
 
