@@ -39,6 +39,21 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_heartbeat);
+} heartbeat SEC(".maps");
+
+/* silod's own state: declared here so every map is made (with BTF) at once. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_daemon);
+} daemon SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, SILO_MAX_CPUS);
 	__type(key, __u32);
 	__type(value, __u32);
@@ -116,6 +131,23 @@ static __always_inline int is_local(const struct pkt *p)
 
 	__builtin_memcpy(a.addr, p->dst, sizeof(a.addr));
 	return bpf_map_lookup_elem(&local_addrs, &a) != NULL;
+}
+
+/* Trusted unless silod has run here and has gone silent. */
+static __always_inline int cache_trusted(void)
+{
+	const struct silo_heartbeat *hb;
+	__u32 zero = 0;
+	__u64 last;
+
+	hb = bpf_map_lookup_elem(&heartbeat, &zero);
+	if (!hb)
+		return 0;
+	last = READ_ONCE(hb->last_ns);
+	if (!last)
+		return 1;
+	return (__s64)(bpf_ktime_get_coarse_ns() - last) <=
+	       (__s64)READ_ONCE(hb->timeout_ns);
 }
 
 static __always_inline void *node_cache(void)
@@ -256,7 +288,10 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	gen = READ_ONCE(g->genid);
 	fill_key(&key, ctx, p, g->flags);
 
-	if (cache_enabled) {
+	if (cache_enabled && !cache_trusted()) {
+		/* Nobody invalidates it now: neither read nor fill it. */
+		count(st, SILO_STAT_CACHE_UNTRUSTED);
+	} else if (cache_enabled) {
 		cache = node_cache();
 		if (cache)
 			e = bpf_map_lookup_elem(cache, &key);

@@ -32,6 +32,7 @@
 #define SILO_PIN_ROUTE_CACHE "route_cache"
 #define SILO_PIN_ROUTE_CACHE_NODE "route_cache_n" /* + node number */
 #define SILO_PIN_XDP_LINK "xdp_link_" /* + ifindex */
+#define SILO_PIN_REUSEPORT_DIR "reuseport" /* one entry per group */
 
 /*
  * Addresses are 16 bytes in network order; an IPv4 address takes the first
@@ -72,6 +73,20 @@ struct silo_genid {
 	__u64 genid;
 	__u32 flags; /* SILO_GENID_* */
 	__u32 pad;
+	__u8 cacheline_pad[48];
+};
+
+/*
+ * heartbeat[0]: silod's liveness, in its own cache line. last_ns 0: no
+ * daemon has run here, and the cache is trusted as the CLI leaves it. Once
+ * silod has beaten, a beat older than timeout_ns means nobody invalidates the
+ * cache any more: the data path stops trusting it and calls bpf_fib_lookup
+ * for every packet until silod is back. Times are CLOCK_MONOTONIC_COARSE
+ * (bpf_ktime_get_coarse_ns), compared as signed differences.
+ */
+struct silo_heartbeat {
+	__u64 last_ns;
+	__u64 timeout_ns;
 	__u8 cacheline_pad[48];
 };
 
@@ -164,7 +179,8 @@ struct silo_route_entry {
 	X(CACHE_RACE, cache_race, "entry rewritten while read")                \
 	X(CACHE_INSERT, cache_insert, "entry added")                           \
 	X(CACHE_INSERT_FAIL, cache_insert_fail, "entry could not be added")    \
-	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")
+	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")     \
+	X(CACHE_UNTRUSTED, cache_untrusted, "silod silent: cache bypassed")
 
 enum silo_stat {
 #define SILO_X(name, field, desc) SILO_STAT_##name,
@@ -176,6 +192,44 @@ enum silo_stat {
 struct silo_stats {
 #define SILO_X(name, field, desc) __u64 field;
 	SILO_XDP_STATS(SILO_X)
+#undef SILO_X
+};
+
+/*
+ * daemon[0]: silod's pid and counters, written only by silod; for "silo
+ * daemon status" and bpftool. The data path does not read it.
+ */
+#define SILO_DAEMON_STATS(X)                                                 \
+	X(EV_ROUTE, events_route, "route messages")                          \
+	X(EV_RULE, events_rule, "policy rule messages")                      \
+	X(EV_NEIGH, events_neigh, "neighbour messages")                      \
+	X(EV_ADDR, events_addr, "address messages")                          \
+	X(EV_LINK, events_link, "link messages")                             \
+	X(EV_NEXTHOP, events_nexthop, "nexthop object messages")             \
+	X(EV_NETCONF, events_netconf, "netconf (forwarding, rp_filter)")     \
+	X(BURSTS, bursts, "bursts of messages handled as one")               \
+	X(COALESCED, coalesced, "messages folded into a burst")              \
+	X(SWEEPS, sweeps, "scoped invalidations (cache sweeps)")             \
+	X(SWEEPS_AGAIN, sweeps_again, "second sweeps after a grace period")  \
+	X(INVALIDATED, invalidated, "cache entries removed by sweeps")       \
+	X(GENID_BUMPS, genid_bumps, "global invalidations (genid bumps)")    \
+	X(RESYNCS, resyncs, "full resyncs")                                  \
+	X(OVERRUNS, overruns, "netlink overruns (ENOBUFS)")                  \
+	X(DUMPS_RETRIED, dumps_retried, "dumps interrupted and run again")
+
+enum silo_daemon_stat {
+#define SILO_X(name, field, desc) SILO_DSTAT_##name,
+	SILO_DAEMON_STATS(SILO_X)
+#undef SILO_X
+	SILO_DSTAT_MAX
+};
+
+struct silo_daemon {
+	__u32 pid; /* 0: not running */
+	__u32 pad;
+	__u64 started_ns; /* CLOCK_MONOTONIC */
+#define SILO_X(name, field, desc) __u64 field;
+	SILO_DAEMON_STATS(SILO_X)
 #undef SILO_X
 };
 

@@ -36,6 +36,8 @@ enum silo_map {
 	SILO_MAP_TX_PORTS,
 	SILO_MAP_STATS,
 	SILO_MAP_ROUTE_CACHE,
+	SILO_MAP_HEARTBEAT,
+	SILO_MAP_DAEMON,
 	SILO_MAP_COUNT
 };
 
@@ -53,6 +55,29 @@ void silo_maps_close(struct silo_maps *m);
 /* Opens every pinned map after checking meta: -ENOENT when silo is not
  * loaded here, -ESTALE when the pins are of another layout or namespace. */
 int silo_maps_open(struct silo *s, struct silo_maps *m);
+/*
+ * Opens the shared maps, or makes them: loads silo's XDP object (libbpf makes
+ * every map, with BTF), fills them from the kernel and pins them, without
+ * attaching anything. cache_size 0: whatever exists, or the default; another
+ * size than the existing one is refused. *created says which happened.
+ */
+int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
+		     bool *created);
+struct bpf_object;
+/* Points every map of obj named like a shared map at the shared one. */
+int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
+/* Entries per node of the route caches. */
+int silo_maps_cache_size(const struct silo_maps *m, __u32 *size);
+/* Sets SILO_GENID_KEY_L4 from the policy rules; bumps genid when it flips. */
+int silo_sync_genid_flags(int genid_fd);
+/* True while an XDP link or a reuseport group uses the shared maps. */
+bool silo_maps_in_use(struct silo *s);
+/* Removes the shared pins and empty directories, unless still in use. */
+void silo_maps_release(struct silo *s);
+/* Calls fn for each device's link pin in the namespace's directory. */
+int silo_for_each_link_pin(struct silo *s,
+			   int (*fn)(struct silo *s, __u32 ifindex, void *ctx),
+			   void *ctx);
 /* Pins every map of m (meta last); on failure removes what it pinned. */
 int silo_maps_pin(struct silo *s, const struct silo_maps *m);
 /* Removes the map pins, meta first. */

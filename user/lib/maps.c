@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* The shared, pinned maps: open with a layout check, fill, pin, remove. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,12 +10,15 @@
 #include <bpf/libbpf.h>
 #include <linux/rtnetlink.h>
 #include "internal.h"
+#include "silo_xdp.skel.h"
 
 const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_META] = "meta",	[SILO_MAP_LOCAL_ADDRS] = "local_addrs",
 	[SILO_MAP_GENID] = "genid",	[SILO_MAP_CPU_NODE] = "cpu_node",
 	[SILO_MAP_DEVICES] = "devices", [SILO_MAP_TX_PORTS] = "tx_ports",
 	[SILO_MAP_STATS] = "stats",	[SILO_MAP_ROUTE_CACHE] = "route_cache",
+	[SILO_MAP_HEARTBEAT] = "heartbeat",
+	[SILO_MAP_DAEMON] = "daemon",
 };
 
 void silo_maps_init(struct silo_maps *m)
@@ -367,4 +371,271 @@ int silo_fill_device(int map_fd, __u32 ifindex)
 	if (bpf_map_update_elem(map_fd, &ifindex, &dev, BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+/* Rules decide whether protocol and ports belong in the cache key. */
+int silo_sync_genid_flags(int genid_fd)
+{
+	struct silo_genid g;
+	__u32 zero = 0, flags;
+	int l4;
+
+	l4 = silo_nl_rules_use_l4();
+	if (l4 < 0) {
+		pr_err("cannot read the policy rules: %s\n", strerror(-l4));
+		return l4;
+	}
+	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
+		return -errno;
+	flags = l4 ? g.flags | SILO_GENID_KEY_L4 : g.flags & ~SILO_GENID_KEY_L4;
+	if (flags == g.flags)
+		return 0;
+	/* A new key format: every entry made under the old one goes. */
+	g.flags = flags;
+	g.genid++;
+	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int silo_maps_cache_size(const struct silo_maps *m, __u32 *size)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (m->nr_nodes == 0 ||
+	    bpf_obj_get_info_by_fd(m->node_fd[0], &info, &len))
+		return -ENOENT;
+	*size = info.max_entries;
+	return 0;
+}
+
+int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj)
+{
+	struct bpf_map *map;
+	unsigned int i;
+	int err;
+
+	bpf_object__for_each_map(map, obj) {
+		const char *name = bpf_map__name(map);
+		int fd = -1;
+
+		for (i = 0; i < SILO_MAP_COUNT && fd < 0; i++)
+			if (!strcmp(name, silo_map_names[i]))
+				fd = m->fd[i];
+		if (fd < 0 && m->nr_nodes &&
+		    !strcmp(name, SILO_PIN_ROUTE_CACHE_NODE "0"))
+			fd = m->node_fd[0];
+		if (fd < 0)
+			continue;
+		err = bpf_map__reuse_fd(map, fd);
+		if (err) {
+			pr_err("cannot reuse map %s: %s\n", name,
+			       strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The kernel takes a cache into route_cache only if it matches the outer
+ * map's template in size and flags. libbpf makes the template from the
+ * declaration (default size), so another size needs a template of our own.
+ */
+static int size_inner_template(struct silo_xdp *skel, __u32 size, int *fd)
+{
+	struct bpf_map *n0 = skel->maps.route_cache_n0;
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .map_flags = bpf_map__map_flags(n0), .numa_node = 0);
+	int err;
+
+	bpf_map__set_max_entries(n0, size);
+	if (size == SILO_ROUTE_CACHE_DEFAULT)
+		return 0;
+	*fd = bpf_map_create(bpf_map__type(n0), "route_cache_t",
+			     bpf_map__key_size(n0), bpf_map__value_size(n0),
+			     size, &opts);
+	if (*fd < 0) {
+		err = -errno;
+		pr_err("cannot create a route cache of %u entries: %s\n", size,
+		       strerror(-err));
+		return err;
+	}
+	return bpf_map__set_inner_map_fd(skel->maps.route_cache, *fd);
+}
+
+/* Fills maps libbpf just made, and keeps fds of them in m. */
+static int init_fresh_maps(struct silo *s, struct silo_xdp *skel,
+			   struct silo_maps *m)
+{
+	struct silo_meta meta = {
+		.layout_version = SILO_LAYOUT_VERSION,
+		.netns_cookie = s->netns_cookie,
+	};
+	struct silo_genid g = { .genid = 1 };
+	__u32 zero = 0, nr_nodes;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < SILO_MAP_COUNT; i++) {
+		m->fd[i] = dup(bpf_map__fd(bpf_object__find_map_by_name(
+			skel->obj, silo_map_names[i])));
+		if (m->fd[i] < 0)
+			return -errno;
+	}
+	m->node_fd[0] = dup(bpf_map__fd(skel->maps.route_cache_n0));
+	if (m->node_fd[0] < 0)
+		return -errno;
+	m->nr_nodes = 1;
+	err = silo_fill_cpu_node(m->fd[SILO_MAP_CPU_NODE], &nr_nodes);
+	if (err)
+		return err;
+	err = silo_maps_create_node_caches(m, skel->maps.route_cache_n0,
+					   bpf_object__btf_fd(skel->obj),
+					   nr_nodes);
+	if (err)
+		return err;
+	meta.nr_nodes = nr_nodes;
+	if (bpf_map_update_elem(m->fd[SILO_MAP_META], &zero, &meta, BPF_ANY) ||
+	    bpf_map_update_elem(m->fd[SILO_MAP_GENID], &zero, &g, BPF_ANY))
+		return -errno;
+	err = silo_fill_local_addrs(m->fd[SILO_MAP_LOCAL_ADDRS]);
+	if (err)
+		return err;
+	return silo_sync_genid_flags(m->fd[SILO_MAP_GENID]);
+}
+
+int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
+		     bool *created)
+{
+	struct silo_xdp *skel = NULL;
+	int err, tmpl_fd = -1;
+	bool stale = false;
+	__u32 existing;
+
+	*created = false;
+	err = silo_maps_open(s, m);
+	if (!err) {
+		if (cache_size && !silo_maps_cache_size(m, &existing) &&
+		    existing != cache_size) {
+			pr_err("the route caches hold %u entries per node; unload silo from every device to change that\n",
+			       existing);
+			silo_maps_close(m);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (err == -ESTALE) {
+		pr_warn("the pins in %s are of another silo version or a namespace that is gone: replacing them\n",
+			s->pin_dir);
+		stale = true;
+	} else if (err != -ENOENT) {
+		pr_err("cannot open the maps pinned in %s: %s\n", s->pin_dir,
+		       strerror(-err));
+		return err;
+	}
+
+	/* Loading the object makes every map, with BTF for bpftool. */
+	skel = silo_xdp__open();
+	if (!skel) {
+		err = -errno;
+		pr_err("cannot open silo's XDP object: %s\n", strerror(-err));
+		return err;
+	}
+	/* One entry per possible CPU, so bpftool shows no padding. */
+	bpf_map__set_max_entries(skel->maps.cpu_node,
+				 libbpf_num_possible_cpus());
+	err = size_inner_template(skel, cache_size ? cache_size :
+					     SILO_ROUTE_CACHE_DEFAULT,
+				  &tmpl_fd);
+	if (err)
+		goto out;
+	err = silo_xdp__load(skel);
+	if (err) {
+		pr_err("the kernel refused silo's maps or program (%s): 'silo -d' shows libbpf's log and the verifier's\n",
+		       strerror(-err));
+		goto out;
+	}
+	err = init_fresh_maps(s, skel, m);
+	if (err)
+		goto out;
+	if (stale)
+		silo_maps_unpin(s);
+	err = silo_maps_pin(s, m);
+	if (err)
+		goto out;
+	*created = true;
+out:
+	if (err)
+		silo_maps_close(m);
+	if (tmpl_fd >= 0)
+		close(tmpl_fd);
+	silo_xdp__destroy(skel);
+	return err;
+}
+
+/* Removes the namespace's directories when they are empty. */
+static void remove_empty_dirs(struct silo *s)
+{
+	char path[PATH_MAX], *slash;
+
+	snprintf(path, sizeof(path), "%s", s->pin_dir);
+	while (strlen(path) >= strlen(s->pin_root)) {
+		if (rmdir(path))
+			return;
+		slash = strrchr(path, '/');
+		if (!slash)
+			return;
+		*slash = '\0';
+	}
+}
+
+static int count_one(struct silo *s, __u32 ifindex, void *ctx)
+{
+	(void)s;
+	(void)ifindex;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* Entries in a subdirectory of the pin directory (reuseport groups). */
+static int count_dir(const struct silo *s, const char *sub)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (silo_pin_path(s, path, sizeof(path), sub))
+		return 0;
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+bool silo_maps_in_use(struct silo *s)
+{
+	int links = 0;
+
+	silo_for_each_link_pin(s, count_one, &links);
+	return links || count_dir(s, SILO_PIN_REUSEPORT_DIR);
+}
+
+void silo_maps_release(struct silo *s)
+{
+	if (silo_maps_in_use(s))
+		return;
+	silo_maps_unpin(s);
+	if (!count_dir(s, SILO_PIN_REUSEPORT_DIR)) {
+		char path[PATH_MAX];
+
+		silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
+		rmdir(path);
+	}
+	remove_empty_dirs(s);
 }

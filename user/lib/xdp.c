@@ -72,126 +72,6 @@ err_close:
 	return err;
 }
 
-static struct bpf_map *skel_map(struct silo_xdp *skel, enum silo_map i)
-{
-	return bpf_object__find_map_by_name(skel->obj, silo_map_names[i]);
-}
-
-/* Rules decide whether protocol and ports belong in the cache key. */
-static int sync_genid_flags(int genid_fd)
-{
-	struct silo_genid g;
-	__u32 zero = 0, flags;
-	int l4;
-
-	l4 = silo_nl_rules_use_l4();
-	if (l4 < 0) {
-		pr_err("cannot read the policy rules: %s\n", strerror(-l4));
-		return l4;
-	}
-	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
-		return -errno;
-	flags = l4 ? g.flags | SILO_GENID_KEY_L4 : g.flags & ~SILO_GENID_KEY_L4;
-	if (flags == g.flags)
-		return 0;
-	/* A new key format: every entry made under the old one goes. */
-	g.flags = flags;
-	g.genid++;
-	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
-		return -errno;
-	return 0;
-}
-
-static int init_fresh_maps(struct silo *s, struct silo_xdp *skel,
-			   struct silo_maps *m)
-{
-	struct silo_meta meta = {
-		.layout_version = SILO_LAYOUT_VERSION,
-		.netns_cookie = s->netns_cookie,
-	};
-	struct silo_genid g = { .genid = 1 };
-	__u32 zero = 0, nr_nodes;
-	unsigned int i;
-	int err;
-
-	for (i = 0; i < SILO_MAP_COUNT; i++) {
-		m->fd[i] = dup(bpf_map__fd(skel_map(skel, i)));
-		if (m->fd[i] < 0)
-			return -errno;
-	}
-	m->node_fd[0] = dup(bpf_map__fd(skel->maps.route_cache_n0));
-	if (m->node_fd[0] < 0)
-		return -errno;
-	m->nr_nodes = 1;
-	err = silo_fill_cpu_node(m->fd[SILO_MAP_CPU_NODE], &nr_nodes);
-	if (err)
-		return err;
-	err = silo_maps_create_node_caches(m, skel->maps.route_cache_n0,
-					   bpf_object__btf_fd(skel->obj),
-					   nr_nodes);
-	if (err)
-		return err;
-	meta.nr_nodes = nr_nodes;
-	if (bpf_map_update_elem(m->fd[SILO_MAP_META], &zero, &meta, BPF_ANY) ||
-	    bpf_map_update_elem(m->fd[SILO_MAP_GENID], &zero, &g, BPF_ANY))
-		return -errno;
-	return 0;
-}
-
-/*
- * The kernel takes a cache into route_cache only if it matches the outer
- * map's template in size and flags. libbpf makes the template from the
- * declaration (default size), so another size needs a template of our own.
- */
-static int size_inner_template(struct silo_xdp *skel, __u32 size, int *fd)
-{
-	struct bpf_map *n0 = skel->maps.route_cache_n0;
-	LIBBPF_OPTS(bpf_map_create_opts, opts,
-		    .map_flags = bpf_map__map_flags(n0), .numa_node = 0);
-	int err;
-
-	if (size == SILO_ROUTE_CACHE_DEFAULT)
-		return 0;
-	*fd = bpf_map_create(bpf_map__type(n0), "route_cache_t",
-			     bpf_map__key_size(n0), bpf_map__value_size(n0),
-			     size, &opts);
-	if (*fd < 0) {
-		err = -errno;
-		pr_err("cannot create a route cache of %u entries: %s\n", size,
-		       strerror(-err));
-		return err;
-	}
-	return bpf_map__set_inner_map_fd(skel->maps.route_cache, *fd);
-}
-
-static int cache_size_of(const struct silo_maps *m, __u32 *size)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	if (m->nr_nodes == 0 ||
-	    bpf_obj_get_info_by_fd(m->node_fd[0], &info, &len))
-		return -ENOENT;
-	*size = info.max_entries;
-	return 0;
-}
-
-/* Removes the namespace's directories when they are empty. */
-static void remove_empty_dirs(struct silo *s)
-{
-	char path[PATH_MAX], *slash;
-
-	snprintf(path, sizeof(path), "%s", s->pin_dir);
-	while (strlen(path) >= strlen(s->pin_root)) {
-		if (rmdir(path))
-			return;
-		slash = strrchr(path, '/');
-		if (!slash)
-			return;
-		*slash = '\0';
-	}
-}
-
 /* Takes a program that is not silo's off the device (--force). */
 static int detach_foreign(const char *ifname, __u32 ifindex,
 			  const struct bpf_xdp_query_opts *q)
@@ -248,16 +128,13 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
-	__u32 cache_size =
-		opts->cache_size ? opts->cache_size : SILO_ROUTE_CACHE_DEFAULT;
 	struct xdp_link old = { .fd = -1 };
 	struct silo_xdp *skel = NULL;
 	struct silo_maps maps;
 	char link_path[PATH_MAX];
-	bool fresh, stale = false, pinned = false, ours;
-	__u32 ifindex, existing, tx_was = 0;
-	int err, link_fd = -1, prog_fd, tmpl_fd = -1;
-	bool had_tx;
+	bool created = false, ours, had_tx = false;
+	__u32 ifindex, cache_size, tx_was = 0;
+	int err, link_fd = -1, prog_fd;
 
 	silo_maps_init(&maps);
 	ifindex = if_nametoindex(ifname);
@@ -298,6 +175,18 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		goto out;
 	}
 
+	err = silo_maps_ensure(s, &maps, opts->cache_size, &created);
+	if (err)
+		goto out;
+	if (!created) {
+		/* The device's program sees the addresses and rules of now. */
+		err = silo_fill_local_addrs(maps.fd[SILO_MAP_LOCAL_ADDRS]);
+		if (!err)
+			err = silo_sync_genid_flags(maps.fd[SILO_MAP_GENID]);
+		if (err)
+			goto out;
+	}
+
 	skel = silo_xdp__open();
 	if (!skel) {
 		err = -errno;
@@ -306,72 +195,16 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	}
 	skel->rodata->forward = opts->forward;
 	skel->rodata->cache_enabled = !opts->no_cache;
-	skel->rodata->cache_size = cache_size;
-
-	err = silo_maps_open(s, &maps);
-	if (err == -ESTALE) {
-		pr_warn("the pins in %s are of another silo version or a namespace that is gone: replacing them\n",
-			s->pin_dir);
-		stale = true;
-	} else if (err && err != -ENOENT) {
-		pr_err("cannot open the maps pinned in %s: %s\n", s->pin_dir,
-		       strerror(-err));
+	if (!silo_maps_cache_size(&maps, &cache_size))
+		skel->rodata->cache_size = cache_size;
+	err = silo_maps_reuse(&maps, skel->obj);
+	if (err)
 		goto out;
-	}
-	fresh = err != 0;
-	if (fresh) {
-		bpf_map__set_max_entries(skel->maps.route_cache_n0, cache_size);
-		/* One entry per possible CPU, so bpftool shows no padding. */
-		bpf_map__set_max_entries(skel->maps.cpu_node,
-					 libbpf_num_possible_cpus());
-		err = size_inner_template(skel, cache_size, &tmpl_fd);
-		if (err)
-			goto out;
-	} else {
-		if (opts->cache_size && !cache_size_of(&maps, &existing) &&
-		    existing != opts->cache_size) {
-			pr_err("the route caches hold %u entries per node; unload silo from every device to change that\n",
-			       existing);
-			err = -EINVAL;
-			goto out;
-		}
-		for (unsigned int i = 0; i < SILO_MAP_COUNT; i++) {
-			err = bpf_map__reuse_fd(skel_map(skel, i), maps.fd[i]);
-			if (err)
-				goto out;
-		}
-		err = bpf_map__reuse_fd(skel->maps.route_cache_n0,
-					maps.node_fd[0]);
-		if (err)
-			goto out;
-		if (!cache_size_of(&maps, &existing))
-			skel->rodata->cache_size = existing;
-	}
-
 	err = silo_xdp__load(skel);
 	if (err) {
 		pr_err("the kernel refused silo's XDP program (%s): 'silo -d' shows libbpf's log and the verifier's\n",
 		       strerror(-err));
 		goto out;
-	}
-	if (fresh) {
-		err = init_fresh_maps(s, skel, &maps);
-		if (err)
-			goto out;
-	}
-	err = silo_fill_local_addrs(maps.fd[SILO_MAP_LOCAL_ADDRS]);
-	if (err)
-		goto out;
-	err = sync_genid_flags(maps.fd[SILO_MAP_GENID]);
-	if (err)
-		goto out;
-	if (fresh) {
-		if (stale)
-			silo_maps_unpin(s);
-		err = silo_maps_pin(s, &maps);
-		if (err)
-			goto out;
-		pinned = true;
 	}
 
 	/* Per-device entries first, so the program finds them at once. */
@@ -434,23 +267,19 @@ out_device:
 	if (!ours)
 		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
 out:
-	if (err && pinned) {
-		silo_maps_unpin(s);
-		remove_empty_dirs(s);
-	}
+	if (err && created)
+		silo_maps_release(s);
 	if (link_fd >= 0)
 		close(link_fd); /* the pin holds it, or closing detaches it */
 	if (old.fd >= 0)
 		close(old.fd);
-	if (tmpl_fd >= 0)
-		close(tmpl_fd);
 	silo_maps_close(&maps);
 	silo_xdp__destroy(skel);
 	return err;
 }
 
-/* Names of the link pins in the namespace's directory. */
-static int for_each_link_pin(struct silo *s,
+/* Calls fn for each device's link pin in the namespace's directory. */
+int silo_for_each_link_pin(struct silo *s,
 			     int (*fn)(struct silo *s, __u32 ifindex,
 				       void *ctx),
 			     void *ctx)
@@ -478,14 +307,6 @@ static int for_each_link_pin(struct silo *s,
 	return err;
 }
 
-static int count_link(struct silo *s, __u32 ifindex, void *ctx)
-{
-	(void)s;
-	(void)ifindex;
-	++*(int *)ctx;
-	return 0;
-}
-
 int silo_xdp_unload(struct silo *s, const char *ifname)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
@@ -493,7 +314,7 @@ int silo_xdp_unload(struct silo *s, const char *ifname)
 	struct silo_maps maps;
 	char path[PATH_MAX];
 	__u32 ifindex;
-	int err, links = 0;
+	int err;
 
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex) {
@@ -531,11 +352,7 @@ int silo_xdp_unload(struct silo *s, const char *ifname)
 		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
 		silo_maps_close(&maps);
 	}
-	for_each_link_pin(s, count_link, &links);
-	if (!links) {
-		silo_maps_unpin(s);
-		remove_empty_dirs(s);
-	}
+	silo_maps_release(s);
 	return 0;
 }
 
@@ -622,7 +439,7 @@ int silo_xdp_list(struct silo *s, struct silo_xdp_dev **devs, size_t *n)
 	struct dev_list list = {};
 	int err;
 
-	err = for_each_link_pin(s, list_link, &list);
+	err = silo_for_each_link_pin(s, list_link, &list);
 	if (err) {
 		free(list.devs);
 		return err;

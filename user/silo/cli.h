@@ -64,5 +64,7 @@ int do_xdp(int argc, char **argv);
 int do_route(int argc, char **argv);
 int do_genid(int argc, char **argv);
 int do_stats(int argc, char **argv);
+int do_reuseport(int argc, char **argv);
+int do_daemon(int argc, char **argv);
 
 #endif /* SILO_CLI_H */
