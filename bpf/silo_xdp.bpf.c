@@ -221,8 +221,17 @@ static __always_inline int entry_read(struct silo_route_entry *e,
 	return READ_ONCE(e->genid) == gen ? 0 : -2;
 }
 
-static __always_inline void entry_write(struct silo_route_entry *e,
-					const struct silo_route_entry *n)
+/*
+ * A preallocated LRU map may hand an element to another key (eviction or a
+ * delete, then an insert) while we hold a pointer to it. So the writer
+ * publishes the new genid only if the key still maps to this element; if
+ * not, it leaves genid 0 so the element's new owner re-resolves rather than
+ * using our fields. Returns 0, or -1 when the element was taken over.
+ */
+static __always_inline int entry_write(void *cache,
+				       const struct silo_route_key *key,
+				       struct silo_route_entry *e,
+				       const struct silo_route_entry *n)
 {
 	WRITE_ONCE(e->genid, 0);
 	barrier();
@@ -233,7 +242,12 @@ static __always_inline void entry_write(struct silo_route_entry *e,
 	__builtin_memcpy(e->dmac, n->dmac, sizeof(e->dmac));
 	__builtin_memcpy(e->nexthop, n->nexthop, sizeof(e->nexthop));
 	barrier();
+	if (bpf_map_lookup_elem(cache, key) != e) {
+		WRITE_ONCE(e->genid, 0);
+		return -1;
+	}
 	WRITE_ONCE(e->genid, n->genid);
+	return 0;
 }
 
 static __always_inline void ipv4_decrease_ttl(struct iphdr *iph)
@@ -343,8 +357,10 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 			 * In place: an update on a full LRU map takes a new
 			 * node and may evict another live entry.
 			 */
-			entry_write(e, &r);
-			count(st, SILO_STAT_CACHE_REFRESH);
+			if (entry_write(cache, &key, e, &r))
+				count(st, SILO_STAT_CACHE_RACE);
+			else
+				count(st, SILO_STAT_CACHE_REFRESH);
 		} else if (bpf_map_update_elem(cache, &key, &r, BPF_ANY)) {
 			count(st, SILO_STAT_CACHE_INSERT_FAIL);
 		} else {

@@ -38,23 +38,6 @@ static __u32 attached_prog(const char *dev)
 	return q.prog_id;
 }
 
-static __u32 pinned_id(const char *name)
-{
-	char path[PATH_MAX];
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		info.id = 0;
-	close(fd);
-	return info.id;
-}
-
 static int dev_info(const char *dev, struct silo_xdp_dev *out)
 {
 	struct silo_xdp_dev *devs;
@@ -109,7 +92,7 @@ static void test_double_load_refused_replace_allowed(void)
 
 	REQUIRE(silo_xdp_load(s, "d0", &o) == 0, "load d0");
 	REQUIRE(dev_info("d0", &a) == 0, "d0 not listed");
-	cache_id = pinned_id("route_cache_n0");
+	cache_id = pinned_map_id(silo_pin_dir(s), "route_cache_n0");
 	CHECK_EQ(silo_xdp_load(s, "d0", &o), -EEXIST);
 	REQUIRE(dev_info("d0", &b) == 0, "d0 not listed");
 	CHECK_EQ(b.prog_id, a.prog_id);
@@ -121,7 +104,7 @@ static void test_double_load_refused_replace_allowed(void)
 	CHECK(b.prog_id != a.prog_id, "program not replaced");
 	CHECK_EQ(b.link_id, a.link_id);
 	CHECK(!b.forward && a.forward, "knob not applied by the replace");
-	CHECK_EQ(pinned_id("route_cache_n0"), cache_id);
+	CHECK_EQ(pinned_map_id(silo_pin_dir(s), "route_cache_n0"), cache_id);
 	CHECK_EQ(attached_prog("d0"), b.prog_id);
 
 	/* A replace cannot change the attach mode. */
@@ -213,14 +196,15 @@ static void test_incompatible_pins_replaced(void)
 	REQUIRE(bpf_map_update_elem(fd, &zero, &meta, BPF_ANY) == 0,
 		"write meta");
 	close(fd);
-	old_stats = pinned_id("stats");
+	old_stats = pinned_map_id(silo_pin_dir(s), "stats");
 	CHECK_EQ(silo_info(s, &info), -ESTALE);
 
 	CHECK(silo_xdp_load(s, "d1", &o) == 0, "load over stale pins");
 	CHECK(silo_info(s, &info) == 0 &&
 		      info.layout_version == SILO_LAYOUT_VERSION,
 	      "stale pins not replaced");
-	CHECK(pinned_id("stats") != old_stats, "stats map reused");
+	CHECK(pinned_map_id(silo_pin_dir(s), "stats") != old_stats,
+	      "stats map reused");
 	unload_all();
 	CHECK(!pin_dir_exists(), "pins left");
 }

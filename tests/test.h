@@ -8,6 +8,7 @@
 #define SILO_TEST_H
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <bpf/bpf.h>
 #include "silo/silo.h"
 
 static int t_failures;
@@ -143,6 +145,24 @@ static inline int read_mac(const char *dev, unsigned char mac[6])
 		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
 	close(fd);
 	return err;
+}
+
+/* The kernel id of the map pinned as dir/name; 0 when there is none. */
+static inline __u32 pinned_map_id(const char *dir, const char *name)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
 }
 
 static inline int test_init(void)

@@ -20,9 +20,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
-#include "../tests/test.h"
-#include "../tests/pkt.h"
+#include "../tests/fwd.h"
 #include "silo_test.skel.h"
+#include "bench.h"
 
 #define BATCH 200 /* TTL 255 stays above 1 */
 #define TARGET_RATIO 0.35
@@ -66,21 +66,6 @@ static int build_routes(int routes, int rules)
 	return rc;
 }
 
-static int prog_of(struct silo *s, __u32 ifindex)
-{
-	struct silo_xdp_dev *devs;
-	size_t n, i;
-	int fd = -1;
-
-	if (silo_xdp_list(s, &devs, &n))
-		return -1;
-	for (i = 0; i < n; i++)
-		if (devs[i].ifindex == ifindex)
-			fd = bpf_prog_get_fd_by_id(devs[i].prog_id);
-	free(devs);
-	return fd;
-}
-
 /* Average ns per packet over calls calls of BATCH repeats each. */
 static double measure(const struct variant *v, const uint8_t *pkt, size_t len,
 		      int calls)
@@ -107,19 +92,6 @@ static double measure(const struct variant *v, const uint8_t *pkt, size_t len,
 	return total / calls;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -144,7 +116,6 @@ int main(int argc, char **argv)
 	unsigned long long hits = 0, lookups = 0;
 	struct silo_stats *per_cpu = NULL;
 	struct silo_test *empty = NULL;
-	struct silo *s = NULL;
 	uint8_t pkt[PKT_MAX];
 	double ns[3];
 	size_t len;
@@ -198,9 +169,9 @@ int main(int argc, char **argv)
 	    silo_xdp_load(s, "out0", &cached))
 		goto out;
 	v[0].ifindex = if_nametoindex("in0");
-	v[0].prog_fd = prog_of(s, v[0].ifindex);
+	v[0].prog_fd = prog_of(v[0].ifindex);
 	v[1].ifindex = if_nametoindex("in1");
-	v[1].prog_fd = prog_of(s, v[1].ifindex);
+	v[1].prog_fd = prog_of(v[1].ifindex);
 	empty = silo_test__open_and_load();
 	if (!empty || v[0].prog_fd < 0 || v[1].prog_fd < 0)
 		goto out;
@@ -228,7 +199,7 @@ int main(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < 3; i++)
-		ns[i] = median(v[i].ns, rounds);
+		ns[i] = bench_median(v[i].ns, rounds);
 	/* Each variant ran the path it is named for. */
 	per_cpu = calloc(silo_nr_cpus(), sizeof(*per_cpu));
 	if (!per_cpu || silo_stats_read(s, per_cpu))

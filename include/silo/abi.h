@@ -176,10 +176,10 @@ struct silo_route_entry {
 	X(CACHE_HIT, cache_hit, "route cache hit, current genid")              \
 	X(CACHE_MISS, cache_miss, "route cache miss")                          \
 	X(CACHE_STALE, cache_stale, "entry found with an old genid")           \
-	X(CACHE_RACE, cache_race, "entry rewritten while read")                \
+	X(CACHE_RACE, cache_race, "entry rewritten or reused meanwhile")       \
 	X(CACHE_INSERT, cache_insert, "entry added")                           \
 	X(CACHE_INSERT_FAIL, cache_insert_fail, "entry could not be added")    \
-	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")     \
+	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")      \
 	X(CACHE_UNTRUSTED, cache_untrusted, "silod silent: cache bypassed")
 
 enum silo_stat {
@@ -199,34 +199,34 @@ struct silo_stats {
  * daemon[0]: silod's pid and counters, written only by silod; for "silo
  * daemon status" and bpftool. The data path does not read it.
  */
-#define SILO_DAEMON_STATS(X)                                                 \
-	X(EV_ROUTE, events_route, "route messages")                          \
-	X(EV_RULE, events_rule, "policy rule messages")                      \
-	X(EV_NEIGH, events_neigh, "neighbour messages")                      \
-	X(EV_ADDR, events_addr, "address messages")                          \
-	X(EV_LINK, events_link, "link messages")                             \
-	X(EV_NEXTHOP, events_nexthop, "nexthop object messages")             \
-	X(EV_NETCONF, events_netconf, "netconf (forwarding, rp_filter)")     \
-	X(BURSTS, bursts, "bursts of messages handled as one")               \
-	X(COALESCED, coalesced, "messages folded into a burst")              \
-	X(SWEEPS, sweeps, "scoped invalidations (cache sweeps)")             \
-	X(SWEEPS_AGAIN, sweeps_again, "second sweeps after a grace period")  \
-	X(INVALIDATED, invalidated, "cache entries removed by sweeps")       \
-	X(GENID_BUMPS, genid_bumps, "global invalidations (genid bumps)")    \
-	X(RESYNCS, resyncs, "full resyncs")                                  \
-	X(OVERRUNS, overruns, "netlink overruns (ENOBUFS)")                  \
+#define SILO_DAEMON_STATS(X)                                                \
+	X(EV_ROUTE, events_route, "route messages")                         \
+	X(EV_RULE, events_rule, "policy rule messages")                     \
+	X(EV_NEIGH, events_neigh, "neighbour messages")                     \
+	X(EV_ADDR, events_addr, "address messages")                         \
+	X(EV_LINK, events_link, "link messages")                            \
+	X(EV_NEXTHOP, events_nexthop, "nexthop object messages")            \
+	X(EV_NETCONF, events_netconf, "netconf (forwarding, rp_filter)")    \
+	X(BURSTS, bursts, "bursts of messages handled as one")              \
+	X(COALESCED, coalesced, "messages folded into a burst")             \
+	X(SWEEPS, sweeps, "scoped invalidations (cache sweeps)")            \
+	X(SWEEPS_AGAIN, sweeps_again, "second sweeps after a grace period") \
+	X(INVALIDATED, invalidated, "cache entries removed by sweeps")      \
+	X(GENID_BUMPS, genid_bumps, "global invalidations (genid bumps)")   \
+	X(RESYNCS, resyncs, "full resyncs")                                 \
+	X(OVERRUNS, overruns, "netlink overruns (ENOBUFS)")                 \
 	X(DUMPS_RETRIED, dumps_retried, "dumps interrupted and run again")
 
 enum silo_daemon_stat {
 #define SILO_X(name, field, desc) SILO_DSTAT_##name,
 	SILO_DAEMON_STATS(SILO_X)
 #undef SILO_X
-	SILO_DSTAT_MAX
+		SILO_DSTAT_MAX
 };
 
 struct silo_daemon {
 	__u32 pid; /* 0: not running */
-	__u32 pad;
+	__u32 pending; /* first sweeps whose grace period has not ended */
 	__u64 started_ns; /* CLOCK_MONOTONIC */
 #define SILO_X(name, field, desc) __u64 field;
 	SILO_DAEMON_STATS(SILO_X)
@@ -245,6 +245,115 @@ struct silo_fib_probe {
 	__s32 rc;
 	__u32 flags;
 	struct bpf_fib_lookup params;
+};
+
+/*
+ * Reuseport groups (bpf/silo_reuseport.bpf.c). A group is one kernel
+ * SO_REUSEPORT group: the sockets of one protocol and family bound to one
+ * address, port and device. One sk_reuseport program serves every group: it
+ * finds the group of the socket the kernel's lookup found (ctx->sk) in
+ * reuseport_groups by that socket's key, and the group's REUSEPORT_SOCKARRAY
+ * (slot = CPU) in reuseport_sockets[id]. Pins: the shared objects as
+ * <pin_dir>/reuseport_*, each group's maps in <pin_dir>/reuseport/<name>/.
+ */
+#define SILO_REUSEPORT_MAX_GROUPS 256 /* ids 1..255; 0: sockets of no group */
+#define SILO_REUSEPORT_NAME_MAX 32 /* with the NUL */
+#define SILO_REUSEPORT_NODE_SLOTS 256 /* sockets listed per node */
+#define SILO_REUSEPORT_NODE_PROBES 4 /* node sockets tried per selection */
+#define SILO_REUSEPORT_NODE_LISTS 4096 /* (group, node) lists in all */
+
+#define SILO_PIN_REUSEPORT_GROUPS "reuseport_groups"
+#define SILO_PIN_REUSEPORT_SOCKETS "reuseport_sockets"
+#define SILO_PIN_REUSEPORT_NODES "reuseport_nodes"
+#define SILO_PIN_REUSEPORT_STATS "reuseport_stats"
+#define SILO_PIN_REUSEPORT_SELECT "reuseport_select" /* program */
+#define SILO_PIN_REUSEPORT_MIGRATE "reuseport_migrate" /* program */
+#define SILO_PIN_GROUP_SOCKETS "sockets" /* in reuseport/<name>/ */
+#define SILO_PIN_GROUP_SLOTS "slots"
+
+enum silo_reuseport_policy {
+	SILO_REUSEPORT_CPU, /* this CPU's slot, then its node, then hash */
+	SILO_REUSEPORT_NODE, /* a socket on this CPU's node, then hash */
+	SILO_REUSEPORT_HASH, /* the kernel's hash: no selection */
+	SILO_REUSEPORT_POLICY_MAX,
+};
+
+#define SILO_REUSEPORT_F_MIGRATE (1U << 0) /* TCP: SELECT_OR_MIGRATE program */
+#define SILO_REUSEPORT_F_ATTACHED (1U << 1) /* the program is on the sockets */
+
+/* reuseport_groups key: what the kernel's group is, as struct bpf_sock has it. */
+struct silo_reuseport_key {
+	__u8 family; /* SILO_AF_INET, SILO_AF_INET6 */
+	__u8 protocol; /* IPPROTO_UDP, IPPROTO_TCP */
+	__u16 port; /* host order */
+	__u32 bound_dev_if; /* SO_BINDTODEVICE, 0: any */
+	__u8 addr[16]; /* bound address, network order; zero: any */
+};
+
+struct silo_reuseport_group {
+	__u32 id; /* reuseport_sockets and reuseport_stats index */
+	enum silo_reuseport_policy policy;
+	__u32 flags; /* SILO_REUSEPORT_F_* */
+	__u32 nr_slots; /* slots of its sockets map: possible CPUs */
+	char name[SILO_REUSEPORT_NAME_MAX];
+};
+
+/* reuseport_nodes: the occupied slots of a group on a node, for policy node
+ * and the cpu policy's fallback. Written by user space when slots change. */
+struct silo_reuseport_node_key {
+	__u32 group; /* id */
+	__u32 node;
+};
+
+struct silo_reuseport_node {
+	__u32 nr;
+	__u32 slots[SILO_REUSEPORT_NODE_SLOTS];
+};
+
+/* reuseport/<name>/slots: who put which socket in a slot (for show). */
+struct silo_reuseport_slot {
+	__u64 cookie; /* SO_COOKIE; 0: nothing placed */
+	__u32 pid; /* the process that owns the socket */
+	__u32 tid; /* the thread that reads it, when known; else 0 */
+	__s32 fd; /* its number in that process */
+	__u32 pad;
+};
+
+/*
+ * reuseport_stats[id]: per-CPU counters of a group; [0] counts runs for
+ * sockets of no group. Every run counts runs and exactly one outcome:
+ * sel_cpu, sel_node, hash_policy, hash_fallback, no_group or no_map. Every
+ * failed bpf_sk_select_reuseport counts one err_* code.
+ */
+#define SILO_REUSEPORT_STATS(X)                                                \
+	X(RUNS, runs, "selections run (datagrams, SYNs, migrations)")          \
+	X(MIGRATE, migrate, "runs for a request leaving a closed listener")    \
+	X(SEL_CPU, sel_cpu, "selected: the socket in this CPU's slot")         \
+	X(SEL_NODE, sel_node, "selected: a socket on this CPU's node")         \
+	X(HASH_POLICY, hash_policy, "kernel hash: policy hash")                \
+	X(HASH_FALLBACK, hash_fallback, "kernel hash: no CPU or node socket")  \
+	X(NO_GROUP, no_group, "kernel hash: socket of no silo group")          \
+	X(NO_MAP, no_map, "kernel hash: group without its socket map")         \
+	X(CPU_MISS, cpu_miss, "this CPU's slot failed")                        \
+	X(NODE_EMPTY, node_empty, "no socket listed on this CPU's node")       \
+	X(NODE_MISS, node_miss, "a node socket tried failed")                  \
+	X(ERR_ENOENT, err_enoent, "ENOENT: slot empty, or its socket closed")  \
+	X(ERR_EBADFD, err_ebadfd, "EBADFD: socket of another address or port") \
+	X(ERR_EPROTOTYPE, err_eprototype, "EPROTOTYPE: other protocol")        \
+	X(ERR_EAFNOSUPPORT, err_eafnosupport, "EAFNOSUPPORT: other family")    \
+	X(ERR_OTHER, err_other, "any other bpf_sk_select_reuseport error")
+
+enum silo_reuseport_stat {
+#define SILO_X(name, field, desc) SILO_RSTAT_##name,
+	SILO_REUSEPORT_STATS(SILO_X)
+#undef SILO_X
+		SILO_RSTAT_MAX
+};
+
+struct silo_reuseport_stats {
+#define SILO_X(name, field, desc) __u64 field;
+	SILO_REUSEPORT_STATS(SILO_X)
+#undef SILO_X
 };
 
 #endif /* SILO_ABI_H */

@@ -130,6 +130,17 @@ int silo_route_flush(struct silo *s);
  */
 int silo_fib_lookup(struct silo *s, struct silo_fib_probe *probe);
 
+struct silo_daemon_info {
+	bool running; /* a live silod serves this namespace */
+	bool cache_trusted; /* the data path uses the route cache now */
+	struct silo_daemon state; /* as silod last published it */
+	struct silo_heartbeat heartbeat;
+	__u64 genid;
+};
+
+/* silod's state here; -ENOENT when there are no pins. */
+int silo_daemon_info(struct silo *s, struct silo_daemon_info *info);
+
 /* Number of possible CPUs: the length of the array silo_stats_read fills. */
 int silo_nr_cpus(void);
 
@@ -139,6 +150,148 @@ int silo_stats_read(struct silo *s, struct silo_stats *stats);
 /* The name and description of counter idx (enum silo_stat). */
 const char *silo_stat_name(unsigned int idx);
 const char *silo_stat_desc(unsigned int idx);
+
+/*
+ * Reuseport groups: socket[CPU] selection for a SO_REUSEPORT group.
+ *
+ * An application that owns sockets bound with SO_REUSEPORT to one address
+ * and port creates a group from any of them, puts each socket in the slot of
+ * the CPU whose thread reads it, and attaches silo's sk_reuseport program to
+ * the sockets. A datagram or connection processed on CPU k then goes to the
+ * socket in slot k (policy cpu), or to a socket on CPU k's NUMA node (policy
+ * node), or where the kernel's hash sends it (policy hash); when the chosen
+ * slot is empty or its socket closed, selection falls back to the node, then
+ * to the kernel's hash: it never drops. A socket that closes leaves its slot
+ * by itself. Groups are pinned under PIN_DIR/reuseport/NAME/ with the shared
+ * objects as PIN_DIR/reuseport_*; any process can open a group by name.
+ *
+ * A handle keeps no socket open. Errors: -EBADF (fd not open), -ENOTSOCK,
+ * -EINVAL (a socket that does not fit: not TCP or UDP, no SO_REUSEPORT, not
+ * bound, TCP not listening, another protocol, family, address, port or
+ * device than the group's, another network namespace; a bad name or
+ * policy), -ERANGE (a slot at or beyond the number of possible CPUs),
+ * -EEXIST (the name, or the socket's kernel group, is a group already),
+ * -EBUSY (the socket is in a slot already), -ENOENT (no such group, or an
+ * empty slot), -ENOSPC (SILO_REUSEPORT_MAX_GROUPS - 1 groups exist). A
+ * refused call changes nothing.
+ */
+struct silo_group;
+
+struct silo_group_opts {
+	const char *name; /* NULL: from the socket, e.g. "udp4_9000" */
+	enum silo_reuseport_policy policy; /* 0: SILO_REUSEPORT_CPU */
+	/* TCP: a listener that closes gets its queued requests reset (unless
+	 * net.ipv4.tcp_migrate_req) instead of moved to a live listener. */
+	bool no_migrate;
+};
+
+/* Makes a group for the kernel group of socket fd (fd is not kept). */
+int silo_group_create(struct silo *s, int fd,
+		      const struct silo_group_opts *opts,
+		      struct silo_group **g);
+/* Opens the group called name, made by this or another process. */
+int silo_group_open(struct silo *s, const char *name, struct silo_group **g);
+/* Frees the handle; the group stays (silo_group_detach removes it). */
+void silo_group_close(struct silo_group *g);
+const char *silo_group_name(const struct silo_group *g);
+/* Puts socket fd in slot (its CPU), replacing any socket there. */
+int silo_group_set(struct silo_group *g, __u32 slot, int fd);
+/* Empties slot. */
+int silo_group_remove(struct silo_group *g, __u32 slot);
+/* Attaches the program to fd's kernel group (fd: any of its sockets). */
+int silo_group_attach(struct silo_group *g, int fd);
+/* Takes effect with the next packet; also re-reads cpu_node for the nodes. */
+int silo_group_set_policy(struct silo_group *g,
+			  enum silo_reuseport_policy policy);
+/*
+ * Removes the group and its pins; with the last group, the shared objects
+ * too. Selection for its sockets becomes the kernel's hash at once. The
+ * program comes off the sockets through fd (any socket of the group), or
+ * with fd -1 through a socket taken from a slot's owner (pidfd_getfd); when
+ * neither works it stays on them, passing every packet to the kernel's hash,
+ * until they close. The handle only closes afterwards.
+ */
+int silo_group_detach(struct silo_group *g, int fd);
+
+struct silo_group_info {
+	struct silo_reuseport_key key;
+	struct silo_reuseport_group group; /* name, id, policy, flags, slots */
+};
+
+int silo_group_info(struct silo_group *g, struct silo_group_info *info);
+
+struct silo_group_slot {
+	__u64 cookie; /* the socket in the slot now; 0: empty */
+	__u32 node; /* the slot's CPU's node (cpu_node) */
+	struct silo_reuseport_slot placed; /* who put which socket there */
+};
+
+/* slots[0 .. info.group.nr_slots - 1]. */
+int silo_group_slots(struct silo_group *g, struct silo_group_slot *slots);
+/* Per-CPU counters into stats[0 .. silo_nr_cpus() - 1]. */
+int silo_group_stats(struct silo_group *g, struct silo_reuseport_stats *stats);
+/* Calls fn with each group's handle (closed after fn returns); stops when
+ * fn returns non-zero and returns that. 0 when there is none. */
+int silo_group_foreach(struct silo *s,
+		       int (*fn)(struct silo_group *g, void *ctx), void *ctx);
+
+const char *silo_reuseport_policy_name(enum silo_reuseport_policy policy);
+/* The policy called name, or -EINVAL. */
+int silo_reuseport_policy_parse(const char *name);
+/* The name and description of counter idx (enum silo_reuseport_stat). */
+const char *silo_reuseport_stat_name(unsigned int idx);
+const char *silo_reuseport_stat_desc(unsigned int idx);
+/* "udp4 127.0.0.1:9000", "tcp6 [::]:80%eth0" */
+void silo_reuseport_key_str(const struct silo_reuseport_key *key, char *buf,
+			    size_t len);
+
+/*
+ * Attaching to the sockets of a process silo did not start: every socket of
+ * process pid and its descendants bound with SO_REUSEPORT to port (TCP
+ * listeners, unconnected UDP) is taken with pidfd_getfd and placed in the
+ * slot of the one CPU that the thread reading it is pinned to (a thread
+ * blocked on it in a read, accept or epoll_wait), else the one CPU its
+ * process is pinned to, else its SO_INCOMING_CPU. Each kernel group found
+ * becomes a silo group, attached when it has a socket placed.
+ */
+enum silo_placed_by {
+	SILO_PLACED_NOT,
+	SILO_PLACED_THREAD, /* affinity of the thread that reads it */
+	SILO_PLACED_PROCESS, /* affinity of the process that holds it */
+	SILO_PLACED_INCOMING_CPU, /* SO_INCOMING_CPU */
+};
+
+struct silo_placement {
+	struct silo_reuseport_key key;
+	__u64 cookie;
+	__u32 pid; /* owner */
+	__u32 tid; /* the thread that reads it, when known */
+	int fd; /* in the owner */
+	int slot; /* -1: not placed */
+	enum silo_placed_by by;
+	char group[SILO_REUSEPORT_NAME_MAX]; /* empty: no group made */
+	char why[160]; /* not placed, or its group not made: why */
+};
+
+struct silo_attach_pid_opts {
+	__u16 port;
+	int protocol; /* IPPROTO_UDP, IPPROTO_TCP; 0: both */
+	enum silo_reuseport_policy policy;
+	bool no_migrate;
+	const char *name; /* for the group, when there is one */
+};
+
+/*
+ * *out (malloc'ed, free() it) lists every socket found, placed or not.
+ * Returns the number of groups attached (> 0), or -ESRCH (no such process),
+ * -EPERM (not allowed to take its sockets), -ENOENT (no such socket),
+ * -EINVAL (none could be placed), or another negative errno; on failure
+ * nothing is left behind.
+ */
+int silo_group_attach_pid(struct silo *s, int pid,
+			  const struct silo_attach_pid_opts *opts,
+			  struct silo_placement **out, size_t *n);
+const char *silo_placed_by_name(enum silo_placed_by by);
 
 #ifdef __cplusplus
 }

@@ -70,7 +70,9 @@ int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
 int silo_maps_cache_size(const struct silo_maps *m, __u32 *size);
 /* Sets SILO_GENID_KEY_L4 from the policy rules; bumps genid when it flips. */
 int silo_sync_genid_flags(int genid_fd);
-/* True while an XDP link or a reuseport group uses the shared maps. */
+/* The pid of a live silod serving this namespace's pins, or 0. */
+int silo_daemon_pid(struct silo *s);
+/* True while an XDP link, a reuseport group or silod uses the shared maps. */
 bool silo_maps_in_use(struct silo *s);
 /* Removes the shared pins and empty directories, unless still in use. */
 void silo_maps_release(struct silo *s);
@@ -82,12 +84,13 @@ int silo_for_each_link_pin(struct silo *s,
 int silo_maps_pin(struct silo *s, const struct silo_maps *m);
 /* Removes the map pins, meta first. */
 void silo_maps_unpin(struct silo *s);
-struct bpf_map;
-int silo_maps_create_node_caches(struct silo_maps *m,
-				 const struct bpf_map *tmpl, int btf_fd,
-				 __u32 nr_nodes);
+/* Makes (and pins) route caches up to nr_nodes, like node 0's; updates
+ * meta. Never removes caches. */
+int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes);
 
 /* Paths. */
+/* An fd of the object pinned as name in the pin directory, or -errno. */
+int silo_obj_get(const struct silo *s, const char *name);
 int silo_pin_path(const struct silo *s, char *buf, size_t len,
 		  const char *name);
 int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
@@ -113,6 +116,8 @@ struct silo_nl_addr {
 };
 typedef int (*silo_nl_addr_fn)(const struct silo_nl_addr *a, void *ctx);
 int silo_nl_dump_addrs(silo_nl_addr_fn fn, void *ctx);
+/* Dumps run again because they came back with NLM_F_DUMP_INTR. */
+extern unsigned long silo_nl_dumps_retried;
 int silo_nl_link_mac(__u32 ifindex, __u8 mac[6]);
 /* 1 when a policy rule selects on ipproto or ports, else 0. */
 int silo_nl_rules_use_l4(void);
@@ -120,9 +125,22 @@ int silo_nl_rules_use_l4(void);
 /* Fill the maps from the kernel's state. */
 int silo_fill_local_addrs(int map_fd);
 int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes);
+int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);
 int silo_fill_device(int map_fd, __u32 ifindex);
 
 /* The current network namespace's cookie (SO_NETNS_COOKIE). */
 int netns_cookie(__u64 *cookie);
+
+/* Reuseport groups (reuseport.c, reuseport_pid.c). */
+/* What socket fd is as a group key; why says what does not fit. */
+int silo_reuseport_sock_key(const struct silo *s, int fd,
+			    struct silo_reuseport_key *key, char *why,
+			    size_t len);
+int silo_socket_cookie(int fd, __u64 *cookie);
+/* silo_group_set, recording owner (of another process) for show/detach. */
+int silo_group_place(struct silo_group *g, __u32 slot, int fd,
+		     const struct silo_reuseport_slot *owner);
+/* A copy of fd number fd of process pid (pidfd_getfd), or -errno. */
+int silo_pidfd_getfd(int pid, int fd);
 
 #endif /* SILO_INTERNAL_H */

@@ -2,6 +2,8 @@
 /* The shared, pinned maps: open with a layout check, fill, pin, remove. */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +15,14 @@
 #include "silo_xdp.skel.h"
 
 const char *const silo_map_names[SILO_MAP_COUNT] = {
-	[SILO_MAP_META] = "meta",	[SILO_MAP_LOCAL_ADDRS] = "local_addrs",
-	[SILO_MAP_GENID] = "genid",	[SILO_MAP_CPU_NODE] = "cpu_node",
-	[SILO_MAP_DEVICES] = "devices", [SILO_MAP_TX_PORTS] = "tx_ports",
-	[SILO_MAP_STATS] = "stats",	[SILO_MAP_ROUTE_CACHE] = "route_cache",
+	[SILO_MAP_META] = "meta",
+	[SILO_MAP_LOCAL_ADDRS] = "local_addrs",
+	[SILO_MAP_GENID] = "genid",
+	[SILO_MAP_CPU_NODE] = "cpu_node",
+	[SILO_MAP_DEVICES] = "devices",
+	[SILO_MAP_TX_PORTS] = "tx_ports",
+	[SILO_MAP_STATS] = "stats",
+	[SILO_MAP_ROUTE_CACHE] = "route_cache",
 	[SILO_MAP_HEARTBEAT] = "heartbeat",
 	[SILO_MAP_DAEMON] = "daemon",
 };
@@ -53,7 +59,7 @@ static int node_pin_name(char *buf, size_t len, __u32 node)
 	return 0;
 }
 
-static int obj_get(const struct silo *s, const char *name)
+int silo_obj_get(const struct silo *s, const char *name)
 {
 	char path[PATH_MAX];
 	int fd;
@@ -72,7 +78,7 @@ int silo_maps_open(struct silo *s, struct silo_maps *m)
 	int fd, err;
 
 	silo_maps_init(m);
-	fd = obj_get(s, SILO_PIN_META);
+	fd = silo_obj_get(s, SILO_PIN_META);
 	if (fd < 0)
 		return fd == -ENOENT ? -ENOENT : fd;
 	m->fd[SILO_MAP_META] = fd;
@@ -95,7 +101,7 @@ int silo_maps_open(struct silo *s, struct silo_maps *m)
 	for (i = 0; i < SILO_MAP_COUNT; i++) {
 		if (i == SILO_MAP_META)
 			continue;
-		fd = obj_get(s, silo_map_names[i]);
+		fd = silo_obj_get(s, silo_map_names[i]);
 		if (fd < 0) {
 			err = fd == -ENOENT ? -ESTALE : fd;
 			goto err_close;
@@ -108,7 +114,7 @@ int silo_maps_open(struct silo *s, struct silo_maps *m)
 	}
 	for (i = 0; i < meta.nr_nodes; i++) {
 		node_pin_name(name, sizeof(name), i);
-		fd = obj_get(s, name);
+		fd = silo_obj_get(s, name);
 		if (fd < 0) {
 			err = fd == -ENOENT ? -ESTALE : fd;
 			goto err_close;
@@ -184,45 +190,81 @@ void silo_maps_unpin(struct silo *s)
 }
 
 /*
- * Caches of nodes 1..nr_nodes-1, like node 0's (tmpl, made by libbpf with
- * the object's BTF, so bpftool can print these too). An array of maps needs
- * identical flags: a node this machine lacks (a faked topology) still gets
- * BPF_F_NUMA_NODE, with its memory on node 0.
+ * Caches of nodes m->nr_nodes..nr_nodes-1, made like node 0's (which libbpf
+ * made with the object's BTF, so bpftool prints these too). An array of maps
+ * needs identical flags: a node this machine lacks (a faked topology) still
+ * gets BPF_F_NUMA_NODE, with its memory on node 0.
  */
-int silo_maps_create_node_caches(struct silo_maps *m,
-				 const struct bpf_map *tmpl, int btf_fd,
-				 __u32 nr_nodes)
+static int create_node_caches(struct silo_maps *m, __u32 nr_nodes)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .btf_fd = btf_fd,
-		    .map_flags = bpf_map__map_flags(tmpl));
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	struct bpf_map_info info = {};
 	char name[BPF_OBJ_NAME_LEN];
-	__u32 node;
-	int fd;
+	__u32 len = sizeof(info), node = m->nr_nodes;
+	int fd, btf_fd = -1, err = 0;
 
-	opts.btf_key_type_id = bpf_map__btf_key_type_id(tmpl);
-	opts.btf_value_type_id = bpf_map__btf_value_type_id(tmpl);
-	for (node = 1; node < nr_nodes; node++) {
+	if (nr_nodes > SILO_MAX_NODES)
+		return -E2BIG;
+	if (node >= nr_nodes)
+		return 0;
+	if (!m->nr_nodes || bpf_obj_get_info_by_fd(m->node_fd[0], &info, &len))
+		return -ENOENT;
+	if (info.btf_id) {
+		btf_fd = bpf_btf_get_fd_by_id(info.btf_id);
+		opts.btf_fd = btf_fd < 0 ? 0 : btf_fd;
+		opts.btf_key_type_id = btf_fd < 0 ? 0 : info.btf_key_type_id;
+		opts.btf_value_type_id =
+			btf_fd < 0 ? 0 : info.btf_value_type_id;
+	}
+	opts.map_flags = info.map_flags;
+	for (; node < nr_nodes; node++) {
 		opts.numa_node = numa_node_online(node) ? node : 0;
 		snprintf(name, sizeof(name), "%s%u", SILO_PIN_ROUTE_CACHE_NODE,
 			 node);
-		fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, name,
-				    bpf_map__key_size(tmpl),
-				    bpf_map__value_size(tmpl),
-				    bpf_map__max_entries(tmpl), &opts);
-		if (fd < 0)
-			goto err;
+		fd = bpf_map_create(info.type, name, info.key_size,
+				    info.value_size, info.max_entries, &opts);
+		if (fd < 0 || bpf_map_update_elem(m->fd[SILO_MAP_ROUTE_CACHE],
+						  &node, &fd, BPF_ANY)) {
+			err = -errno;
+			if (fd >= 0)
+				close(fd);
+			pr_err("cannot create the route cache of node %u: %s\n",
+			       node, strerror(-err));
+			break;
+		}
 		m->node_fd[node] = fd;
-		if (bpf_map_update_elem(m->fd[SILO_MAP_ROUTE_CACHE], &node, &fd,
-					BPF_ANY))
-			goto err;
+		m->nr_nodes = node + 1;
 	}
-	m->nr_nodes = nr_nodes;
+	if (btf_fd >= 0)
+		close(btf_fd);
+	return err;
+}
+
+int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes)
+{
+	char path[PATH_MAX], name[64];
+	struct silo_meta meta;
+	__u32 zero = 0, node, old = m->nr_nodes;
+	int err;
+
+	err = create_node_caches(m, nr_nodes);
+	for (node = old; node < m->nr_nodes && !err; node++) {
+		node_pin_name(name, sizeof(name), node);
+		silo_pin_path(s, path, sizeof(path), name);
+		if (bpf_obj_pin(m->node_fd[node], path) && errno != EEXIST)
+			err = -errno;
+	}
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(m->fd[SILO_MAP_META], &zero, &meta))
+		return -errno;
+	if (meta.nr_nodes != m->nr_nodes) {
+		meta.nr_nodes = m->nr_nodes;
+		if (bpf_map_update_elem(m->fd[SILO_MAP_META], &zero, &meta,
+					BPF_ANY))
+			return -errno;
+	}
 	return 0;
-err:
-	fd = -errno;
-	pr_err("cannot create the route cache of node %u: %s\n", node,
-	       strerror(-fd));
-	return fd;
 }
 
 struct addr_set {
@@ -315,10 +357,20 @@ out:
 	return err;
 }
 
+int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus)
+{
+	__u32 cpu;
+
+	for (cpu = 0; cpu < (__u32)nr_cpus; cpu++)
+		if (bpf_map_update_elem(map_fd, &cpu, &node_of[cpu], BPF_ANY))
+			return -errno;
+	return 0;
+}
+
 int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes)
 {
 	int nr_cpus = libbpf_num_possible_cpus();
-	__u32 *node_of, cpu;
+	__u32 *node_of;
 	int err;
 
 	if (nr_cpus < 0)
@@ -332,18 +384,11 @@ int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes)
 	if (!node_of)
 		return -ENOMEM;
 	err = read_cpu_nodes(node_of, nr_cpus, nr_nodes);
-	if (err) {
+	if (err)
 		pr_err("cannot read the CPU topology from sysfs: %s\n",
 		       strerror(-err));
-		goto out;
-	}
-	for (cpu = 0; cpu < (__u32)nr_cpus; cpu++) {
-		if (bpf_map_update_elem(map_fd, &cpu, &node_of[cpu], BPF_ANY)) {
-			err = -errno;
-			goto out;
-		}
-	}
-out:
+	else
+		err = silo_write_cpu_node(map_fd, node_of, nr_cpus);
 	free(node_of);
 	return err;
 }
@@ -416,7 +461,8 @@ int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj)
 	unsigned int i;
 	int err;
 
-	bpf_object__for_each_map(map, obj) {
+	bpf_object__for_each_map(map, obj)
+	{
 		const char *name = bpf_map__name(map);
 		int fd = -1;
 
@@ -491,9 +537,7 @@ static int init_fresh_maps(struct silo *s, struct silo_xdp *skel,
 	err = silo_fill_cpu_node(m->fd[SILO_MAP_CPU_NODE], &nr_nodes);
 	if (err)
 		return err;
-	err = silo_maps_create_node_caches(m, skel->maps.route_cache_n0,
-					   bpf_object__btf_fd(skel->obj),
-					   nr_nodes);
+	err = create_node_caches(m, nr_nodes);
 	if (err)
 		return err;
 	meta.nr_nodes = nr_nodes;
@@ -546,9 +590,9 @@ int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
 	/* One entry per possible CPU, so bpftool shows no padding. */
 	bpf_map__set_max_entries(skel->maps.cpu_node,
 				 libbpf_num_possible_cpus());
-	err = size_inner_template(skel, cache_size ? cache_size :
-					     SILO_ROUTE_CACHE_DEFAULT,
-				  &tmpl_fd);
+	err = size_inner_template(
+		skel, cache_size ? cache_size : SILO_ROUTE_CACHE_DEFAULT,
+		&tmpl_fd);
 	if (err)
 		goto out;
 	err = silo_xdp__load(skel);
@@ -618,12 +662,41 @@ static int count_dir(const struct silo *s, const char *sub)
 	return n;
 }
 
+int silo_daemon_pid(struct silo *s)
+{
+	char path[64], comm[32];
+	struct silo_daemon d;
+	struct stat a, b;
+	__u32 zero = 0;
+	int fd, err;
+
+	fd = silo_obj_get(s, silo_map_names[SILO_MAP_DAEMON]);
+	if (fd < 0)
+		return 0;
+	err = bpf_map_lookup_elem(fd, &zero, &d);
+	close(fd);
+	if (err || !d.pid || (kill(d.pid, 0) && errno == ESRCH))
+		return 0;
+	/* The pid may have been reused since silod died. */
+	snprintf(path, sizeof(path), "/proc/%u/comm", d.pid);
+	if (read_file(path, comm, sizeof(comm)) < 0 ||
+	    strncmp(comm, "silod", 5))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%u/ns/net", d.pid);
+	if (stat(path, &a) || stat("/proc/thread-self/ns/net", &b) ||
+	    a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+		return 0;
+	return d.pid;
+}
+
 bool silo_maps_in_use(struct silo *s)
 {
-	int links = 0;
+	int links = 0, pid;
 
 	silo_for_each_link_pin(s, count_one, &links);
-	return links || count_dir(s, SILO_PIN_REUSEPORT_DIR);
+	pid = silo_daemon_pid(s);
+	return links || count_dir(s, SILO_PIN_REUSEPORT_DIR) ||
+	       (pid && pid != getpid());
 }
 
 void silo_maps_release(struct silo *s)

@@ -16,6 +16,8 @@
 /* Dumps interrupted by a concurrent change (NLM_F_DUMP_INTR) are retried. */
 #define NL_DUMP_RETRIES 10
 
+unsigned long silo_nl_dumps_retried;
+
 struct nl_dump {
 	mnl_cb_t cb;
 	void *data;
@@ -74,8 +76,10 @@ again:
 		ret = -errno;
 		goto out_close;
 	}
-	if (d.intr && ++tries < NL_DUMP_RETRIES)
+	if (d.intr && ++tries < NL_DUMP_RETRIES) {
+		__atomic_add_fetch(&silo_nl_dumps_retried, 1, __ATOMIC_RELAXED);
 		goto again;
+	}
 	ret = d.intr ? -EAGAIN : 0;
 out_close:
 	mnl_socket_close(nl);

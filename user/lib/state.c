@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -185,6 +186,39 @@ int silo_fib_lookup(struct silo *s, struct silo_fib_probe *probe)
 		memcpy(probe, &out, sizeof(out));
 	}
 	fib_probe__destroy(skel);
+	return err;
+}
+
+int silo_daemon_info(struct silo *s, struct silo_daemon_info *info)
+{
+	struct silo_maps m;
+	struct silo_genid g;
+	struct timespec ts;
+	__u32 zero = 0;
+	__u64 now;
+	int err;
+
+	memset(info, 0, sizeof(*info));
+	err = silo_maps_open(s, &m);
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(m.fd[SILO_MAP_DAEMON], &zero, &info->state) ||
+	    bpf_map_lookup_elem(m.fd[SILO_MAP_HEARTBEAT], &zero,
+				&info->heartbeat) ||
+	    bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g)) {
+		err = -errno;
+		goto out;
+	}
+	info->genid = g.genid;
+	info->running = silo_daemon_pid(s) != 0;
+	/* The data path's rule, on the data path's clock. */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	info->cache_trusted = !info->heartbeat.last_ns ||
+			      (__s64)(now - info->heartbeat.last_ns) <=
+				      (__s64)info->heartbeat.timeout_ns;
+out:
+	silo_maps_close(&m);
 	return err;
 }
 

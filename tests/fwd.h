@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A forwarding lab for tests that run silo's XDP program through
+ * BPF_PROG_TEST_RUN: veths in0 (ingress) and out0 (egress) in the test's own
+ * network namespace, silo loaded on both with forwarding, and helpers that
+ * run a packet and report the verdict, the bytes out and the counters it
+ * changed. The including test builds the routes and neighbours it needs.
+ */
+#ifndef SILO_TEST_FWD_H
+#define SILO_TEST_FWD_H
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+#include "test.h"
+#include "pkt.h"
+
+static struct silo *s;
+static __u32 in0, out0;
+static int prog_in0;
+static uint8_t mac_in0[6], mac_out0[6];
+static const uint8_t __attribute__((unused))
+mac_peer[6] = { 0x02, 0, 0, 0, 0x01, 0x02 };
+static const uint8_t __attribute__((unused))
+mac_gw[6] = { 0x02, 0, 0, 0, 0x02, 0x02 };
+static const uint8_t __attribute__((unused))
+mac_gw2[6] = { 0x02, 0, 0, 0, 0x02, 0x03 };
+static inline int prog_of(__u32 ifindex)
+{
+	struct silo_xdp_dev *devs;
+	size_t n, i;
+	int fd = -1;
+
+	if (silo_xdp_list(s, &devs, &n))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (devs[i].ifindex == ifindex)
+			fd = bpf_prog_get_fd_by_id(devs[i].prog_id);
+	free(devs);
+	return fd;
+}
+
+/* in0 and out0 with their addresses, silo on both; then cmds (routes). */
+static inline int fwd_setup(const char *cmds)
+{
+	struct silo_opts opts = { .pin_root = test_pin_root() };
+	struct silo_xdp_load_opts fwd = { .forward = true };
+
+	if (sh("set -e\n"
+	       "ip link add in0 type veth peer name in0p\n"
+	       "ip link add out0 type veth peer name out0p\n"
+	       /* The peers stay silent (no IPv6 autoconf, DAD or MLD), so
+		* the counters change only for the packets a test runs. */
+	       "sysctl -qw net.ipv6.conf.in0p.disable_ipv6=1 net.ipv6.conf.out0p.disable_ipv6=1\n"
+	       "for d in in0 in0p out0 out0p; do ip link set $d up; done\n"
+	       "ip addr add 10.1.0.1/24 dev in0\n"
+	       "ip addr add fd01::1/64 dev in0 nodad\n"
+	       "ip addr add 10.2.0.1/24 dev out0\n"
+	       "ip addr add fd02::1/64 dev out0 nodad\n"
+	       "ip neigh add 10.2.0.2 lladdr 02:00:00:00:02:02 dev out0 nud permanent\n"
+	       "ip neigh add 10.2.0.3 lladdr 02:00:00:00:02:03 dev out0 nud permanent\n"
+	       "ip neigh add fd02::2 lladdr 02:00:00:00:02:02 dev out0 nud permanent\n"
+	       "ip neigh add fd02::3 lladdr 02:00:00:00:02:03 dev out0 nud permanent\n"
+	       "sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1\n"
+	       "sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.in0.rp_filter=0\n"
+	       "%s\n",
+	       cmds ? cmds : ""))
+		return -1;
+	in0 = if_nametoindex("in0");
+	out0 = if_nametoindex("out0");
+	if (read_mac("in0", mac_in0) || read_mac("out0", mac_out0)) {
+		printf("# cannot read MAC addresses\n");
+		return -1;
+	}
+	if (silo_open(&s, &opts) || silo_xdp_load(s, "in0", &fwd) ||
+	    silo_xdp_load(s, "out0", &fwd))
+		return -1;
+	prog_in0 = prog_of(in0);
+	if (prog_in0 < 0) {
+		printf("# cannot find the loaded program\n");
+		return -1;
+	}
+	return 0;
+}
+
+static inline void fwd_teardown(void)
+{
+	silo_xdp_unload(s, "in0");
+	silo_xdp_unload(s, "out0");
+	close(prog_in0);
+	silo_close(s);
+}
+
+static inline int run_on(int prog_fd, __u32 ifindex, const uint8_t *pkt,
+			 size_t len, uint8_t *out, __u32 *out_len)
+{
+	struct xdp_md ctx = { .data_end = len, .ingress_ifindex = ifindex };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
+		    .data_size_in = len, .data_out = out,
+		    .data_size_out = PKT_MAX, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = 1);
+
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
+		return -errno;
+	*out_len = opts.data_size_out;
+	return opts.retval;
+}
+
+static inline void stats_total(struct silo_stats *total)
+{
+	int ncpus = silo_nr_cpus(), cpu;
+	struct silo_stats *per_cpu = calloc(ncpus, sizeof(*per_cpu));
+	unsigned int i;
+
+	memset(total, 0, sizeof(*total));
+	if (!per_cpu || silo_stats_read(s, per_cpu)) {
+		free(per_cpu);
+		return;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < SILO_STAT_MAX; i++)
+			((__u64 *)total)[i] += ((__u64 *)&per_cpu[cpu])[i];
+	free(per_cpu);
+}
+
+/* Runs pkt on in0 (or dev) and returns the counters it changed. */
+struct result {
+	int verdict;
+	uint8_t out[PKT_MAX];
+	__u32 len;
+	struct silo_stats d; /* deltas */
+};
+
+static inline void run_pkt_dev(int prog_fd, __u32 ifindex, const uint8_t *pkt,
+			       size_t len, struct result *r)
+{
+	struct silo_stats before, after;
+	unsigned int i;
+
+	stats_total(&before);
+	r->verdict = run_on(prog_fd, ifindex, pkt, len, r->out, &r->len);
+	stats_total(&after);
+	for (i = 0; i < SILO_STAT_MAX; i++)
+		((__u64 *)&r->d)[i] =
+			((__u64 *)&after)[i] - ((__u64 *)&before)[i];
+}
+
+static inline void run_pkt(const uint8_t *pkt, size_t len, struct result *r)
+{
+	run_pkt_dev(prog_in0, in0, pkt, len, r);
+}
+
+static inline void v4(uint8_t a[16], const char *s)
+{
+	memset(a, 0, 16);
+	inet_pton(AF_INET, s, a);
+}
+
+static inline void v6(uint8_t a[16], const char *s)
+{
+	inet_pton(AF_INET6, s, a);
+}
+
+/* A UDP packet from the client side (10.1.0.2) to dst, for in0. */
+static inline struct pkt_spec spec4(const char *dst)
+{
+	struct pkt_spec sp = { .family = AF_INET, .payload = 32 };
+
+	memcpy(sp.dmac, mac_in0, 6);
+	memcpy(sp.smac, mac_peer, 6);
+	v4(sp.src, "10.1.0.2");
+	v4(sp.dst, dst);
+	return sp;
+}
+
+static inline struct pkt_spec spec6(const char *dst)
+{
+	struct pkt_spec sp = { .family = AF_INET6, .payload = 32 };
+
+	memcpy(sp.dmac, mac_in0, 6);
+	memcpy(sp.smac, mac_peer, 6);
+	v6(sp.src, "fd01::2");
+	v6(sp.dst, dst);
+	return sp;
+}
+
+struct find_ctx {
+	struct silo_route_key key;
+	struct silo_route_entry entry;
+	__u32 node;
+	int found;
+};
+
+static inline int find_cb(__u32 node, const struct silo_route_key *k,
+			  const struct silo_route_entry *e, void *data)
+{
+	struct find_ctx *f = data;
+
+	if (k->ifindex == f->key.ifindex && k->family == f->key.family &&
+	    !memcmp(k->src, f->key.src, 16) &&
+	    !memcmp(k->dst, f->key.dst, 16) && k->sport == f->key.sport &&
+	    k->dport == f->key.dport) {
+		f->entry = *e;
+		f->node = node;
+		f->found++;
+	}
+	return 0;
+}
+
+/* The cache entry for sp's flow arriving on in0, if any. */
+static inline int cache_entry(const struct pkt_spec *sp,
+			      struct silo_route_entry *e)
+{
+	struct find_ctx f = {};
+
+	f.key.ifindex = in0;
+	f.key.family = sp->family == AF_INET6 ? SILO_AF_INET6 : SILO_AF_INET;
+	memcpy(f.key.src, sp->src, 16);
+	memcpy(f.key.dst, sp->dst, 16);
+	if (silo_route_foreach(s, find_cb, &f))
+		return -1;
+	if (f.found)
+		*e = f.entry;
+	return f.found;
+}
+
+static inline __u64 genid_now(void)
+{
+	struct silo_info info;
+
+	return silo_info(s, &info) ? 0 : info.genid;
+}
+
+/* The packet the forward path must produce: new MACs, TTL - 1. */
+static inline size_t expected_fwd(struct pkt_spec sp, const uint8_t *dmac,
+				  uint8_t *buf)
+{
+	memcpy(sp.dmac, dmac, 6);
+	memcpy(sp.smac, mac_out0, 6);
+	sp.ttl = (sp.ttl ? sp.ttl : 64) - 1;
+	return pkt_build(buf, &sp);
+}
+
+static inline void check_forwarded(const struct pkt_spec *sp,
+				   const struct result *r, const uint8_t *dmac)
+{
+	uint8_t want[PKT_MAX];
+	size_t len = expected_fwd(*sp, dmac, want);
+
+	CHECK_EQ(r->verdict, XDP_REDIRECT);
+	CHECK_EQ(r->len, len);
+	CHECK(!memcmp(r->out, want, len),
+	      "output bytes differ from the expected forwarded packet");
+	CHECK_EQ(r->d.rx, 1);
+	CHECK_EQ(r->d.redirect, 1);
+	CHECK_EQ(r->d.pass, 0);
+}
+
+#endif /* SILO_TEST_FWD_H */

@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Attaching to the SO_REUSEPORT sockets of a process silo did not start: find
+ * them under /proc, take them with pidfd_getfd, place each in the slot of the
+ * CPU that reads it, make the groups and attach.
+ *
+ * Which CPU reads a socket: the one CPU of the thread blocked on it (in a
+ * read, recv or accept on its fd, or in epoll_wait on an epoll that watches
+ * it: /proc/PID/task/TID/syscall names the fd, /proc/PID/fdinfo/EPFD lists
+ * the watched fds as "tfd:"), else the one CPU of the process that holds it
+ * (a socket inherited by several processes has no such owner), else the
+ * socket's SO_INCOMING_CPU, the CPU that last received for it or that the
+ * application set.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <bpf/libbpf.h>
+#include "internal.h"
+
+#define MAX_PROCS 4096
+
+/* One socket, however many fds of however many processes hold it. */
+struct found_sock {
+	struct silo_placement p; /* p.pid, p.fd: the first holder */
+	int copy; /* our fd of it */
+	int thread_cpu; /* -1: no reader seen; -2: readers on several CPUs */
+	int thread_pid, thread_fd;
+	int process_cpu; /* -1: no single-CPU holder; -2: several */
+	int holders;
+	int group; /* index into the groups made */
+};
+
+/* An fd of a process that is one of the sockets. */
+struct sock_fd {
+	int pid, fd, sock;
+};
+
+struct scan {
+	struct silo *s;
+	const struct silo_attach_pid_opts *opts;
+	struct found_sock *socks;
+	size_t nr_socks;
+	struct sock_fd *fds;
+	size_t nr_fds;
+	int nr_cpus;
+	int denied; /* a process whose sockets we may not take */
+};
+
+const char *silo_placed_by_name(enum silo_placed_by by)
+{
+	switch (by) {
+	case SILO_PLACED_THREAD:
+		return "thread affinity";
+	case SILO_PLACED_PROCESS:
+		return "process affinity";
+	case SILO_PLACED_INCOMING_CPU:
+		return "SO_INCOMING_CPU";
+	default:
+		return "not placed";
+	}
+}
+
+static int pidfd_open(int pid)
+{
+	int fd = syscall(SYS_pidfd_open, pid, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int pidfd_getfd(int pidfd, int fd)
+{
+	int copy = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+
+	return copy < 0 ? -errno : copy;
+}
+
+int silo_pidfd_getfd(int pid, int fd)
+{
+	int pidfd = pidfd_open(pid), copy;
+
+	if (pidfd < 0)
+		return pidfd;
+	copy = pidfd_getfd(pidfd, fd);
+	close(pidfd);
+	return copy;
+}
+
+/* The one CPU a task may run on, or -1. */
+static int single_cpu(int tid)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(tid, sizeof(set), &set) || CPU_COUNT(&set) != 1)
+		return -1;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			return cpu;
+	return -1;
+}
+
+/* pid and every descendant, from the ppid field of /proc/N/stat. */
+static int process_tree(int pid, int *procs, int max)
+{
+	char path[64], buf[512], *paren;
+	int(*ppid_of)[2] = NULL, n = 0, cap = 0, nr = 1, i, j;
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		int child = atoi(de->d_name), ppid;
+
+		if (child <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", child);
+		if (read_file(path, buf, sizeof(buf)) < 0)
+			continue;
+		paren = strrchr(buf, ')');
+		if (!paren || sscanf(paren + 1, " %*c %d", &ppid) != 1)
+			continue;
+		if (n == cap) {
+			void *p = realloc(ppid_of,
+					  (cap + 256) * sizeof(*ppid_of));
+
+			if (!p) {
+				closedir(d);
+				free(ppid_of);
+				return -ENOMEM;
+			}
+			ppid_of = p;
+			cap += 256;
+		}
+		ppid_of[n][0] = child;
+		ppid_of[n++][1] = ppid;
+	}
+	closedir(d);
+	procs[0] = pid;
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < n && nr < max; j++)
+			if (ppid_of[j][1] == procs[i])
+				procs[nr++] = ppid_of[j][0];
+	free(ppid_of);
+	return nr;
+}
+
+static int add_fd(struct scan *sc, int pid, int fd, int sock)
+{
+	void *p = realloc(sc->fds, (sc->nr_fds + 1) * sizeof(*sc->fds));
+
+	if (!p)
+		return -ENOMEM;
+	sc->fds = p;
+	sc->fds[sc->nr_fds++] = (struct sock_fd){ pid, fd, sock };
+	return 0;
+}
+
+static int sock_of_fd(const struct scan *sc, int pid, int fd)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nr_fds; i++)
+		if (sc->fds[i].pid == pid && sc->fds[i].fd == fd)
+			return sc->fds[i].sock;
+	return -1;
+}
+
+/*
+ * A socket the caller asked for: bound to the port, of the protocol, a TCP
+ * listener or an unconnected UDP socket. 1 yes, 0 no.
+ */
+static int wanted(const struct scan *sc, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int proto, listening;
+	socklen_t ilen = sizeof(int);
+	__u16 port;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) ||
+	    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6))
+		return 0;
+	port = ntohs(ss.ss_family == AF_INET ?
+			     ((struct sockaddr_in *)&ss)->sin_port :
+			     ((struct sockaddr_in6 *)&ss)->sin6_port);
+	if (port != sc->opts->port ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &ilen) ||
+	    (proto != IPPROTO_UDP && proto != IPPROTO_TCP) ||
+	    (sc->opts->protocol && proto != sc->opts->protocol))
+		return 0;
+	if (proto == IPPROTO_TCP) {
+		ilen = sizeof(int);
+		return !getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening,
+				   &ilen) &&
+		       listening;
+	}
+	len = sizeof(ss);
+	return getpeername(fd, (struct sockaddr *)&ss, &len) != 0;
+}
+
+static int add_sock(struct scan *sc, int pid, int fd, int copy)
+{
+	struct found_sock *fs;
+	char why[160];
+	__u64 cookie;
+	size_t i;
+	void *p;
+	int err;
+
+	err = silo_socket_cookie(copy, &cookie);
+	if (err)
+		return err;
+	for (i = 0; i < sc->nr_socks; i++) {
+		if (sc->socks[i].p.cookie != cookie)
+			continue;
+		if (sc->socks[i].p.pid != (__u32)pid)
+			sc->socks[i].holders++;
+		close(copy);
+		return add_fd(sc, pid, fd, i);
+	}
+	p = realloc(sc->socks, (sc->nr_socks + 1) * sizeof(*sc->socks));
+	if (!p)
+		return -ENOMEM;
+	sc->socks = p;
+	fs = &sc->socks[sc->nr_socks];
+	memset(fs, 0, sizeof(*fs));
+	fs->copy = copy;
+	fs->p.cookie = cookie;
+	fs->p.pid = pid;
+	fs->p.fd = fd;
+	fs->p.slot = -1;
+	fs->thread_cpu = fs->process_cpu = -1;
+	fs->holders = 1;
+	fs->group = -1;
+	err = silo_reuseport_sock_key(sc->s, copy, &fs->p.key, why,
+				      sizeof(why));
+	if (err)
+		snprintf(fs->p.why, sizeof(fs->p.why), "%s", why);
+	sc->nr_socks++;
+	return add_fd(sc, pid, fd, sc->nr_socks - 1);
+}
+
+static bool denied(int err)
+{
+	return err == -EPERM || err == -EACCES;
+}
+
+/* Takes a copy of every wanted socket among pid's fds. */
+static int scan_fds(struct scan *sc, int pid)
+{
+	char path[64], link[64];
+	struct dirent *de;
+	int pidfd, err = 0;
+	DIR *d;
+
+	pidfd = pidfd_open(pid);
+	if (pidfd < 0)
+		return pidfd == -ESRCH ? 0 : pidfd; /* gone meanwhile */
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d) {
+		err = -errno;
+		goto out;
+	}
+	while (!err && (de = readdir(d))) {
+		int fd = atoi(de->d_name), copy;
+		char fdpath[PATH_MAX];
+		ssize_t n;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(fdpath, sizeof(fdpath), "%s/%s", path, de->d_name);
+		n = readlink(fdpath, link, sizeof(link) - 1);
+		if (n < 0) {
+			if (denied(-errno))
+				err = -errno;
+			continue;
+		}
+		link[n] = '\0';
+		if (strncmp(link, "socket:[", 8))
+			continue;
+		copy = pidfd_getfd(pidfd, fd);
+		if (copy < 0) {
+			if (denied(copy))
+				err = copy;
+			continue; /* closed meanwhile */
+		}
+		if (!wanted(sc, copy)) {
+			close(copy);
+			continue;
+		}
+		err = add_sock(sc, pid, fd, copy);
+	}
+	closedir(d);
+out:
+	close(pidfd);
+	if (denied(err))
+		sc->denied = pid;
+	return err;
+}
+
+/* The fds thread tid of pid waits on: its own, or those its epoll watches. */
+static int waited_fds(int pid, int tid, int *fds, int max)
+{
+	char path[96], buf[4096], *line;
+	long nr;
+	unsigned long arg0;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	if (read_file(path, buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%ld %lx", &nr, &arg0) != 2)
+		return 0;
+	switch (nr) {
+	case SYS_read:
+	case SYS_readv:
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+	case SYS_recvmmsg:
+	case SYS_accept4:
+#ifdef SYS_accept
+	case SYS_accept:
+#endif
+		fds[0] = arg0;
+		return 1;
+#ifdef SYS_epoll_wait
+	case SYS_epoll_wait:
+#endif
+	case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+#endif
+		break;
+	default:
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%lu", pid, arg0);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return 0;
+	for (line = strstr(buf, "tfd:"); line && n < max;
+	     line = strstr(line + 4, "tfd:"))
+		if (sscanf(line, "tfd: %d", &fds[n]) == 1)
+			n++;
+	return n;
+}
+
+/* Which threads read which sockets, on which one CPU. */
+static void scan_threads(struct scan *sc, int pid)
+{
+	char path[64];
+	struct dirent *de;
+	int fds[256], cpu, n, i, sock;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int tid = atoi(de->d_name);
+
+		if (tid <= 0)
+			continue;
+		n = waited_fds(pid, tid, fds, ARRAY_SIZE(fds));
+		cpu = n ? single_cpu(tid) : -1;
+		for (i = 0; i < n; i++) {
+			struct found_sock *fs;
+
+			sock = sock_of_fd(sc, pid, fds[i]);
+			if (sock < 0)
+				continue;
+			fs = &sc->socks[sock];
+			if (cpu < 0 ||
+			    (fs->thread_cpu >= 0 && fs->thread_cpu != cpu)) {
+				fs->thread_cpu = -2;
+				continue;
+			}
+			if (fs->thread_cpu == -2)
+				continue;
+			fs->thread_cpu = cpu;
+			fs->p.tid = tid;
+			fs->thread_pid = pid;
+			fs->thread_fd = fds[i];
+		}
+	}
+	closedir(d);
+}
+
+static void scan_process_affinity(struct scan *sc, int pid)
+{
+	int cpu = single_cpu(pid);
+	size_t i;
+
+	for (i = 0; i < sc->nr_fds; i++) {
+		struct found_sock *fs = &sc->socks[sc->fds[i].sock];
+
+		if (sc->fds[i].pid != pid)
+			continue;
+		if (cpu < 0 || (fs->process_cpu >= 0 && fs->process_cpu != cpu))
+			fs->process_cpu = -2;
+		else if (fs->process_cpu != -2)
+			fs->process_cpu = cpu;
+	}
+}
+
+static void choose_slot(struct scan *sc, struct found_sock *fs)
+{
+	int cpu = -1;
+	socklen_t len = sizeof(cpu);
+
+	if (fs->p.why[0])
+		return;
+	if (fs->thread_cpu >= 0) {
+		fs->p.slot = fs->thread_cpu;
+		fs->p.by = SILO_PLACED_THREAD;
+		fs->p.pid = fs->thread_pid;
+		fs->p.fd = fs->thread_fd;
+	} else if (fs->process_cpu >= 0 && fs->holders == 1) {
+		fs->p.slot = fs->process_cpu;
+		fs->p.by = SILO_PLACED_PROCESS;
+	} else if (!getsockopt(fs->copy, SOL_SOCKET, SO_INCOMING_CPU, &cpu,
+			       &len) &&
+		   cpu >= 0) {
+		fs->p.slot = cpu;
+		fs->p.by = SILO_PLACED_INCOMING_CPU;
+	}
+	if (fs->p.slot >= sc->nr_cpus) {
+		snprintf(fs->p.why, sizeof(fs->p.why),
+			 "its CPU %d is beyond this machine's %d", fs->p.slot,
+			 sc->nr_cpus);
+		fs->p.slot = -1;
+		fs->p.by = SILO_PLACED_NOT;
+	}
+	if (fs->p.slot < 0)
+		snprintf(
+			fs->p.why, sizeof(fs->p.why), "%s",
+			fs->thread_cpu == -2 ?
+				"read by threads that may run on several CPUs" :
+			fs->holders > 1 ?
+				"held by several processes, none seen reading it, and no SO_INCOMING_CPU" :
+				"no thread or process pinned to one CPU reads it, and no SO_INCOMING_CPU");
+}
+
+/* Stronger placements first; a slot goes to the first socket that wants it. */
+static void resolve_conflicts(struct scan *sc)
+{
+	enum silo_placed_by by;
+	size_t i, j;
+
+	for (by = SILO_PLACED_THREAD; by <= SILO_PLACED_INCOMING_CPU; by++) {
+		for (i = 0; i < sc->nr_socks; i++) {
+			struct found_sock *a = &sc->socks[i];
+
+			if (a->p.by != by)
+				continue;
+			for (j = 0; j < sc->nr_socks; j++) {
+				struct found_sock *b = &sc->socks[j];
+
+				if (j == i || b->p.slot != a->p.slot ||
+				    b->p.by == SILO_PLACED_NOT ||
+				    b->p.by > by || (b->p.by == by && j > i) ||
+				    memcmp(&a->p.key, &b->p.key,
+					   sizeof(a->p.key)))
+					continue;
+				snprintf(a->p.why, sizeof(a->p.why),
+					 "slot %d is taken by fd %d of pid %u",
+					 a->p.slot, b->p.fd, b->p.pid);
+				a->p.slot = -1;
+				a->p.by = SILO_PLACED_NOT;
+				break;
+			}
+		}
+	}
+}
+
+static void groups_rollback(struct silo_group **groups, int *group_fds, int n)
+{
+	while (n-- > 0) {
+		silo_group_detach(groups[n], group_fds[n]);
+		silo_group_close(groups[n]);
+	}
+}
+
+/* One group per kernel group that has a socket placed; all or none. */
+static int make_groups(struct scan *sc)
+{
+	struct silo_group_opts gopts = {
+		.policy = sc->opts->policy,
+		.no_migrate = sc->opts->no_migrate,
+	};
+	struct silo_group **groups;
+	int *group_fds, n = 0, err = 0;
+	size_t i, j;
+
+	groups = calloc(sc->nr_socks, sizeof(*groups));
+	group_fds = calloc(sc->nr_socks, sizeof(*group_fds));
+	if (!groups || !group_fds) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < sc->nr_socks; i++) {
+		struct found_sock *fs = &sc->socks[i];
+
+		if (fs->p.slot < 0 || fs->group >= 0)
+			continue;
+		for (j = i; j < sc->nr_socks; j++)
+			if (sc->socks[j].p.slot >= 0 &&
+			    !memcmp(&sc->socks[j].p.key, &fs->p.key,
+				    sizeof(fs->p.key)))
+				sc->socks[j].group = n;
+		group_fds[n] = fs->copy;
+		n++;
+	}
+	if (n > 1 && sc->opts->name) {
+		pr_err("--name names one group, and port %u has %d here: add --proto, or leave the names to silo\n",
+		       sc->opts->port, n);
+		err = -EINVAL;
+		n = 0;
+		goto out;
+	}
+	gopts.name = sc->opts->name;
+	for (i = 0; i < (size_t)n && !err; i++) {
+		err = silo_group_create(sc->s, group_fds[i], &gopts,
+					&groups[i]);
+		if (err) {
+			n = i;
+			break;
+		}
+		for (j = 0; j < sc->nr_socks && !err; j++) {
+			struct found_sock *fs = &sc->socks[j];
+			struct silo_reuseport_slot owner = {
+				.pid = fs->p.pid,
+				.tid = fs->p.tid,
+				.fd = fs->p.fd,
+			};
+
+			if (fs->group != (int)i)
+				continue;
+			err = silo_group_place(groups[i], fs->p.slot, fs->copy,
+					       &owner);
+			snprintf(fs->p.group, sizeof(fs->p.group), "%s",
+				 silo_group_name(groups[i]));
+		}
+		if (!err)
+			err = silo_group_attach(groups[i], group_fds[i]);
+		if (err)
+			n = i + 1;
+	}
+	if (err) {
+		groups_rollback(groups, group_fds, n);
+		for (j = 0; j < sc->nr_socks; j++)
+			sc->socks[j].p.group[0] = '\0';
+		goto out;
+	}
+	for (i = 0; i < (size_t)n; i++)
+		silo_group_close(groups[i]);
+out:
+	free(groups);
+	free(group_fds);
+	return err ? err : n;
+}
+
+static void scan_free(struct scan *sc)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nr_socks; i++)
+		close(sc->socks[i].copy);
+	free(sc->socks);
+	free(sc->fds);
+}
+
+int silo_group_attach_pid(struct silo *s, int pid,
+			  const struct silo_attach_pid_opts *opts,
+			  struct silo_placement **out, size_t *n)
+{
+	struct scan sc = { .s = s, .opts = opts };
+	int nr_procs, i, err, pidfd, placed = 0, unfit = 0, *procs;
+	size_t k;
+
+	*out = NULL;
+	*n = 0;
+	sc.nr_cpus = libbpf_num_possible_cpus();
+	pidfd = pidfd_open(pid);
+	if (pidfd < 0) {
+		pr_err("no process %d: %s\n", pid, strerror(-pidfd));
+		return pidfd == -EINVAL ? -ESRCH : pidfd;
+	}
+	close(pidfd);
+	procs = calloc(MAX_PROCS, sizeof(*procs));
+	if (!procs)
+		return -ENOMEM;
+	nr_procs = process_tree(pid, procs, MAX_PROCS);
+	if (nr_procs < 0) {
+		pr_err("cannot read /proc: %s\n", strerror(-nr_procs));
+		free(procs);
+		return nr_procs;
+	}
+	for (i = 0, err = 0; i < nr_procs && !err; i++)
+		err = scan_fds(&sc, procs[i]);
+	if (denied(err)) {
+		pr_err("not permitted to take the sockets of pid %d: run silo as root with CAP_SYS_PTRACE, or as the user of the process\n",
+		       sc.denied);
+		err = -EPERM;
+		goto out;
+	} else if (err) {
+		pr_err("cannot read the sockets of pid %d: %s\n", pid,
+		       strerror(-err));
+		goto out;
+	}
+	if (!sc.nr_socks) {
+		pr_err("pid %d and its children have no %s socket on port %u (a TCP listener, or an unconnected UDP socket)\n",
+		       pid,
+		       !opts->protocol		     ? "TCP or UDP" :
+		       opts->protocol == IPPROTO_TCP ? "TCP" :
+						       "UDP",
+		       opts->port);
+		err = -ENOENT;
+		goto out;
+	}
+	for (i = 0; i < nr_procs; i++) {
+		scan_threads(&sc, procs[i]);
+		scan_process_affinity(&sc, procs[i]);
+	}
+	for (k = 0; k < sc.nr_socks; k++)
+		choose_slot(&sc, &sc.socks[k]);
+	resolve_conflicts(&sc);
+	for (k = 0; k < sc.nr_socks; k++) {
+		placed += sc.socks[k].p.slot >= 0;
+		unfit += sc.socks[k].p.key.port == 0;
+	}
+	if (unfit == (int)sc.nr_socks) {
+		pr_err("the sockets of pid %d on port %u cannot be a reuseport group: %s\n",
+		       pid, opts->port, sc.socks[0].p.why);
+		err = -EINVAL;
+	} else if (!placed) {
+		pr_err("none of the %zu sockets of pid %d on port %u could be placed: pin the threads that read them to one CPU each (taskset, sched_setaffinity)\n",
+		       sc.nr_socks, pid, opts->port);
+		err = -EINVAL;
+	} else {
+		err = make_groups(&sc);
+	}
+out:
+	if (sc.nr_socks) {
+		*out = calloc(sc.nr_socks, sizeof(**out));
+		if (*out) {
+			for (k = 0; k < sc.nr_socks; k++)
+				(*out)[k] = sc.socks[k].p;
+			*n = sc.nr_socks;
+		}
+	}
+	scan_free(&sc);
+	free(procs);
+	return err;
+}
