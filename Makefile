@@ -6,6 +6,7 @@
 # make lab             run the built-in lab (network namespaces, veth)
 # make vmlinux         regenerate vmlinux/vmlinux.h from the running kernel
 # make format          clang-format every C source
+# make install         silo, silod and silod's systemd units (PREFIX, DESTDIR)
 # V=1                  show the commands
 
 OUTPUT ?= build
@@ -54,14 +55,18 @@ CLI_SRCS := $(wildcard user/silo/*.c)
 CLI_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 CLI := $(OUTPUT)/silo
 
+SILOD_SRCS := $(wildcard user/silod/*.c)
+SILOD_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(SILOD_SRCS))
+SILOD := $(OUTPUT)/silod
+
 # One binary per C file under tests/ and tools/.
 TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/*.c))
 TOOL_BINS := $(patsubst tools/%.c,$(OUTPUT)/tools/%,$(wildcard tools/*.c))
 BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS))
 
-.PHONY: all clean test bench lab vmlinux format
+.PHONY: all clean test bench lab vmlinux format install
 .DEFAULT_GOAL := all
-all: $(CLI) $(LIBSILO) $(TEST_BINS) $(TOOL_BINS)
+all: $(CLI) $(SILOD) $(LIBSILO) $(TEST_BINS) $(TOOL_BINS)
 
 # vmlinux.h: made once; "make vmlinux" replaces it only when the BTF changed,
 # so regenerating does not rebuild every BPF object.
@@ -87,7 +92,7 @@ $(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o | $(OUTPUT)/skel
 	$(Q)mv $@.tmp $@
 
 # User objects include skeletons: make them exist before compiling.
-$(LIB_OBJS) $(CLI_OBJS) $(BIN_OBJS): | $(SKELS)
+$(LIB_OBJS) $(CLI_OBJS) $(SILOD_OBJS) $(BIN_OBJS): | $(SKELS)
 
 $(OUTPUT)/%.o: %.c
 	$(call msg,CC,$@)
@@ -100,6 +105,10 @@ $(LIBSILO): $(LIB_OBJS)
 	$(Q)$(AR) rcs $@ $^
 
 $(CLI): $(CLI_OBJS) $(LIBSILO)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(SILOD): $(SILOD_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -123,6 +132,16 @@ bench: all
 
 lab: all
 	$(Q)tools/lab.sh $(OUTPUT)
+
+PREFIX ?= /usr/local
+UNITDIR ?= /etc/systemd/system
+
+install: $(CLI) $(SILOD)
+	install -D -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/sbin/silo
+	install -D -m 0755 $(SILOD) $(DESTDIR)$(PREFIX)/sbin/silod
+	install -D -m 0644 tools/silod.service $(DESTDIR)$(UNITDIR)/silod.service
+	install -D -m 0644 tools/silod@.service $(DESTDIR)$(UNITDIR)/silod@.service
+	install -D -m 0644 tools/silod.conf $(DESTDIR)/etc/silo/silod.conf
 
 format:
 	$(Q)clang-format -i $$(git ls-files '*.c' '*.h')

@@ -89,9 +89,32 @@ for pin in "$DIR"/*; do
 	esac
 done
 
+# silod for the router, as the lab runs it.
+"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$R" -q &
+silod=$!
+dstat() { silo --netns "$R" -j daemon status 2>/dev/null | jq "$1"; }
+for _ in $(seq 100); do [[ $(dstat .running) == true ]] && break; sleep 0.05; done
+[[ $(dstat .running) == true && $(dstat .cache_trusted) == true ]] &&
+	ok "daemon status: running, cache trusted" ||
+	not_ok "daemon status: running, cache trusted" "$(dstat -c .)"
+ip -n "$R" route add 10.2.0.0/28 via 10.2.0.2 dev r-s
+for _ in $(seq 100); do [[ $(dstat .counters.invalidated) -ge 2 ]] && break; sleep 0.05; done
+[[ $(dstat .counters.events_route) -ge 1 && $(dstat .counters.invalidated) -ge 2 ]] &&
+	ok "a route change removes the entries inside it" ||
+	not_ok "a route change removes the entries inside it" "$(dstat -c .counters)"
+n=$(silo --netns "$R" -j route show | jq '[.entries[].key.dst] | sort | join(" ")')
+[[ $n == '"fd01::2 fd02::2"' ]] && ok "entries outside it stay" ||
+	not_ok "entries outside it stay" "$n"
+
 check "unload r-c" silo --netns "$R" xdp unload r-c
 check "unload r-s" silo --netns "$R" xdp unload r-s
 n=$(ip -n "$R" link show | grep -c 'prog/xdp')
 [[ $n == 0 ]] && ok "devices clean" || not_ok "devices clean" "$n with XDP"
+[[ -e $DIR/genid ]] && ok "pins kept while silod runs" ||
+	not_ok "pins kept while silod runs" "gone"
+kill -TERM "$silod"
+wait "$silod"
+rc=$?
+[[ $rc == 0 ]] && ok "silod exits cleanly" || not_ok "silod exits cleanly" "status $rc"
 [[ ! -e $DIR ]] && ok "pins removed" || not_ok "pins removed" "$(ls "$DIR")"
 lab_down "$P"

@@ -10,8 +10,9 @@
 #   fd01::2/64          fd01::1    fd02::1          fd02::2/64
 #
 # Run as a script, it loads silo onto the router's veths with forwarding,
-# sends UDP and TCP over IPv4 and IPv6 from client to server, shows what
-# silo did, and takes everything down again. Sourced (by the tests), it
+# starts silod for the router, sends UDP and TCP over IPv4 and IPv6 from
+# client to server, changes a route to show silod's scoped invalidation,
+# shows what silo did, and takes everything down again. Sourced (by the tests), it
 # only defines lab_up and lab_down.
 
 # lab_up PREFIX: makes PREFIX-client, PREFIX-router and PREFIX-server.
@@ -69,6 +70,7 @@ lab_down() {
 set -u
 BUILD=$(cd "${1:-build}" && pwd)
 SILO="$BUILD/silo"
+SILOD="$BUILD/silod"
 TRAFFIC="$BUILD/tools/traffic"
 P=silo-lab
 
@@ -78,7 +80,9 @@ if [[ $(id -u) != 0 ]]; then
 fi
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 
+silod_pid=
 cleanup() {
+	[[ -n $silod_pid ]] && kill "$silod_pid" 2>/dev/null && wait "$silod_pid"
 	"$SILO" --netns "$P-router" xdp unload r-c >/dev/null 2>&1
 	"$SILO" --netns "$P-router" xdp unload r-s >/dev/null 2>&1
 	lab_down "$P"
@@ -97,14 +101,26 @@ run "$SILO" --netns "$P-router" xdp load r-c --forward || exit 1
 run "$SILO" --netns "$P-router" xdp load r-s --forward || exit 1
 run "$SILO" --netns "$P-router" xdp status
 
+step "start silod for the router: it keeps the route cache exact"
+printf '$ %s &\n' "$SILOD --netns $P-router"
+"$SILOD" --netns "$P-router" -q &
+silod_pid=$!
+for _ in $(seq 50); do
+	"$SILO" --netns "$P-router" -j daemon status 2>/dev/null |
+		jq -e .running >/dev/null && break
+	sleep 0.1
+done
+run "$SILO" --netns "$P-router" daemon status | head -3
+
 # udp DST: 2000 datagrams from client to server; prints what arrived.
 udp() {
 	ip netns exec "$P-server" "$TRAFFIC" udp-sink 7000 --count 2000 \
 		--timeout 2 >/tmp/silo-lab-udp.$$ 2>/dev/null &
+	local sink=$!
 	sleep 0.3
 	ip netns exec "$P-client" "$TRAFFIC" udp-send "$1" 7000 --count 2000 \
 		--gap-us 50 >/dev/null
-	wait
+	wait "$sink"
 	printf '  UDP to %-9s %s\n' "$1" "$(cat /tmp/silo-lab-udp.$$)"
 	rm -f /tmp/silo-lab-udp.$$
 }
@@ -112,10 +128,11 @@ udp() {
 tcp() {
 	ip netns exec "$P-server" "$TRAFFIC" tcp-sink 7001 --conns 4 \
 		--timeout 3 >/tmp/silo-lab-tcp.$$ 2>/dev/null &
+	local sink=$!
 	sleep 0.3
 	ip netns exec "$P-client" "$TRAFFIC" tcp-send "$1" 7001 --conns 4 \
 		--bytes 4000000 >/dev/null
-	wait
+	wait "$sink"
 	printf '  TCP to %-9s %s\n' "$1" "$(cat /tmp/silo-lab-tcp.$$)"
 	rm -f /tmp/silo-lab-tcp.$$
 }
@@ -130,6 +147,16 @@ step "the route cache the traffic filled"
 run "$SILO" --netns "$P-router" route show
 run "$SILO" --netns "$P-router" route lookup 10.2.0.2
 
+step "a route change: silod removes exactly the entries it touches"
+run ip -n "$P-router" route add 10.2.0.0/28 via 10.2.0.2 dev r-s
+sleep 0.2
+run "$SILO" --netns "$P-router" route show
+"$SILO" --netns "$P-router" -j daemon status | jq -r '.counters |
+	"silod: \(.events_route) route change(s), \(.sweeps) sweep(s), " +
+	"\(.invalidated) entr(y/ies) removed, \(.genid_bumps) global bump(s)"'
+udp 10.2.0.2
+run "$SILO" --netns "$P-router" route show
+
 step "what silo did on the router"
 run "$SILO" --netns "$P-router" stats | grep -v ' 0  '
 "$SILO" --netns "$P-router" -j stats | jq -r '
@@ -137,7 +164,11 @@ run "$SILO" --netns "$P-router" stats | grep -v ' 0  '
 	"(\(.cache_hit) from the route cache, \(.fib_success) resolved by " +
 	"bpf_fib_lookup), passed \(.pass) to the stack."'
 
-step "unload"
+step "stop silod (the data path stays), unload"
+run kill -TERM "$silod_pid"
+wait "$silod_pid"
+silod_pid=
+run "$SILO" --netns "$P-router" xdp status
 run "$SILO" --netns "$P-router" xdp unload r-c
 run "$SILO" --netns "$P-router" xdp unload r-s
 printf 'XDP left on the router: '

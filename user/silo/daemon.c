@@ -1,10 +1,140 @@
 // SPDX-License-Identifier: GPL-2.0
-/* silo daemon: not built yet. */
+/* silo daemon status: what silod is doing in this namespace. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include "cli.h"
 
-int do_daemon(int argc, char **argv)
+static int daemon_help(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	return usage_error("daemon: not implemented yet\n");
+	printf("Usage: %s daemon status\n"
+	       "\n"
+	       "Whether silod runs for this namespace, the age of its heartbeat\n"
+	       "(the data path bypasses the route cache when it is too old),\n"
+	       "the genid, and its counters: events by type, scoped and global\n"
+	       "invalidations, resyncs, overruns, coalesced bursts.\n"
+	       "Start silod with 'silod' (see 'silod --help') or its systemd\n"
+	       "unit.\n"
+	       "\n"
+	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
+	       prog_name);
+	return 0;
+}
+
+static const char *const dstat_names[] = {
+#define SILO_X(name, field, desc) #field,
+	SILO_DAEMON_STATS(SILO_X)
+#undef SILO_X
+};
+
+static const char *const dstat_descs[] = {
+#define SILO_X(name, field, desc) desc,
+	SILO_DAEMON_STATS(SILO_X)
+#undef SILO_X
+};
+
+static __u64 mono_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int daemon_status(int argc, char **argv)
+{
+	struct silo_daemon_info di;
+	const __u64 *counters;
+	struct silo *s;
+	double age, up;
+	unsigned int i;
+	int err;
+
+	err = parse_plain(argc, argv, 0, "daemon status");
+	if (err)
+		return err < 0 ? daemon_help(0, NULL) : err;
+	s = open_silo();
+	if (!s)
+		return 1;
+	err = silo_daemon_info(s, &di);
+	if (err == -ENOENT) {
+		fprintf(stderr,
+			"%s: error: silo is not loaded in this network namespace, and silod has not run here\n",
+			prog_name);
+		return 1;
+	}
+	if (err)
+		return 1;
+	counters = &di.state.events_route;
+	age = di.heartbeat.last_ns ?
+		      (double)(__s64)(mono_ns(CLOCK_MONOTONIC_COARSE) -
+				      di.heartbeat.last_ns) /
+			      1e9 :
+		      -1;
+	up = di.running ?
+		     (double)(mono_ns(CLOCK_MONOTONIC) - di.state.started_ns) /
+			     1e9 :
+		     0;
+	if (cli.json) {
+		json_object *o = json_object_new_object();
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(o, "running",
+				       json_object_new_boolean(di.running));
+		json_object_object_add(
+			o, "pid",
+			json_object_new_int(di.running ? di.state.pid : 0));
+		json_object_object_add(o, "uptime_s",
+				       json_object_new_double(up));
+		json_object_object_add(o, "heartbeat_age_s",
+				       age < 0 ? NULL :
+						 json_object_new_double(age));
+		json_object_object_add(
+			o, "heartbeat_timeout_s",
+			json_object_new_double(di.heartbeat.timeout_ns / 1e9));
+		json_object_object_add(
+			o, "cache_trusted",
+			json_object_new_boolean(di.cache_trusted));
+		json_object_object_add(o, "genid",
+				       json_object_new_uint64(di.genid));
+		for (i = 0; i < SILO_DSTAT_MAX; i++)
+			json_object_object_add(
+				c, dstat_names[i],
+				json_object_new_uint64(counters[i]));
+		json_object_object_add(o, "counters", c);
+		json_print(o);
+		return 0;
+	}
+	if (di.running)
+		printf("silod: running, pid %u, up %.1f s\n", di.state.pid, up);
+	else
+		printf("silod: not running\n");
+	if (age < 0)
+		printf("heartbeat: none yet; the route cache is trusted as loaded\n");
+	else
+		printf("heartbeat: %.3f s ago (timeout %.3f s): %s\n", age,
+		       di.heartbeat.timeout_ns / 1e9,
+		       di.cache_trusted ?
+			       "route cache trusted" :
+			       "route cache bypassed, bpf_fib_lookup for every packet");
+	printf("genid: %llu\n", (unsigned long long)di.genid);
+	for (i = 0; i < SILO_DSTAT_MAX; i++)
+		printf("  %-16s %12llu  %s\n", dstat_names[i],
+		       (unsigned long long)counters[i], dstat_descs[i]);
+	return 0;
+}
+
+int do_daemon(int argc, char **argv)
+{
+	static const struct cmd cmds[] = {
+		{ "status", daemon_status },
+		{ "show", daemon_status },
+		{ NULL, NULL },
+	};
+
+	return cmd_select(cmds, argc - 1, argv + 1, daemon_help);
 }

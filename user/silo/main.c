@@ -208,8 +208,14 @@ const char *fib_ret_name(int rc)
 }
 
 static const struct cmd objects[] = {
-	{ "xdp", do_xdp },     { "route", do_route }, { "genid", do_genid },
-	{ "stats", do_stats }, { "help", help },      { NULL, NULL },
+	{ "xdp", do_xdp },
+	{ "route", do_route },
+	{ "genid", do_genid },
+	{ "stats", do_stats },
+	{ "reuseport", do_reuseport },
+	{ "daemon", do_daemon },
+	{ "help", help },
+	{ NULL, NULL }, /* keep one entry per line */
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * silod keeps the route cache exact: scoped invalidation of route and
+ * neighbour changes, the race a second sweep exists for (driven step by step
+ * through silod's test hook), netlink overrun and resync, SIGKILL and
+ * restart with the heartbeat fail-safe, SIGTERM, and a faked two-node
+ * topology set through the config file and SIGHUP.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include "fwd.h"
+
+static pid_t silod_pid;
+static char config_path[] = "/tmp/silod-test-XXXXXX";
+
+/* Starts silod with extra arguments; hook_fd >= 0 arms the test hook. */
+static pid_t silod_start(const char *extra, int hook_fd)
+{
+	char args[512], bin[PATH_MAX], *argv[32], *tok, *save;
+	int argc = 0;
+	pid_t pid;
+
+	snprintf(bin, sizeof(bin), "%s/silod", getenv("BUILD"));
+	snprintf(
+		args, sizeof(args),
+		"-q --pin-root %s --config %s --heartbeat-ms 20 --timeout-ms 200 --min-sweep-us 200 %s",
+		test_pin_root(), config_path, extra);
+	argv[argc++] = bin;
+	for (tok = strtok_r(args, " ", &save); tok && argc < 31;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		char fd[16];
+
+		/* Dies with the test, whatever kills it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (hook_fd >= 0) {
+			snprintf(fd, sizeof(fd), "%d", hook_fd);
+			setenv("SILOD_TEST_HOOK_FD", fd, 1);
+		}
+		execv(bin, argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Ready: silod published its pid and beats. */
+static int silod_wait_ready(pid_t pid)
+{
+	struct silo_daemon_info di;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (!silo_daemon_info(s, &di) && di.running &&
+		    di.state.pid == (__u32)pid && di.state.resyncs &&
+		    di.heartbeat.last_ns)
+			return 0;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return -1;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int silod_stop(pid_t pid, int sig)
+{
+	int status;
+
+	if (pid <= 0)
+		return -1;
+	kill(pid, sig);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+static int silod_restart(const char *extra, int hook_fd)
+{
+	silod_stop(silod_pid, SIGTERM);
+	silod_pid = silod_start(extra, hook_fd);
+	return silod_wait_ready(silod_pid);
+}
+
+static struct silo_daemon daemon_counters(void)
+{
+	struct silo_daemon_info di;
+
+	silo_daemon_info(s, &di);
+	return di.state;
+}
+
+/*
+ * Waits until silod has handled a change: a first sweep after prev, and no
+ * second sweep still to come (which would remove entries primed meanwhile).
+ */
+static void wait_settled(__u64 prev_sweeps)
+{
+	struct silo_daemon d;
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		d = daemon_counters();
+		if (d.sweeps > prev_sweeps && !d.pending)
+			return;
+		usleep(5000);
+	}
+}
+
+/* Waits until the entry for sp is gone (1) or the time is up (0). */
+static int wait_gone(const struct pkt_spec *sp)
+{
+	struct silo_route_entry e;
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		if (cache_entry(sp, &e) == 0)
+			return 1;
+		usleep(5000);
+	}
+	return 0;
+}
+
+/* Forwards sp, checks it went out through dmac; returns its counters. */
+static struct silo_stats forward_through(const struct pkt_spec *sp,
+					 const uint8_t *dmac)
+{
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len = pkt_build(pkt, sp);
+
+	run_pkt(pkt, len, &r);
+	check_forwarded(sp, &r, dmac);
+	return r.d;
+}
+
+/* Caches sp's route (a miss or a hit) through dmac. */
+static void prime(const struct pkt_spec *sp, const uint8_t *dmac)
+{
+	forward_through(sp, dmac);
+}
+
+static void expect_hit(const struct pkt_spec *sp, const uint8_t *dmac)
+{
+	CHECK_EQ(forward_through(sp, dmac).cache_hit, 1);
+}
+
+static void scoped(struct pkt_spec in, struct pkt_spec out, struct pkt_spec sub,
+		   const char *replace, const char *add, const char *del)
+{
+	struct silo_route_entry e;
+
+	__u64 sweeps;
+
+	prime(&in, mac_gw);
+	prime(&out, mac_gw);
+	prime(&sub, mac_gw);
+
+	/* replace P: entries inside P go, the one outside stays a hit */
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("%s", replace), "route replace");
+	CHECK(wait_gone(&in), "entry inside P survived the replace");
+	CHECK(wait_gone(&sub), "entry inside P survived the replace");
+	wait_settled(sweeps);
+	REQUIRE(cache_entry(&out, &e) == 1, "entry outside P was removed");
+	CHECK_EQ(e.genid, genid_now());
+	expect_hit(&out, mac_gw);
+	prime(&in, mac_gw2); /* the next packet takes the new route */
+	prime(&sub, mac_gw2);
+
+	/* add a longer prefix inside P: only what it covers goes */
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("%s", add), "route add");
+	CHECK(wait_gone(&sub), "entry inside the new prefix survived");
+	wait_settled(sweeps);
+	CHECK(cache_entry(&in, &e) == 1, "entry outside the new prefix went");
+	prime(&sub, mac_gw);
+
+	/* and delete it again */
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("%s", del), "route del");
+	CHECK(wait_gone(&sub), "entry of the deleted prefix survived");
+	wait_settled(sweeps);
+	prime(&sub, mac_gw2);
+	expect_hit(&in, mac_gw2);
+	expect_hit(&out, mac_gw);
+}
+
+static void test_route_changes_scoped_ipv4(void)
+{
+	scoped(spec4("10.99.1.1"), spec4("10.98.1.1"), spec4("10.99.2.2"),
+	       "ip route replace 10.99.0.0/16 via 10.2.0.3",
+	       "ip route add 10.99.2.0/24 via 10.2.0.2",
+	       "ip route del 10.99.2.0/24");
+}
+
+static void test_route_changes_scoped_ipv6(void)
+{
+	scoped(spec6("fd99::1:1"), spec6("fd98::1"), spec6("fd99::2:2"),
+	       "ip -6 route replace fd99::/64 via fd02::3",
+	       "ip -6 route add fd99::2:0/112 via fd02::2",
+	       "ip -6 route del fd99::2:0/112");
+}
+
+static void test_neighbour_mac_change(void)
+{
+	static const uint8_t mac_new[6] = { 0x02, 0, 0, 0, 0x02, 0x99 };
+	struct pkt_spec sp = spec4("10.97.0.1");
+
+	REQUIRE(!sh("ip neigh add 10.2.0.7 lladdr 02:00:00:00:02:02 dev out0 nud permanent\n"
+		    "ip route add 10.97.0.0/16 via 10.2.0.7"),
+		"setup");
+	prime(&sp, mac_gw);
+	expect_hit(&sp, mac_gw);
+	REQUIRE(!sh("ip neigh replace 10.2.0.7 lladdr 02:00:00:00:02:99 dev out0 nud permanent"),
+		"neigh replace");
+	CHECK(wait_gone(&sp), "entry kept the old MAC");
+	prime(&sp, mac_new);
+	expect_hit(&sp, mac_new);
+}
+
+/*
+ * What a program that resolved before the change does when its store lands
+ * after silod's first sweep: the entry with the old answer, stamped with
+ * the current genid, and its fill counted.
+ */
+static int late_store(const struct pkt_spec *sp, const uint8_t *dmac)
+{
+	struct silo_route_key key = { .ifindex = in0, .family = SILO_AF_INET };
+	struct silo_route_entry e = { .genid = genid_now(),
+				      .ifindex = out0,
+				      .mtu = 1500,
+				      .family = SILO_AF_INET };
+	int ncpus = silo_nr_cpus(), cache, stats, err = -1;
+	char path[PATH_MAX];
+	struct silo_stats *st;
+	__u32 zero = 0;
+
+	memcpy(key.src, sp->src, 16);
+	memcpy(key.dst, sp->dst, 16);
+	memcpy(e.dmac, dmac, 6);
+	memcpy(e.smac, mac_out0, 6);
+	memcpy(e.nexthop, (uint8_t[4]){ 10, 2, 0, 2 }, 4);
+	snprintf(path, sizeof(path), "%s/route_cache_n0", silo_pin_dir(s));
+	cache = bpf_obj_get(path);
+	snprintf(path, sizeof(path), "%s/stats", silo_pin_dir(s));
+	stats = bpf_obj_get(path);
+	st = calloc(ncpus, sizeof(*st));
+	if (cache >= 0 && stats >= 0 && st &&
+	    !bpf_map_update_elem(cache, &key, &e, BPF_ANY) &&
+	    !bpf_map_lookup_elem(stats, &zero, st)) {
+		st[0].cache_insert++;
+		err = bpf_map_update_elem(stats, &zero, st, BPF_ANY);
+	}
+	free(st);
+	close(cache);
+	close(stats);
+	return err;
+}
+
+static void race(bool second_sweep, const char *dst, const char *prefix)
+{
+	struct pkt_spec sp = spec4(dst);
+	struct silo_route_entry e;
+	int hook[2];
+	char c;
+
+	/* Before silod starts: it sweeps (and stops at the hook) only for
+	 * the change under test. */
+	sh("ip route add %s via 10.2.0.2", prefix);
+	REQUIRE(!socketpair(AF_UNIX, SOCK_STREAM, 0, hook), "socketpair");
+	REQUIRE(!silod_restart(second_sweep ? "" : "--test-no-second-sweep",
+			       hook[1]),
+		"silod with the test hook");
+	close(hook[1]);
+	prime(&sp, mac_gw);
+
+	sh("ip route replace %s via 10.2.0.3", prefix);
+	/* silod has swept once and waits for us */
+	REQUIRE(read(hook[0], &c, 1) == 1, "no first sweep");
+	CHECK_EQ(cache_entry(&sp, &e), 0);
+	REQUIRE(!late_store(&sp, mac_gw), "late store");
+	REQUIRE(write(hook[0], "G", 1) == 1, "release silod");
+
+	if (second_sweep) {
+		CHECK(wait_gone(&sp),
+		      "an entry resolved before the change outlived it");
+		prime(&sp, mac_gw2);
+	} else {
+		/* The control: without the second sweep the test sees it. */
+		usleep(300000);
+		CHECK(cache_entry(&sp, &e) == 1 && e.genid == genid_now() &&
+			      !memcmp(e.dmac, mac_gw, 6),
+		      "the stale entry did not survive: the test cannot see the race");
+	}
+	close(hook[0]);
+	REQUIRE(!silod_restart("", -1), "silod");
+}
+
+static void test_race_entry_resolved_before_change_is_removed(void)
+{
+	race(true, "10.91.0.1", "10.91.0.0/16");
+}
+
+static void test_race_without_second_sweep_is_seen(void)
+{
+	race(false, "10.92.0.1", "10.92.0.0/16");
+}
+
+/* Every valid entry agrees with what bpf_fib_lookup says now. */
+static int agree_cb(__u32 node, const struct silo_route_key *k,
+		    const struct silo_route_entry *e, void *data)
+{
+	struct silo_fib_probe p = {};
+	int *bad = data;
+
+	(void)node;
+	if (e->genid != genid_now())
+		return 0; /* stale: never used */
+	p.params.family = k->family == SILO_AF_INET ? AF_INET : AF_INET6;
+	p.params.ifindex = k->ifindex;
+	p.params.tos = k->tos;
+	memcpy(p.params.ipv6_src, k->src, 16);
+	memcpy(p.params.ipv6_dst, k->dst, 16);
+	if (silo_fib_lookup(s, &p) || p.rc != BPF_FIB_LKUP_RET_SUCCESS ||
+	    p.params.ifindex != e->ifindex ||
+	    memcmp(p.params.dmac, e->dmac, 6) ||
+	    memcmp(p.params.smac, e->smac, 6))
+		++*bad;
+	return 0;
+}
+
+static void test_overrun_resync_leaves_cache_consistent(void)
+{
+	struct silo_daemon before, after;
+	struct pkt_spec sp;
+	char dst[32], path[] = "/tmp/silod-burst-XXXXXX";
+	int i, bad = 0, fd, settled = 0;
+	FILE *f;
+
+	REQUIRE(!silod_restart("--rcvbuf 4096 --resync-interval-ms 20", -1),
+		"silod with a tiny buffer");
+	sh("ip route add 10.60.0.0/16 via 10.2.0.2");
+	for (i = 0; i < 200; i++) {
+		snprintf(dst, sizeof(dst), "10.60.%d.%d", i / 100, i % 100 + 1);
+		sp = spec4(dst);
+		prime(&sp, mac_gw);
+	}
+	before = daemon_counters();
+
+	/* 50,000 changes: /32s for every cached destination and more,
+	 * through the other gateway. */
+	fd = mkstemp(path);
+	REQUIRE(fd >= 0 && (f = fdopen(fd, "w")), "batch file");
+	for (i = 0; i < 50000; i++)
+		fprintf(f, "route add 10.60.%d.%d/32 via 10.2.0.3\n", i / 250,
+			i % 250 + 1);
+	fclose(f);
+	REQUIRE(!sh("ip -batch %s", path), "ip -batch");
+	unlink(path);
+
+	/* settled: no new burst for 300 ms */
+	for (i = 0; i < 200 && settled < 6; i++) {
+		__u64 bursts = daemon_counters().bursts;
+
+		usleep(50000);
+		settled = daemon_counters().bursts == bursts ? settled + 1 : 0;
+	}
+	after = daemon_counters();
+	printf("# overruns %llu, resyncs %llu, bursts %llu\n",
+	       (unsigned long long)(after.overruns - before.overruns),
+	       (unsigned long long)(after.resyncs - before.resyncs),
+	       (unsigned long long)(after.bursts - before.bursts));
+	CHECK(after.overruns > before.overruns, "no overrun detected");
+	CHECK(after.resyncs > before.resyncs, "no resync after the overrun");
+	REQUIRE(!silo_route_foreach(s, agree_cb, &bad), "foreach");
+	CHECK_EQ(bad, 0);
+	/* traffic again: every entry resolves through the new /32s */
+	for (i = 0; i < 200; i++) {
+		snprintf(dst, sizeof(dst), "10.60.%d.%d", i / 100, i % 100 + 1);
+		sp = spec4(dst);
+		prime(&sp, mac_gw2);
+	}
+	REQUIRE(!silo_route_foreach(s, agree_cb, &bad), "foreach");
+	CHECK_EQ(bad, 0);
+	sh("ip route flush 10.60.0.0/16 via 10.2.0.3 >/dev/null 2>&1");
+	REQUIRE(!silod_restart("", -1), "silod");
+}
+
+static void test_sigkill_restart_fail_safe(void)
+{
+	struct pkt_spec sp = spec4("10.93.0.1");
+	struct silo_daemon_info di;
+	__u32 cache_id = pinned_map_id(silo_pin_dir(s), "route_cache_n0");
+	__u32 genid_map = pinned_map_id(silo_pin_dir(s), "genid");
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len = pkt_build(pkt, &sp);
+	pid_t churn;
+	int status;
+
+	sh("ip route add 10.93.0.0/16 via 10.2.0.2");
+	prime(&sp, mac_gw);
+	churn = fork();
+	if (churn == 0) { /* unrelated route churn while silod dies */
+		execl("/bin/sh", "sh", "-c",
+		      "while :; do ip route replace 10.94.0.0/24 via 10.2.0.2;"
+		      " ip route replace 10.94.0.0/24 via 10.2.0.3; done",
+		      (char *)NULL);
+		_exit(127);
+	}
+	usleep(100000);
+	status = silod_stop(silod_pid, SIGKILL);
+	silod_pid = 0;
+	CHECK(WIFSIGNALED(status), "silod did not die of SIGKILL");
+	sh("ip route replace 10.93.0.0/16 via 10.2.0.3");
+	usleep(400000); /* past the 200 ms timeout */
+
+	REQUIRE(!silo_daemon_info(s, &di), "daemon info");
+	CHECK(!di.running, "silod still counted as running");
+	CHECK(!di.cache_trusted, "heartbeat not stale while silod is down");
+	/* The cache still holds the old way, but it is not used. */
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw2);
+	CHECK_EQ(r.d.cache_untrusted, 1);
+	CHECK_EQ(r.d.cache_hit, 0);
+
+	silod_pid = silod_start("", -1);
+	REQUIRE(!silod_wait_ready(silod_pid), "silod did not come back");
+	kill(churn, SIGKILL);
+	waitpid(churn, NULL, 0);
+	CHECK_EQ(pinned_map_id(silo_pin_dir(s), "route_cache_n0"), cache_id);
+	CHECK_EQ(pinned_map_id(silo_pin_dir(s), "genid"), genid_map);
+	REQUIRE(!silo_daemon_info(s, &di), "daemon info");
+	CHECK(di.cache_trusted, "cache not trusted after the restart");
+	prime(&sp, mac_gw2);
+	expect_hit(&sp, mac_gw2);
+	sh("ip route del 10.94.0.0/24 >/dev/null 2>&1");
+}
+
+static void test_sigterm_leaves_data_path(void)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct silo_daemon_info di;
+	int status;
+
+	status = silod_stop(silod_pid, SIGTERM);
+	silod_pid = 0;
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "silod exited with status %d", status);
+	CHECK(!bpf_xdp_query(in0, 0, &q) && q.prog_id, "XDP detached");
+	CHECK(!silo_daemon_info(s, &di) && !di.running,
+	      "pins gone or silod still counted as running");
+	silod_pid = silod_start("", -1);
+	REQUIRE(!silod_wait_ready(silod_pid), "silod did not come back");
+}
+
+static void run_on_cpu(int cpu, const struct pkt_spec *sp, struct result *r)
+{
+	cpu_set_t set, old;
+	uint8_t pkt[PKT_MAX];
+	size_t len = pkt_build(pkt, sp);
+
+	sched_getaffinity(0, sizeof(old), &old);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	run_pkt(pkt, len, r);
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
+struct node_find {
+	const struct pkt_spec *sp;
+	__u32 nodes; /* bit per node holding the entry */
+};
+
+static int node_cb(__u32 node, const struct silo_route_key *k,
+		   const struct silo_route_entry *e, void *data)
+{
+	struct node_find *f = data;
+
+	(void)e;
+	if (!memcmp(k->dst, f->sp->dst, 16) && k->ifindex == in0)
+		f->nodes |= 1U << node;
+	return 0;
+}
+
+static __u32 nodes_of(const struct pkt_spec *sp)
+{
+	struct node_find f = { .sp = sp };
+
+	silo_route_foreach(s, node_cb, &f);
+	return f.nodes;
+}
+
+static void test_two_nodes_each_cpu_its_own_cache(void)
+{
+	struct pkt_spec a = spec4("10.99.5.1"), b = spec4("10.99.5.2");
+	struct silo_info info;
+	struct result r;
+	FILE *f;
+	int i;
+
+	if (silo_nr_cpus() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("needs two CPUs");
+	f = fopen(config_path, "w");
+	REQUIRE(f, "config file");
+	fprintf(f, "# faked: CPU 0 on node 0, CPU 1 on node 1\n"
+		   "cpu-nodes = 0:0,1:1\n");
+	fclose(f);
+	kill(silod_pid, SIGHUP);
+	for (i = 0; i < 200; i++) {
+		if (!silo_info(s, &info) && info.nr_nodes == 2)
+			break;
+		usleep(10000);
+	}
+	REQUIRE(info.nr_nodes == 2, "SIGHUP did not apply the config");
+	usleep(50000);
+
+	run_on_cpu(0, &a, &r);
+	CHECK_EQ(r.verdict, XDP_REDIRECT);
+	run_on_cpu(1, &b, &r);
+	CHECK_EQ(r.verdict, XDP_REDIRECT);
+	CHECK_EQ(nodes_of(&a), 1);
+	CHECK_EQ(nodes_of(&b), 2);
+	run_on_cpu(0, &a, &r);
+	CHECK_EQ(r.d.cache_hit, 1);
+	run_on_cpu(1, &b, &r);
+	CHECK_EQ(r.d.cache_hit, 1);
+	/* the other CPU's node has its own cache: a miss there */
+	run_on_cpu(1, &a, &r);
+	CHECK_EQ(r.d.cache_miss, 1);
+	CHECK_EQ(nodes_of(&a), 3);
+
+	f = fopen(config_path, "w");
+	if (f)
+		fclose(f);
+}
+
+int main(void)
+{
+	int fd;
+
+	if (test_init())
+		return 1;
+	if (fwd_setup("ip route add 10.99.0.0/16 via 10.2.0.2\n"
+		      "ip route add 10.98.0.0/16 via 10.2.0.2\n"
+		      "ip -6 route add fd99::/64 via fd02::2\n"
+		      "ip -6 route add fd98::/64 via fd02::2\n")) {
+		printf("not ok - setup: could not build the test topology\n");
+		return 1;
+	}
+	fd = mkstemp(config_path);
+	if (fd < 0)
+		return 1;
+	close(fd);
+	silod_pid = silod_start("", -1);
+	if (silod_wait_ready(silod_pid)) {
+		printf("not ok - setup: silod did not start\n");
+		silod_stop(silod_pid, SIGKILL);
+		unlink(config_path);
+		return 1;
+	}
+	RUN(test_route_changes_scoped_ipv4);
+	RUN(test_route_changes_scoped_ipv6);
+	RUN(test_neighbour_mac_change);
+	RUN(test_race_entry_resolved_before_change_is_removed);
+	RUN(test_race_without_second_sweep_is_seen);
+	RUN(test_overrun_resync_leaves_cache_consistent);
+	RUN(test_sigkill_restart_fail_safe);
+	RUN(test_sigterm_leaves_data_path);
+	RUN(test_two_nodes_each_cpu_its_own_cache);
+	if (silod_stop(silod_pid, SIGTERM) != 0)
+		printf("not ok - silod exit: not clean (a sanitizer report?)\n");
+	fwd_teardown();
+	unlink(config_path);
+	return 0;
+}

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+# silod under its systemd unit: the units verify (systemd-analyze, where
+# installed), and silod runs as the unit runs it, with only the capabilities
+# its CapabilityBoundingSet grants; with fewer it says what it lacks.
+. "$TESTS_DIR/lib.sh"
+
+N="${NS}unit"
+UNITS="$TESTS_DIR/../tools"
+ip netns add "$N" || exit 1
+ip -n "$N" link add v0 type veth peer name v0p
+ip -n "$N" link set v0 up
+ip -n "$N" link set v0p up
+check "load" silo --netns "$N" xdp load v0 --forward
+
+# The units, with ExecStart pointing at this build.
+mkdir -p "$TMP/units"
+for u in silod.service silod@.service; do
+	sed "s|/usr/local/sbin/silod|$BUILD/silod|" "$UNITS/$u" >"$TMP/units/$u"
+done
+if command -v systemd-analyze >/dev/null; then
+	check "systemd-analyze verify silod.service" \
+		systemd-analyze verify "$TMP/units/silod.service"
+	cp "$TMP/units/silod@.service" "$TMP/units/silod@$N.service"
+	check "systemd-analyze verify silod@.service" \
+		systemd-analyze verify "$TMP/units/silod@$N.service"
+else
+	echo "skip - systemd-analyze verify: systemd-analyze not installed"
+fi
+
+# CAP_BPF CAP_NET_ADMIN ... -> -all,+bpf,+net_admin,...
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNITS/silod@.service" |
+	tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+exec_start=$(sed -n "s|^ExecStart=||p" "$TMP/units/silod@.service" |
+	sed "s|%i|$N|")
+read -r -a cmd <<<"$exec_start"
+
+running() {
+	silo --netns "$N" -j daemon status 2>/dev/null | jq -e '.running' >/dev/null
+}
+
+setpriv --bounding-set "-all,$caps" "${cmd[@]}" --pin-root "$PIN_ROOT" -q &
+pid=$!
+for _ in $(seq 100); do running && break; sleep 0.05; done
+running && ok "silod runs with the unit's capabilities ($caps)" ||
+	not_ok "silod runs with the unit's capabilities ($caps)" "not running"
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[[ $rc == 0 ]] && ok "SIGTERM: clean exit" || not_ok "SIGTERM: clean exit" "status $rc"
+
+expect "without CAP_BPF it says so" 1 "needs root \(CAP_BPF and CAP_NET_ADMIN\)" \
+	setpriv --bounding-set -all,+net_admin "${cmd[@]}" --pin-root "$PIN_ROOT"
+
+check "unload" silo --netns "$N" xdp unload v0
+ip netns del "$N"

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtnetlink notifications (libmnl) into a burst of work: prefixes and
+ * neighbours to sweep, or a global bump for what cannot be scoped.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <libmnl/libmnl.h>
+#include <linux/neighbour.h>
+#include <linux/netconf.h>
+#include <linux/rtnetlink.h>
+#include "silod.h"
+
+/* include/net/neighbour.h: states in which the MAC may be used. */
+#define NUD_VALID                                                            \
+	(NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | NUD_STALE | \
+	 NUD_DELAY)
+
+#ifndef RTNLGRP_NEXTHOP
+#define RTNLGRP_NEXTHOP 32
+#endif
+#ifndef RTM_NEWNEXTHOP
+#define RTM_NEWNEXTHOP 104
+#define RTM_DELNEXTHOP 105
+#endif
+
+static const unsigned int groups[] = {
+	RTNLGRP_LINK,	      RTNLGRP_NEIGH,	 RTNLGRP_IPV4_IFADDR,
+	RTNLGRP_IPV4_ROUTE,   RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_IFADDR,
+	RTNLGRP_IPV6_ROUTE,   RTNLGRP_IPV6_RULE, RTNLGRP_IPV4_NETCONF,
+	RTNLGRP_IPV6_NETCONF, RTNLGRP_NEXTHOP,
+};
+
+int nl_events_open(int rcvbuf)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK };
+	unsigned int i;
+	int fd, err;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	/* Large, past rmem_max: a burst of changes must fit. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)))
+		pr_warn("cannot set the netlink receive buffer: %s\n",
+			strerror(errno));
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		err = -errno;
+		pr_err("cannot bind a netlink socket: %s\n", strerror(-err));
+		close(fd);
+		return err;
+	}
+	for (i = 0; i < ARRAY_SIZE(groups); i++) {
+		if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+			       &groups[i], sizeof(groups[i]))) {
+			err = -errno;
+			/* Older kernels lack some groups (nexthops). */
+			if (err == -EINVAL)
+				continue;
+			pr_err("cannot join rtnetlink group %u: %s\n",
+			       groups[i], strerror(-err));
+			close(fd);
+			return err;
+		}
+	}
+	return fd;
+}
+
+static int route_cb(const struct nlmsghdr *nlh, struct burst *b)
+{
+	struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	struct prefix p = { .len = rtm->rtm_dst_len };
+	const struct nlattr *attr;
+	size_t len;
+
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return 0;
+	p.family = rtm->rtm_family == AF_INET ? SILO_AF_INET : SILO_AF_INET6;
+	len = rtm->rtm_family == AF_INET ? 4 : 16;
+	if (p.len > len * 8)
+		return 0;
+	/* Routes through nexthop objects are scoped too: a change of the
+	 * object itself comes as RTM_NEWNEXTHOP, which bumps genid. */
+	mnl_attr_for_each(attr, nlh, sizeof(*rtm))
+	{
+		if (mnl_attr_get_type(attr) == RTA_DST &&
+		    mnl_attr_get_payload_len(attr) >= len)
+			memcpy(p.addr, mnl_attr_get_payload(attr), len);
+	}
+	return work_add_prefix(&b->work, &p);
+}
+
+static int neigh_cb(const struct nlmsghdr *nlh, struct burst *b)
+{
+	struct ndmsg *ndm = mnl_nlmsg_get_payload(nlh);
+	struct neigh n = { .ifindex = ndm->ndm_ifindex };
+	const struct nlattr *attr;
+	size_t len;
+	bool has_dst = false;
+
+	if (ndm->ndm_family != AF_INET && ndm->ndm_family != AF_INET6)
+		return 0; /* bridge FDB and others */
+	len = ndm->ndm_family == AF_INET ? 4 : 16;
+	n.family = ndm->ndm_family == AF_INET ? SILO_AF_INET : SILO_AF_INET6;
+	n.usable =
+		nlh->nlmsg_type == RTM_NEWNEIGH && (ndm->ndm_state & NUD_VALID);
+	mnl_attr_for_each(attr, nlh, sizeof(*ndm))
+	{
+		switch (mnl_attr_get_type(attr)) {
+		case NDA_DST:
+			if (mnl_attr_get_payload_len(attr) >= len) {
+				memcpy(n.addr, mnl_attr_get_payload(attr), len);
+				has_dst = true;
+			}
+			break;
+		case NDA_LLADDR:
+			if (mnl_attr_get_payload_len(attr) == 6)
+				memcpy(n.lladdr, mnl_attr_get_payload(attr), 6);
+			break;
+		}
+	}
+	return has_dst ? work_add_neigh(&b->work, &n) : 0;
+}
+
+static int event_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct silod *d = ((void **)data)[0];
+	struct burst *b = ((void **)data)[1];
+
+	b->messages++;
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		DSTAT_ADD(d, events_route, 1);
+		if (d->cfg.global)
+			b->route_bumps++;
+		else if (route_cb(nlh, b))
+			b->bump = true; /* out of memory: be safe */
+		break;
+	case RTM_NEWNEIGH:
+	case RTM_DELNEIGH:
+		DSTAT_ADD(d, events_neigh, 1);
+		if (neigh_cb(nlh, b))
+			b->bump = true;
+		break;
+	case RTM_NEWRULE:
+	case RTM_DELRULE:
+		DSTAT_ADD(d, events_rule, 1);
+		b->bump = b->rules = true;
+		break;
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		DSTAT_ADD(d, events_addr, 1);
+		b->bump = b->addrs = true;
+		break;
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		DSTAT_ADD(d, events_link, 1);
+		b->bump = b->devices = true;
+		break;
+	case RTM_NEWNEXTHOP:
+	case RTM_DELNEXTHOP:
+		DSTAT_ADD(d, events_nexthop, 1);
+		b->bump = true;
+		break;
+	case RTM_NEWNETCONF:
+	case RTM_DELNETCONF:
+		/* forwarding and rp_filter: both change verdicts */
+		DSTAT_ADD(d, events_netconf, 1);
+		b->bump = b->devices = true;
+		break;
+	default:
+		b->messages--;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+int nl_events_drain(struct silod *d, struct burst *b)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE * 4];
+	void *data[2] = { d, b };
+	int overrun = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(d->nl_fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			if (errno == ENOBUFS) {
+				/* Messages were lost: only a resync is exact. */
+				DSTAT_ADD(d, overruns, 1);
+				b->resync = true;
+				overrun = -ENOBUFS;
+				continue;
+			}
+			return -errno;
+		}
+		/* Notifications: any sequence number, from the kernel. */
+		mnl_cb_run(buf, n, 0, 0, event_cb, data);
+	}
+	return overrun;
+}

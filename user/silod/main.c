@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * silod: keeps silo's route cache exact while the kernel's routing state
+ * changes. It listens to rtnetlink, removes exactly the cache entries a route
+ * or neighbour change touched (sweep.c), bumps the generation id for what
+ * cannot be scoped (rules, links, addresses, nexthop objects, lost
+ * messages), keeps local_addrs, devices and cpu_node current, and beats a
+ * heartbeat without which the data path stops trusting the cache.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "silod.h"
+
+#define SILOD_VERSION "0.1"
+#define DEFAULT_CONFIG "/etc/silo/silod.conf"
+
+static struct silod daemon_state;
+static bool use_syslog;
+static int log_level = SILO_LOG_INFO;
+
+__u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+__u64 coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void print(enum silo_log_level level, const char *fmt, va_list ap)
+{
+	static const char *const names[] = { "error", "warning", "info",
+					     "debug" };
+	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
+
+	if ((int)level > log_level)
+		return;
+	if (use_syslog) {
+		vsyslog(prio[level], fmt, ap);
+		return;
+	}
+	fprintf(stderr, "silod: %s: ", names[level]);
+	vfprintf(stderr, fmt, ap);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: silod [OPTIONS]\n"
+		"\n"
+		"Keeps silo's route cache exact while routes change: listens to\n"
+		"rtnetlink, removes exactly the entries a route or neighbour\n"
+		"change touched, bumps the generation id for what cannot be\n"
+		"scoped, and beats a heartbeat without which the data path stops\n"
+		"trusting the cache. One silod per network namespace.\n"
+		"\n"
+		"  -n, --netns NAME         serve network namespace NAME (ip netns)\n"
+		"      --pin-root DIR       where silo's pins are (default %s)\n"
+		"  -c, --config FILE        configuration (default %s if present);\n"
+		"                           SIGHUP reads it again\n"
+		"      --cpu-nodes LIST     CPU to node map, e.g. 0-3:0,4-7:1\n"
+		"                           (default: from sysfs)\n"
+		"      --rcvbuf BYTES       netlink receive buffer (default 32 MiB)\n"
+		"      --heartbeat-ms N     heartbeat period (default 100)\n"
+		"      --timeout-ms N       the data path bypasses the cache when\n"
+		"                           the heartbeat is older (default 1000)\n"
+		"      --min-sweep-us N     least time between sweeps (default 2000)\n"
+		"      --resync-interval-ms N  least time between resyncs (default 100)\n"
+		"      --invalidation scoped|global\n"
+		"                           global: bump genid on every route change\n"
+		"                           (a baseline for benchmarks)\n"
+		"  -s, --syslog             log to syslog instead of stderr\n"
+		"  -v, --verbose            more messages (-vv: libbpf's too)\n"
+		"  -q, --quiet              errors and warnings only\n"
+		"  -V, --version\n"
+		"  -h, --help\n"
+		"\n"
+		"Signals: SIGTERM/SIGINT exit and leave the data path attached;\n"
+		"SIGHUP reads the configuration again.\n",
+		SILO_PIN_ROOT_DEFAULT, DEFAULT_CONFIG);
+}
+
+static void config_defaults(struct silod_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->rcvbuf = 32 << 20;
+	c->heartbeat_ms = 100;
+	c->timeout_ms = 1000;
+	c->min_sweep_us = 2000;
+	c->resync_interval_ms = 100;
+	c->log_level = SILO_LOG_INFO;
+}
+
+static int parse_int(const char *key, const char *val, int min, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(val, &end, 10);
+	if (errno || end == val || *end || v < min || v > 1 << 30) {
+		pr_err("bad %s '%s': a number, at least %d\n", key, val, min);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* One setting, from an option or a config line. */
+static int config_set(struct silod_config *c, const char *key, const char *val)
+{
+	if (!strcmp(key, "cpu-nodes")) {
+		if (strlen(val) >= sizeof(c->cpu_nodes))
+			return -EINVAL;
+		snprintf(c->cpu_nodes, sizeof(c->cpu_nodes), "%s", val);
+		return 0;
+	}
+	if (!strcmp(key, "rcvbuf"))
+		return parse_int(key, val, 4096, &c->rcvbuf);
+	if (!strcmp(key, "heartbeat-ms"))
+		return parse_int(key, val, 1, &c->heartbeat_ms);
+	if (!strcmp(key, "timeout-ms"))
+		return parse_int(key, val, 1, &c->timeout_ms);
+	if (!strcmp(key, "min-sweep-us"))
+		return parse_int(key, val, 0, &c->min_sweep_us);
+	if (!strcmp(key, "resync-interval-ms"))
+		return parse_int(key, val, 0, &c->resync_interval_ms);
+	if (!strcmp(key, "invalidation")) {
+		if (strcmp(val, "scoped") && strcmp(val, "global")) {
+			pr_err("bad invalidation '%s': scoped or global\n",
+			       val);
+			return -EINVAL;
+		}
+		c->global = !strcmp(val, "global");
+		return 0;
+	}
+	if (!strcmp(key, "log-level")) {
+		static const char *const levels[] = { "error", "warning",
+						      "info", "debug" };
+		unsigned int i;
+
+		for (i = 0; i < ARRAY_SIZE(levels); i++) {
+			if (!strcmp(val, levels[i])) {
+				c->log_level = i;
+				return 0;
+			}
+		}
+		pr_err("bad log-level '%s': error, warning, info or debug\n",
+		       val);
+		return -EINVAL;
+	}
+	pr_err("unknown setting '%s'\n", key);
+	return -EINVAL;
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' ||
+			   end[-1] == '\n' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+/* "key = value" lines; '#' starts a comment. */
+static int config_read(struct silod_config *c, const char *path, bool must)
+{
+	char line[512];
+	int err = 0, n = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f) {
+		if (!must && errno == ENOENT)
+			return 0;
+		pr_err("cannot read %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	while (!err && fgets(line, sizeof(line), f)) {
+		char *key = line, *eq, *hash = strchr(line, '#');
+
+		n++;
+		if (hash)
+			*hash = '\0';
+		key = trim(key);
+		if (!*key)
+			continue;
+		eq = strchr(key, '=');
+		if (!eq) {
+			pr_err("%s:%d: expected 'key = value'\n", path, n);
+			err = -EINVAL;
+			break;
+		}
+		*eq = '\0';
+		err = config_set(c, trim(key), trim(eq + 1));
+		if (err)
+			pr_err("%s:%d: see 'silod --help'\n", path, n);
+	}
+	fclose(f);
+	return err;
+}
+
+static const struct option long_opts[] = {
+	{ "netns", required_argument, NULL, 'n' },
+	{ "pin-root", required_argument, NULL, 'R' },
+	{ "config", required_argument, NULL, 'c' },
+	{ "cpu-nodes", required_argument, NULL, 'N' },
+	{ "rcvbuf", required_argument, NULL, 'B' },
+	{ "heartbeat-ms", required_argument, NULL, 'H' },
+	{ "timeout-ms", required_argument, NULL, 'T' },
+	{ "min-sweep-us", required_argument, NULL, 'W' },
+	{ "resync-interval-ms", required_argument, NULL, 'I' },
+	{ "invalidation", required_argument, NULL, 'i' },
+	{ "test-no-second-sweep", no_argument, NULL, 'X' },
+	{ "syslog", no_argument, NULL, 's' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct args {
+	const char *netns;
+	const char *pin_root;
+	const char *config;
+	int verbose; /* -v count minus -q count */
+};
+
+/*
+ * Options win over the config file: read the file first, then apply the
+ * options again over it (also on SIGHUP).
+ */
+static int parse_options(int argc, char **argv, struct args *a,
+			 struct silod_config *c)
+{
+	int opt, err = 0;
+
+	optind = 0;
+	while (!err && (opt = getopt_long(argc, argv, "n:c:svqVh", long_opts,
+					  NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			a->netns = optarg;
+			break;
+		case 'R':
+			a->pin_root = optarg;
+			break;
+		case 'c':
+			a->config = optarg;
+			break;
+		case 'N':
+			err = config_set(c, "cpu-nodes", optarg);
+			break;
+		case 'B':
+			err = config_set(c, "rcvbuf", optarg);
+			break;
+		case 'H':
+			err = config_set(c, "heartbeat-ms", optarg);
+			break;
+		case 'T':
+			err = config_set(c, "timeout-ms", optarg);
+			break;
+		case 'W':
+			err = config_set(c, "min-sweep-us", optarg);
+			break;
+		case 'I':
+			err = config_set(c, "resync-interval-ms", optarg);
+			break;
+		case 'i':
+			err = config_set(c, "invalidation", optarg);
+			break;
+		case 'X':
+			c->no_second_sweep = true;
+			break;
+		case 's':
+			use_syslog = true;
+			break;
+		case 'v':
+			a->verbose++;
+			break;
+		case 'q':
+			a->verbose--;
+			break;
+		case 'V':
+			printf("silod %s (layout %d)\n", SILOD_VERSION,
+			       SILO_LAYOUT_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'silod --help'.\n");
+			return -EINVAL;
+		}
+	}
+	if (!err && optind != argc) {
+		pr_err("unexpected argument '%s': see 'silod --help'\n",
+		       argv[optind]);
+		err = -EINVAL;
+	}
+	return err;
+}
+
+/* Defaults, then the config file, then the options. */
+static int load_config(int argc, char **argv, struct args *a,
+		       struct silod_config *c)
+{
+	struct args first = {};
+	int err;
+
+	config_defaults(c);
+	/* A first pass only to learn --config. */
+	err = parse_options(argc, argv, &first, c);
+	if (err)
+		return err;
+	config_defaults(c);
+	err = config_read(c, first.config ? first.config : DEFAULT_CONFIG,
+			  first.config != NULL);
+	if (err)
+		return err;
+	memset(a, 0, sizeof(*a));
+	err = parse_options(argc, argv, a, c);
+	if (err)
+		return err;
+	c->log_level += a->verbose;
+	if (c->log_level < SILO_LOG_WARN)
+		c->log_level = SILO_LOG_WARN;
+	if (c->log_level > SILO_LOG_DEBUG)
+		c->log_level = SILO_LOG_DEBUG;
+	if (c->timeout_ms < 2 * c->heartbeat_ms) {
+		pr_err("timeout-ms %d must be at least twice heartbeat-ms %d\n",
+		       c->timeout_ms, c->heartbeat_ms);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "0-3:0,4-7:1": CPU (or range) to node; CPUs not named stay on node 0. */
+static int parse_cpu_nodes(const char *s, __u32 *node_of, int nr_cpus,
+			   __u32 *nr_nodes)
+{
+	unsigned long a, b, node;
+	char *end;
+
+	*nr_nodes = 1;
+	while (*s) {
+		errno = 0;
+		a = strtoul(s, &end, 10);
+		if (errno || end == s)
+			goto bad;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (errno || end == s || b < a)
+				goto bad;
+		}
+		if (*end != ':')
+			goto bad;
+		s = end + 1;
+		node = strtoul(s, &end, 10);
+		if (errno || end == s || node >= SILO_MAX_NODES)
+			goto bad;
+		if (b >= (unsigned long)nr_cpus) {
+			pr_err("cpu-nodes names CPU %lu; this machine has %d\n",
+			       b, nr_cpus);
+			return -ERANGE;
+		}
+		for (; a <= b; a++)
+			node_of[a] = node;
+		if (node + 1 > *nr_nodes)
+			*nr_nodes = node + 1;
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			goto bad;
+	}
+	return 0;
+bad:
+	pr_err("bad cpu-nodes '%s': CPU[-CPU]:NODE,... e.g. 0-3:0,4-7:1\n", s);
+	return -EINVAL;
+}
+
+static int refresh_group(struct silo_group *g, void *ctx)
+{
+	struct silo_group_info info;
+
+	(void)ctx;
+	/* Setting its policy again rebuilds its per-node socket lists. */
+	if (!silo_group_info(g, &info))
+		silo_group_set_policy(g, info.group.policy);
+	return 0;
+}
+
+/* cpu_node from the configuration or sysfs; one cache per node; and the
+ * reuseport groups' node lists, which follow cpu_node. */
+static int apply_topology(struct silod *d)
+{
+	int nr_cpus = libbpf_num_possible_cpus();
+	__u32 *node_of, nr_nodes;
+	int err;
+
+	node_of = calloc(nr_cpus, sizeof(*node_of));
+	if (!node_of)
+		return -ENOMEM;
+	if (d->cfg.cpu_nodes[0])
+		err = parse_cpu_nodes(d->cfg.cpu_nodes, node_of, nr_cpus,
+				      &nr_nodes);
+	else
+		err = read_cpu_nodes(node_of, nr_cpus, &nr_nodes);
+	/* Caches first: a CPU must never point at a missing one. */
+	if (!err)
+		err = silo_maps_set_nodes(d->silo, &d->maps, nr_nodes);
+	if (!err)
+		err = silo_write_cpu_node(d->maps.fd[SILO_MAP_CPU_NODE],
+					  node_of, nr_cpus);
+	free(node_of);
+	if (err) {
+		pr_err("cannot set the CPU to node map: %s\n", strerror(-err));
+		return err;
+	}
+	if (d->cfg.cpu_nodes[0])
+		pr_info("CPU to node map: %s (%u nodes)\n", d->cfg.cpu_nodes,
+			nr_nodes);
+	silo_group_foreach(d->silo, refresh_group, NULL);
+	return 0;
+}
+
+static void beat(struct silod *d)
+{
+	struct silo_heartbeat hb = {
+		.last_ns = coarse_ns(),
+		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
+	};
+	__u32 zero = 0;
+
+	if (!hb.last_ns)
+		hb.last_ns = 1; /* 0 means "no daemon" */
+	if (bpf_map_update_elem(d->maps.fd[SILO_MAP_HEARTBEAT], &zero, &hb,
+				BPF_ANY))
+		pr_err("cannot write the heartbeat: %s\n", strerror(errno));
+}
+
+static void publish(struct silod *d)
+{
+	struct silo_daemon state;
+	__u32 zero = 0;
+
+	pthread_mutex_lock(&d->lock);
+	d->state.dumps_retried =
+		__atomic_load_n(&silo_nl_dumps_retried, __ATOMIC_RELAXED);
+	state = d->state;
+	pthread_mutex_unlock(&d->lock);
+	bpf_map_update_elem(d->maps.fd[SILO_MAP_DAEMON], &zero, &state,
+			    BPF_ANY);
+}
+
+static int refresh_device(struct silo *s, __u32 ifindex, void *ctx)
+{
+	struct silod *d = ctx;
+	char name[IF_NAMESIZE];
+
+	(void)s;
+	/* A device that went away keeps its link pin until unloaded. */
+	if (if_indextoname(ifindex, name) &&
+	    silo_fill_device(d->maps.fd[SILO_MAP_DEVICES], ifindex))
+		pr_warn("cannot refresh device %s\n", name);
+	return 0;
+}
+
+/* Everything from the kernel again, then every entry stale. */
+static int resync(struct silod *d)
+{
+	int err;
+
+	d->last_resync_ns = now_ns();
+	err = silo_fill_local_addrs(d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
+	if (!err)
+		err = silo_for_each_link_pin(d->silo, refresh_device, d);
+	if (!err)
+		err = silo_sync_genid_flags(d->maps.fd[SILO_MAP_GENID]);
+	if (!err)
+		err = apply_topology(d);
+	if (!err)
+		err = genid_bump(d);
+	if (err) {
+		pr_err("resync failed: %s\n", strerror(-err));
+		return err;
+	}
+	DSTAT_ADD(d, resyncs, 1);
+	pr_debug("resynced with the kernel\n");
+	return 0;
+}
+
+/* Sweeps of more prefixes than this cost more than a global bump. */
+#define MAX_SCOPED_PREFIXES 4096
+
+static int process(struct silod *d, struct burst *b)
+{
+	int err = 0;
+
+	if (b->resync) {
+		err = resync(d);
+	} else {
+		if (b->addrs)
+			err = silo_fill_local_addrs(
+				d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
+		if (!err && b->devices)
+			err = silo_for_each_link_pin(d->silo, refresh_device,
+						     d);
+		if (!err && b->rules)
+			err = silo_sync_genid_flags(d->maps.fd[SILO_MAP_GENID]);
+		if (!err && b->route_bumps)
+			err = genid_bump_by(d, b->route_bumps);
+		if (!err &&
+		    (b->bump || b->work.nr_prefixes > MAX_SCOPED_PREFIXES))
+			err = genid_bump(d);
+		else if (!err && (b->work.nr_prefixes || b->work.nr_neighs))
+			err = invalidate(d, &b->work);
+		if (err < 0) {
+			/* Whatever failed, a bump keeps the cache honest. */
+			pr_err("invalidation failed (%s): bumping genid\n",
+			       strerror(-err));
+			err = genid_bump(d);
+		}
+	}
+	pthread_mutex_lock(&d->lock);
+	d->state.bursts++;
+	d->state.coalesced += b->messages > 1 ? b->messages - 1 : 0;
+	pthread_mutex_unlock(&d->lock);
+	work_reset(&b->work);
+	b->messages = 0;
+	b->route_bumps = 0;
+	b->bump = b->addrs = b->devices = b->rules = b->resync = false;
+	return err;
+}
+
+static int reload(struct silod *d, int argc, char **argv)
+{
+	struct silod_config c;
+	struct args a;
+	int err;
+
+	err = load_config(argc, argv, &a, &c);
+	if (err) {
+		pr_err("configuration not reloaded: keeping the old one\n");
+		return err;
+	}
+	c.no_second_sweep = d->cfg.no_second_sweep;
+	d->cfg = c;
+	log_level = c.log_level;
+	err = apply_topology(d);
+	if (!err)
+		err = genid_bump(d); /* the cache key's node may have moved */
+	pr_info("configuration reloaded\n");
+	return err;
+}
+
+static int signals_open(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static int run(struct silod *d, int sig_fd, int argc, char **argv)
+{
+	struct burst b = {};
+	__u64 now, next_beat = 0, last_sweep = 0, last_warn = 0, ready;
+	struct pollfd pfd[2] = {
+		{ .fd = d->nl_fd, .events = POLLIN },
+		{ .fd = sig_fd, .events = POLLIN },
+	};
+	int err = 0;
+
+	for (;;) {
+		struct signalfd_siginfo si;
+		struct timespec ts;
+		__u64 wait;
+
+		now = now_ns();
+		if (now >= next_beat) {
+			beat(d);
+			publish(d);
+			next_beat = now + (__u64)d->cfg.heartbeat_ms * 1000000;
+		}
+		/* Coalesce: act at most every min-sweep (resyncs more
+		 * rarely still), and take in whatever arrives meanwhile. */
+		ready = b.resync ?
+				d->last_resync_ns +
+					(__u64)d->cfg.resync_interval_ms *
+						1000000 :
+				last_sweep + (__u64)d->cfg.min_sweep_us * 1000;
+		/* The global baseline bumps as each change arrives. */
+		if (d->cfg.global && !b.resync)
+			ready = 0;
+		if ((b.messages || b.resync) && now >= ready) {
+			process(d, &b);
+			last_sweep = now_ns();
+			publish(d);
+			continue;
+		}
+		wait = next_beat - now;
+		if ((b.messages || b.resync) && ready - now < wait)
+			wait = ready - now;
+		ts.tv_sec = wait / 1000000000;
+		ts.tv_nsec = wait % 1000000000;
+		if (ppoll(pfd, 2, &ts, NULL) < 0 && errno != EINTR)
+			return -errno;
+		if (pfd[0].revents) {
+			err = nl_events_drain(d, &b);
+			/* At most once a second, however many overruns. */
+			if (err == -ENOBUFS &&
+			    now > last_warn + 1000000000ULL) {
+				pr_warn("netlink overrun: messages lost, resyncing\n");
+				last_warn = now;
+			} else if (err && err != -ENOBUFS) {
+				return err;
+			}
+		}
+		if (pfd[1].revents &&
+		    read(sig_fd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGHUP) {
+				reload(d, argc, argv);
+				continue;
+			}
+			pr_info("signal %u: exiting, the data path stays\n",
+				si.ssi_signo);
+			/* Finish what is known, so no entry outlives it. */
+			if (b.messages || b.resync)
+				process(d, &b);
+			break;
+		}
+	}
+	work_free(&b.work);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct silod *d = &daemon_state;
+	struct silo_opts opts = {};
+	struct args a;
+	int err, sig_fd = -1, pid;
+
+	silo_set_print(print);
+	err = load_config(argc, argv, &a, &d->cfg);
+	if (err)
+		return 2;
+	log_level = d->cfg.log_level;
+	if (use_syslog)
+		openlog("silod", LOG_PID, LOG_DAEMON);
+	silo_maps_init(&d->maps);
+	pthread_mutex_init(&d->lock, NULL);
+	d->nl_fd = -1;
+
+	opts.netns = a.netns;
+	opts.pin_root = a.pin_root;
+	err = silo_open(&d->silo, &opts);
+	if (err)
+		return 1;
+	pid = silo_daemon_pid(d->silo);
+	if (pid && pid != getpid()) {
+		pr_err("silod already runs for %s (pid %d)\n",
+		       silo_pin_dir(d->silo), pid);
+		err = -EEXIST;
+		goto out_close;
+	}
+	sig_fd = signals_open();
+	if (sig_fd < 0) {
+		err = sig_fd;
+		goto out_close;
+	}
+	/* Listen before reading the state, so no change falls between. */
+	d->nl_fd = nl_events_open(d->cfg.rcvbuf);
+	if (d->nl_fd < 0) {
+		err = d->nl_fd;
+		pr_err("cannot listen to rtnetlink: %s\n", strerror(-err));
+		goto out_close;
+	}
+	err = silo_maps_ensure(d->silo, &d->maps, 0, &(bool){ false });
+	if (err)
+		goto out_close;
+	d->state.pid = getpid();
+	d->state.started_ns = now_ns();
+	publish(d);
+	err = resync(d);
+	if (err)
+		goto out_release;
+	err = regrace_start(d);
+	if (err)
+		goto out_release;
+	beat(d);
+	pr_info("serving %s (%s invalidation, heartbeat %d ms, timeout %d ms)\n",
+		silo_pin_dir(d->silo), d->cfg.global ? "global" : "scoped",
+		d->cfg.heartbeat_ms, d->cfg.timeout_ms);
+
+	err = run(d, sig_fd, argc, argv);
+	regrace_stop(d);
+out_release:
+	d->state.pid = 0;
+	publish(d);
+	/* Pins go only if no device or group uses them any more. */
+	silo_maps_release(d->silo);
+out_close:
+	silo_maps_close(&d->maps);
+	if (d->nl_fd >= 0)
+		close(d->nl_fd);
+	if (sig_fd >= 0)
+		close(sig_fd);
+	silo_close(d->silo);
+	pthread_mutex_destroy(&d->lock);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* silod: keeps silo's route cache exact while routes change. */
+#ifndef SILOD_H
+#define SILOD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "../lib/internal.h"
+
+/* Configuration, from options and the config file (SIGHUP re-reads it). */
+struct silod_config {
+	char cpu_nodes[256]; /* "CPU[-CPU]:NODE,...", empty: from sysfs */
+	int rcvbuf; /* netlink receive buffer, bytes */
+	int heartbeat_ms;
+	int timeout_ms; /* the data path's trust in a silent daemon */
+	int min_sweep_us; /* least time between two sweeps: coalescing */
+	int resync_interval_ms; /* least time between two resyncs */
+	bool global; /* bump genid per route change (the baseline) */
+	bool no_second_sweep; /* tests only: show the race is caught */
+	int log_level; /* enum silo_log_level */
+};
+
+/* Routes and neighbours whose cache entries must go. */
+struct prefix {
+	__u8 family;
+	__u8 len;
+	__u8 addr[16];
+};
+
+struct neigh {
+	__u32 ifindex;
+	__u8 family;
+	__u8 usable; /* NUD_VALID: lladdr may be used */
+	__u8 lladdr[6];
+	__u8 addr[16];
+};
+
+struct sweep_work {
+	struct prefix *prefixes;
+	size_t nr_prefixes, cap_prefixes;
+	struct neigh *neighs;
+	size_t nr_neighs, cap_neighs;
+};
+
+/* What a burst of netlink messages asks for. */
+struct burst {
+	struct sweep_work work;
+	bool bump; /* global invalidation */
+	unsigned int route_bumps; /* --invalidation global: one per route */
+	bool addrs; /* refresh local_addrs */
+	bool devices; /* refresh devices (MAC, rp_filter) */
+	bool rules; /* refresh the cache key flags */
+	bool resync; /* everything: after an overrun */
+	unsigned int messages;
+};
+
+struct silod {
+	struct silo *silo;
+	struct silo_maps maps;
+	struct silod_config cfg;
+	const char *config_path;
+	int nl_fd;
+	/* Daemon counters, published to the daemon map. */
+	pthread_mutex_t lock;
+	struct silo_daemon state;
+	/* The second sweeps (after a grace period) run in their own thread. */
+	pthread_t regrace;
+	pthread_cond_t regrace_cond;
+	struct sweep_work regrace_work;
+	__u64 regrace_fills; /* fill count seen before the first sweeps */
+	bool regrace_pending;
+	bool stopping;
+	__u64 last_resync_ns;
+};
+
+#define DSTAT_ADD(d, field, n)                    \
+	do {                                      \
+		pthread_mutex_lock(&(d)->lock);   \
+		(d)->state.field += (n);          \
+		pthread_mutex_unlock(&(d)->lock); \
+	} while (0)
+
+__u64 now_ns(void); /* CLOCK_MONOTONIC */
+__u64 coarse_ns(void); /* CLOCK_MONOTONIC_COARSE: the data path's clock */
+
+/* events.c */
+int nl_events_open(int rcvbuf);
+/* Reads every pending message into b; -ENOBUFS after an overrun (b->resync
+ * is then set and reading goes on). */
+int nl_events_drain(struct silod *d, struct burst *b);
+
+/* sweep.c */
+void work_reset(struct sweep_work *w);
+void work_free(struct sweep_work *w);
+int work_add_prefix(struct sweep_work *w, const struct prefix *p);
+int work_add_neigh(struct sweep_work *w, const struct neigh *n);
+int work_merge(struct sweep_work *dst, const struct sweep_work *src);
+/* Removes the entries w names from every node cache; returns how many. */
+int sweep(struct silod *d, const struct sweep_work *w);
+/* Scoped invalidation, exact under races (see sweep.c). */
+int invalidate(struct silod *d, const struct sweep_work *w);
+int regrace_start(struct silod *d);
+void regrace_stop(struct silod *d);
+/* Sum over CPUs of the data path's cache fills (inserts, refreshes). */
+__u64 cache_fills(struct silod *d);
+int genid_bump(struct silod *d);
+int genid_bump_by(struct silod *d, unsigned int n);
+
+#endif /* SILOD_H */

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scoped invalidation: remove exactly the cache entries a route or neighbour
+ * change touched, and nothing else.
+ *
+ * Why it is exact. The data path stores an entry after bpf_fib_lookup; an
+ * entry is wrong after a change at time T only if its lookup ran before T.
+ * silod hears of the change at T' > T, then:
+ *
+ *   1. reads the sum of the data path's cache fills (inserts and in-place
+ *      refreshes, per-CPU counters bumped after each fill): F0;
+ *   2. sweeps: deletes every entry the change touches;
+ *   3. waits for an RCU grace period that starts after the sweep started
+ *      (an update of the route_cache array of maps waits for one: the kernel
+ *      calls synchronize_rcu() so no program still sees the old inner map);
+ *   4. reads the fill count again: F1; if F1 != F0, sweeps again.
+ *
+ * A program that looked the route up before T started before T' (XDP runs
+ * inside an RCU read-side section, from before its lookup until after its
+ * store). If its store came before the first sweep reached the entry, the
+ * first sweep deletes it. If it came later, the program was still running
+ * when the first sweep started, so the grace period waits for it to finish;
+ * it counted its fill before finishing, so F1 > F0 and the second sweep
+ * deletes the entry. Every program that starts after the grace period began
+ * looks up after T and stores the new answer. When F1 == F0 no program
+ * stored anything in between and the second sweep has nothing to find.
+ *
+ * The grace period takes milliseconds, so steps 3 and 4 run in their own
+ * thread ("regrace"), which folds the work of several first sweeps into one
+ * grace period; the event loop goes on meanwhile. Entries are deleted, not
+ * stamped: a missing entry is a miss, which resolves the new answer.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "silod.h"
+
+#define BATCH 1024
+
+void work_reset(struct sweep_work *w)
+{
+	w->nr_prefixes = 0;
+	w->nr_neighs = 0;
+}
+
+void work_free(struct sweep_work *w)
+{
+	free(w->prefixes);
+	free(w->neighs);
+	memset(w, 0, sizeof(*w));
+}
+
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t c;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 64;
+	p = realloc(*arr, c * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+int work_add_prefix(struct sweep_work *w, const struct prefix *p)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_prefixes; i++)
+		if (!memcmp(&w->prefixes[i], p, sizeof(*p)))
+			return 0;
+	if (grow((void **)&w->prefixes, &w->cap_prefixes, w->nr_prefixes,
+		 sizeof(*p)))
+		return -ENOMEM;
+	w->prefixes[w->nr_prefixes++] = *p;
+	return 0;
+}
+
+int work_add_neigh(struct sweep_work *w, const struct neigh *n)
+{
+	size_t i;
+
+	/* The latest state of a neighbour is the one that counts. */
+	for (i = 0; i < w->nr_neighs; i++) {
+		struct neigh *o = &w->neighs[i];
+
+		if (o->ifindex == n->ifindex && o->family == n->family &&
+		    !memcmp(o->addr, n->addr, 16)) {
+			*o = *n;
+			return 0;
+		}
+	}
+	if (grow((void **)&w->neighs, &w->cap_neighs, w->nr_neighs, sizeof(*n)))
+		return -ENOMEM;
+	w->neighs[w->nr_neighs++] = *n;
+	return 0;
+}
+
+int work_merge(struct sweep_work *dst, const struct sweep_work *src)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < src->nr_prefixes && !err; i++)
+		err = work_add_prefix(dst, &src->prefixes[i]);
+	for (i = 0; i < src->nr_neighs && !err; i++)
+		err = work_add_neigh(dst, &src->neighs[i]);
+	return err;
+}
+
+static bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a)
+{
+	unsigned int full = p->len / 8, rest = p->len % 8;
+
+	if (p->family != family)
+		return false;
+	if (memcmp(p->addr, a, full))
+		return false;
+	return !rest || !((p->addr[full] ^ a[full]) & (0xFF << (8 - rest)));
+}
+
+/*
+ * An entry is touched by a route change for a prefix holding its destination,
+ * or its source (the reverse path check is cached with it), and by a change
+ * of the neighbour it sends to that leaves it unusable or with another MAC.
+ */
+static bool touched(const struct sweep_work *w, const struct silo_route_key *k,
+		    const struct silo_route_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_prefixes; i++)
+		if (in_prefix(&w->prefixes[i], k->family, k->dst) ||
+		    in_prefix(&w->prefixes[i], k->family, k->src))
+			return true;
+	for (i = 0; i < w->nr_neighs; i++) {
+		const struct neigh *n = &w->neighs[i];
+
+		if (n->ifindex == e->ifindex && n->family == e->family &&
+		    !memcmp(n->addr, e->nexthop, 16) &&
+		    (!n->usable || memcmp(n->lladdr, e->dmac, 6)))
+			return true;
+	}
+	return false;
+}
+
+static int sweep_node(int fd, const struct sweep_work *w,
+		      struct silo_route_key *keys,
+		      struct silo_route_entry *vals, int *deleted)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 in = 0, out = 0, n, i;
+	bool first = true, done = false;
+	int err;
+
+	while (!done) {
+		n = BATCH;
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys,
+					   vals, &n, &opts);
+		if (err && errno != ENOENT)
+			return -errno;
+		done = err != 0;
+		first = false;
+		in = out;
+		for (i = 0; i < n; i++) {
+			if (!touched(w, &keys[i], &vals[i]))
+				continue;
+			/* Gone already (evicted, or a concurrent sweep): fine. */
+			if (!bpf_map_delete_elem(fd, &keys[i]))
+				++*deleted;
+		}
+	}
+	return 0;
+}
+
+int sweep(struct silod *d, const struct sweep_work *w)
+{
+	struct silo_route_entry *vals;
+	struct silo_route_key *keys;
+	int deleted = 0, err = 0;
+	__u32 node;
+
+	if (!w->nr_prefixes && !w->nr_neighs)
+		return 0;
+	/* Per call: the event loop and the regrace thread both sweep. */
+	keys = malloc(BATCH * sizeof(*keys));
+	vals = malloc(BATCH * sizeof(*vals));
+	if (!keys || !vals)
+		err = -ENOMEM;
+	for (node = 0; node < d->maps.nr_nodes && !err; node++)
+		err = sweep_node(d->maps.node_fd[node], w, keys, vals,
+				 &deleted);
+	free(keys);
+	free(vals);
+	if (err) {
+		pr_err("sweeping the route cache failed: %s\n", strerror(-err));
+		return err;
+	}
+	DSTAT_ADD(d, invalidated, deleted);
+	return deleted;
+}
+
+__u64 cache_fills(struct silod *d)
+{
+	int ncpus = silo_nr_cpus(), cpu;
+	struct silo_stats *st;
+	__u32 zero = 0;
+	__u64 n = 0;
+
+	st = calloc(ncpus, sizeof(*st));
+	if (!st)
+		return ~0ULL; /* unknown: the caller sweeps again */
+	if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_STATS], &zero, st)) {
+		free(st);
+		return ~0ULL;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		n += st[cpu].cache_insert + st[cpu].cache_refresh;
+	free(st);
+	return n;
+}
+
+/* n bumps written as one: the same to the data path, one syscall. */
+int genid_bump_by(struct silod *d, unsigned int n)
+{
+	struct silo_genid g;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g))
+		return -errno;
+	g.genid += n;
+	if (g.genid < n)
+		g.genid = 1; /* wrapped: 0 marks an entry being rewritten */
+	if (bpf_map_update_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g, BPF_ANY))
+		return -errno;
+	DSTAT_ADD(d, genid_bumps, n);
+	return 0;
+}
+
+int genid_bump(struct silod *d)
+{
+	return genid_bump_by(d, 1);
+}
+
+/*
+ * Tests only: with SILOD_TEST_HOOK_FD set, silod writes a byte to that fd
+ * after each first sweep and waits for one back, so a test can store an
+ * entry resolved before the change exactly in the window the second sweep
+ * exists for.
+ */
+static void test_hook(void)
+{
+	static int fd = -2;
+	struct pollfd pfd;
+	char c = 'S';
+
+	if (fd == -2) {
+		const char *env = getenv("SILOD_TEST_HOOK_FD");
+
+		fd = env ? atoi(env) : -1;
+	}
+	if (fd < 0)
+		return;
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	/* Never hang for a test that went away. */
+	if (write(fd, &c, 1) != 1 || poll(&pfd, 1, 5000) != 1 ||
+	    read(fd, &c, 1) != 1)
+		fd = -1;
+}
+
+/* Steps 1-2 here; 3-4 queued for the regrace thread. */
+int invalidate(struct silod *d, const struct sweep_work *w)
+{
+	__u64 fills = cache_fills(d);
+	int err;
+
+	err = sweep(d, w);
+	if (err < 0)
+		return err;
+	DSTAT_ADD(d, sweeps, 1);
+	test_hook();
+	if (d->cfg.no_second_sweep)
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	err = work_merge(&d->regrace_work, w);
+	if (!d->regrace_pending || fills < d->regrace_fills)
+		d->regrace_fills = fills;
+	d->regrace_pending = true;
+	d->state.pending++;
+	pthread_cond_signal(&d->regrace_cond);
+	pthread_mutex_unlock(&d->lock);
+	return err;
+}
+
+/* A grace period: the kernel waits for one on every array-of-maps update. */
+static int grace_period(struct silod *d)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(d->maps.fd[SILO_MAP_ROUTE_CACHE], &zero,
+				&d->maps.node_fd[0], BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static void *regrace_main(void *arg)
+{
+	struct silod *d = arg;
+	struct sweep_work w = {};
+	__u64 fills, now;
+	__u32 taken;
+
+	pthread_mutex_lock(&d->lock);
+	for (;;) {
+		while (!d->regrace_pending && !d->stopping)
+			pthread_cond_wait(&d->regrace_cond, &d->lock);
+		if (d->stopping && !d->regrace_pending)
+			break;
+		/* Take everything queued: one grace period serves it all. */
+		work_reset(&w);
+		if (work_merge(&w, &d->regrace_work)) {
+			pr_err("out of memory\n");
+			break;
+		}
+		work_reset(&d->regrace_work);
+		fills = d->regrace_fills;
+		taken = d->state.pending;
+		d->regrace_pending = false;
+		pthread_mutex_unlock(&d->lock);
+
+		if (grace_period(d))
+			pr_err("cannot wait for a grace period: %s\n",
+			       strerror(errno));
+		now = cache_fills(d);
+		/* ~0: the count could not be read; sweep to be sure. */
+		if (now != fills || now == ~0ULL) {
+			sweep(d, &w);
+			DSTAT_ADD(d, sweeps_again, 1);
+		}
+		pthread_mutex_lock(&d->lock);
+		d->state.pending -= taken;
+	}
+	pthread_mutex_unlock(&d->lock);
+	work_free(&w);
+	return NULL;
+}
+
+int regrace_start(struct silod *d)
+{
+	int err;
+
+	pthread_cond_init(&d->regrace_cond, NULL);
+	err = pthread_create(&d->regrace, NULL, regrace_main, d);
+	return -err;
+}
+
+void regrace_stop(struct silod *d)
+{
+	pthread_mutex_lock(&d->lock);
+	d->stopping = true;
+	pthread_cond_signal(&d->regrace_cond);
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->regrace, NULL);
+	pthread_cond_destroy(&d->regrace_cond);
+	work_free(&d->regrace_work);
+}
