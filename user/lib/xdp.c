@@ -280,9 +280,8 @@ out:
 
 /* Calls fn for each device's link pin in the namespace's directory. */
 int silo_for_each_link_pin(struct silo *s,
-			     int (*fn)(struct silo *s, __u32 ifindex,
-				       void *ctx),
-			     void *ctx)
+			   int (*fn)(struct silo *s, __u32 ifindex, void *ctx),
+			   void *ctx)
 {
 	size_t plen = strlen(SILO_PIN_XDP_LINK);
 	struct dirent *de;
