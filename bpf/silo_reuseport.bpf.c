@@ -15,14 +15,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "silo/abi.h"
-
-/* Shared with the XDP side (silo_maps_reuse points it at the pinned one). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SILO_MAX_CPUS);
-	__type(key, __u32);
-	__type(value, __u32);
-} cpu_node SEC(".maps");
+#include "cpu_node.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -10,6 +10,7 @@
 #include <bpf/bpf_endian.h>
 #include "silo/abi.h"
 #include "parse.h"
+#include "cpu_node.h"
 
 /* Knobs, set by the loader before load (one program instance per device). */
 const volatile __u8 forward = 0; /* --forward */
@@ -51,13 +52,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct silo_daemon);
 } daemon SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SILO_MAX_CPUS);
-	__type(key, __u32);
-	__type(value, __u32);
-} cpu_node SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
