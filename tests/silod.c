@@ -316,21 +316,15 @@ static void test_race_without_second_sweep_is_seen(void)
 static int agree_cb(__u32 node, const struct silo_route_key *k,
 		    const struct silo_route_entry *e, void *data)
 {
-	struct silo_fib_probe p = {};
+	struct silo_route_entry fib;
 	int *bad = data;
 
 	(void)node;
 	if (e->genid != genid_now())
 		return 0; /* stale: never used */
-	p.params.family = k->family == SILO_AF_INET ? AF_INET : AF_INET6;
-	p.params.ifindex = k->ifindex;
-	p.params.tos = k->tos;
-	memcpy(p.params.ipv6_src, k->src, 16);
-	memcpy(p.params.ipv6_dst, k->dst, 16);
-	if (silo_fib_lookup(s, &p) || p.rc != BPF_FIB_LKUP_RET_SUCCESS ||
-	    p.params.ifindex != e->ifindex ||
-	    memcmp(p.params.dmac, e->dmac, 6) ||
-	    memcmp(p.params.smac, e->smac, 6))
+	if (silo_route_resolve(s, k, &fib) != BPF_FIB_LKUP_RET_SUCCESS ||
+	    fib.ifindex != e->ifindex || memcmp(fib.dmac, e->dmac, 6) ||
+	    memcmp(fib.smac, e->smac, 6))
 		++*bad;
 	return 0;
 }

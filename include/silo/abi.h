@@ -29,7 +29,6 @@
 
 /* Names of the pinned maps, relative to the namespace's pin directory. */
 #define SILO_PIN_META "meta"
-#define SILO_PIN_ROUTE_CACHE "route_cache"
 #define SILO_PIN_ROUTE_CACHE_NODE "route_cache_n" /* + node number */
 #define SILO_PIN_XDP_LINK "xdp_link_" /* + ifindex */
 #define SILO_PIN_REUSEPORT_DIR "reuseport" /* one entry per group */

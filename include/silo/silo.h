@@ -130,6 +130,14 @@ int silo_route_flush(struct silo *s);
  */
 int silo_fib_lookup(struct silo *s, struct silo_fib_probe *probe);
 
+/*
+ * What a miss on key would resolve to now: the same request the data path
+ * makes, answered into *entry (genid 0; ifindex 0 unless the answer says
+ * where the packet goes). Returns the BPF_FIB_LKUP_RET_* code, or -errno.
+ */
+int silo_route_resolve(struct silo *s, const struct silo_route_key *key,
+		       struct silo_route_entry *entry);
+
 struct silo_daemon_info {
 	bool running; /* a live silod serves this namespace */
 	bool cache_trusted; /* the data path uses the route cache now */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* Reading and managing silo's state: genid, route cache, stats, FIB. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,41 @@ int silo_fib_lookup(struct silo *s, struct silo_fib_probe *probe)
 	}
 	fib_probe__destroy(skel);
 	return err;
+}
+
+int silo_route_resolve(struct silo *s, const struct silo_route_key *key,
+		       struct silo_route_entry *entry)
+{
+	struct silo_fib_probe p = {};
+	int err;
+
+	/* The request the data path builds from the same key. */
+	p.params.family = key->family == SILO_AF_INET ? AF_INET : AF_INET6;
+	p.params.ifindex = key->ifindex;
+	p.params.l4_protocol = key->l4_proto;
+	p.params.sport = key->sport;
+	p.params.dport = key->dport;
+	if (key->family == SILO_AF_INET)
+		p.params.tos = key->tos;
+	else
+		p.params.flowinfo = htonl((__u32)key->tos << 20);
+	memcpy(p.params.ipv6_src, key->src, 16);
+	memcpy(p.params.ipv6_dst, key->dst, 16);
+	err = silo_fib_lookup(s, &p);
+	if (err)
+		return err;
+	memset(entry, 0, sizeof(*entry));
+	entry->family = key->family;
+	/* Only these answers say where the packet would go. */
+	if (p.rc != BPF_FIB_LKUP_RET_SUCCESS &&
+	    p.rc != BPF_FIB_LKUP_RET_NO_NEIGH)
+		return p.rc;
+	entry->ifindex = p.params.ifindex;
+	entry->mtu = p.params.mtu_result;
+	memcpy(entry->smac, p.params.smac, 6);
+	memcpy(entry->dmac, p.params.dmac, 6);
+	memcpy(entry->nexthop, p.params.ipv6_dst, 16);
+	return p.rc;
 }
 
 int silo_daemon_info(struct silo *s, struct silo_daemon_info *info)

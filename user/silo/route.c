@@ -178,43 +178,6 @@ static int route_flush(int argc, char **argv)
 	return 0;
 }
 
-/* Runs the FIB for a cache key; fills *e from the answer. */
-static int fib_for_key(struct silo *s, const struct silo_route_key *k,
-		       __u16 tot_len, struct silo_route_entry *e, int *rc)
-{
-	struct silo_fib_probe p = {};
-	int err;
-
-	p.params.family = k->family == SILO_AF_INET ? AF_INET : AF_INET6;
-	p.params.ifindex = k->ifindex;
-	p.params.tot_len = tot_len;
-	p.params.l4_protocol = k->l4_proto;
-	p.params.sport = k->sport;
-	p.params.dport = k->dport;
-	if (k->family == SILO_AF_INET)
-		p.params.tos = k->tos;
-	else
-		p.params.flowinfo = htonl((__u32)k->tos << 20);
-	memcpy(p.params.ipv6_src, k->src, 16);
-	memcpy(p.params.ipv6_dst, k->dst, 16);
-	err = silo_fib_lookup(s, &p);
-	if (err)
-		return err;
-	*rc = p.rc;
-	memset(e, 0, sizeof(*e));
-	e->family = k->family;
-	/* Only these answers say where the packet would go. */
-	if (p.rc != BPF_FIB_LKUP_RET_SUCCESS &&
-	    p.rc != BPF_FIB_LKUP_RET_NO_NEIGH)
-		return 0;
-	e->ifindex = p.params.ifindex;
-	e->mtu = p.params.mtu_result;
-	memcpy(e->smac, p.params.smac, 6);
-	memcpy(e->dmac, p.params.dmac, 6);
-	memcpy(e->nexthop, p.params.ipv6_dst, 16);
-	return 0;
-}
-
 static bool same_answer(const struct silo_route_entry *a,
 			const struct silo_route_entry *b)
 {
@@ -264,9 +227,11 @@ static int lookup_one(__u32 node, const struct silo_route_key *k,
 	    (c->has_tos && k->tos != c->want.tos))
 		return 0;
 	c->n++;
-	c->err = fib_for_key(c->s, k, 0, &fib, &rc);
-	if (c->err)
-		return c->err;
+	rc = silo_route_resolve(c->s, k, &fib);
+	if (rc < 0) {
+		c->err = rc;
+		return rc;
+	}
 	agree = rc == 0 && same_answer(e, &fib);
 	if (c->arr) {
 		json_object *o = json_object_new_object();
@@ -406,7 +371,8 @@ static int route_lookup(int argc, char **argv)
 			json_object_put(c.arr);
 			return 1;
 		}
-		if (fib_for_key(c.s, &c.want, 0, &fib, &rc)) {
+		rc = silo_route_resolve(c.s, &c.want, &fib);
+		if (rc < 0) {
 			json_object_put(c.arr);
 			return 1;
 		}
