@@ -16,7 +16,7 @@
 #include <linux/bpf.h> /* struct bpf_fib_lookup */
 #endif
 
-#define SILO_LAYOUT_VERSION 1
+#define SILO_LAYOUT_VERSION 2
 
 /* Limits. */
 #define SILO_MAX_NODES 64 /* route_cache outer array: one slot per node */
@@ -65,23 +65,87 @@ struct silo_local_addr {
  * genid[0], alone in its cache line. Written only by user space; a route
  * cache entry is valid while its genid equals this one. Never 0: 0 marks an
  * entry that is being rewritten.
+ *
+ * flags say what the cache key holds beyond the fixed fields, decided from
+ * the rules and sysctls (a change bumps genid, so no entry of the old key
+ * format survives it).
  */
-#define SILO_GENID_KEY_L4 (1U << 0) /* rules select on ipproto/ports */
+#define SILO_GENID_KEY_L4 (1U << 0) /* protocol and ports: a rule or an
+				     * L4 multipath hash selects on them */
+#define SILO_GENID_KEY_FLOWLABEL (1U << 1) /* IPv6 flow label: the default
+					    * IPv6 multipath hash or a rule
+					    * uses it */
+
+/*
+ * The offload envelope: the configurations in which XDP forwarding is equal
+ * to the kernel's. Each condition below puts a family's forwarded traffic
+ * outside it: the data path then passes that traffic to the stack (counted
+ * as pass_envelope) and "silo xdp status" names the condition and what to do.
+ * Written by the loader and re-evaluated by silod as the configuration
+ * changes. The list makes the bits, the names and the texts: one definition.
+ */
+#define SILO_ENVELOPE(X)                                                       \
+	X(NFTABLES, nftables,                                                  \
+	  "an nftables chain sees forwarded packets (hook prerouting, "        \
+	  "forward or postrouting, or a netdev chain)",                        \
+	  "delete the chain, or load with --allow-firewall-bypass if XDP "     \
+	  "may skip it")                                                       \
+	X(IPTABLES_LEGACY, iptables_legacy,                                    \
+	  "iptables-legacy tables are loaded (/proc/net/ip*_tables_names)",    \
+	  "flush and unload them (or use nftables), or load with "             \
+	  "--allow-firewall-bypass if XDP may skip them")                      \
+	X(XFRM, xfrm, "IPsec (xfrm) policies for forwarded or output traffic", \
+	  "forwarded traffic must go through xfrm: silo stands aside")         \
+	X(FORWARDING_OFF, forwarding_off,                                      \
+	  "IPv6 forwarding is off (net.ipv6.conf.all.forwarding 0)",           \
+	  "the kernel does not forward IPv6: neither does silo")               \
+	X(MPATH_HASH, mpath_hash,                                              \
+	  "a multipath hash policy bpf_fib_lookup cannot reproduce",           \
+	  "use fib_multipath_hash_policy 0, 1 or 2")                           \
+	X(UNKNOWN, unknown, "the configuration could not be read",            \
+	  "see silod's log; silo stands aside until it can")
+
+enum silo_envelope_bit {
+#define SILO_X(name, field, desc, todo) SILO_ENV_BIT_##name,
+	SILO_ENVELOPE(SILO_X)
+#undef SILO_X
+		SILO_ENV_BIT_MAX
+};
+
+#define SILO_ENV(name) (1U << SILO_ENV_BIT_##name)
+/* What an operator may choose to bypass (xdp load --allow-firewall-bypass). */
+#define SILO_ENV_OVERRIDABLE (SILO_ENV(NFTABLES) | SILO_ENV(IPTABLES_LEGACY))
+
+/* outside[] index */
+#define SILO_FAM_V4 0
+#define SILO_FAM_V6 1
 
 struct silo_genid {
 	__u64 genid;
-	__u32 flags; /* SILO_GENID_* */
+	__u32 flags; /* SILO_GENID_KEY_* */
+	__u32 override; /* SILO_ENV_OVERRIDABLE bits the operator bypasses */
+	/* Per family: the SILO_ENV_* conditions that hold, less override.
+	 * Nonzero: that family's forwarded traffic goes to the stack. */
+	__u32 outside[2];
+	/*
+	 * Least path MTU an IPv4 PMTU exception can set
+	 * (net.ipv4.route.min_pmtu; 0: 552). A cached entry carries the
+	 * route's MTU, but exceptions are learned without a notification:
+	 * larger packets are resolved by bpf_fib_lookup, which sees them.
+	 * IPv6's floor is its minimum MTU, 1280.
+	 */
+	__u32 pmtu_floor_v4;
 	__u32 pad;
-	__u8 cacheline_pad[48];
+	__u8 cacheline_pad[32];
 };
 
 /*
- * heartbeat[0]: silod's liveness, in its own cache line. last_ns 0: no
- * daemon has run here, and the cache is trusted as the CLI leaves it. Once
- * silod has beaten, a beat older than timeout_ns means nobody invalidates the
- * cache any more: the data path stops trusting it and calls bpf_fib_lookup
- * for every packet until silod is back. Times are CLOCK_MONOTONIC_COARSE
- * (bpf_ktime_get_coarse_ns), compared as signed differences.
+ * heartbeat[0]: silod's liveness, in its own cache line. Nothing but silod
+ * invalidates the route cache, so the data path trusts the cache only while
+ * silod beats: last_ns 0 (no silod, or silod has exited) or a beat older
+ * than timeout_ns, or one stamped in the future (another clock), and the
+ * data path calls bpf_fib_lookup for every packet. Times are
+ * CLOCK_MONOTONIC_COARSE (bpf_ktime_get_coarse_ns).
  */
 struct silo_heartbeat {
 	__u64 last_ns;
@@ -90,17 +154,22 @@ struct silo_heartbeat {
 };
 
 /* devices: per ingress device state the forward path needs. */
+#define SILO_DEV_F_ACCEPT_LOCAL (1U << 0) /* conf/{all,DEV}/accept_local */
+#define SILO_DEV_F_NO_V4_ADDR (1U << 1) /* no IPv4 address (rp_filter) */
+#define SILO_DEV_F_PORT (1U << 2) /* a bridge or bond port: not routed */
+
 struct silo_device {
 	__u8 mac[6]; /* frames for another MAC are not ours to forward */
 	__u8 rp_filter; /* max(conf/all, conf/DEV) rp_filter: 0, 1, 2 */
-	__u8 flags;
+	__u8 flags; /* SILO_DEV_F_* */
 };
 
 /*
  * route_cache: array (by node) of LRU hashes. The key holds every input the
- * kernel FIB's answer depends on under the current rules: ingress device,
- * addresses, TOS (IPv6: traffic class), and protocol and ports only when a
- * rule selects on them (SILO_GENID_KEY_L4).
+ * kernel FIB's answer depends on under the current rules and sysctls:
+ * ingress device, addresses, TOS (IPv6: traffic class), protocol and ports
+ * when a rule or the multipath hash selects on them (SILO_GENID_KEY_L4),
+ * the IPv6 flow label when it matters (SILO_GENID_KEY_FLOWLABEL).
  */
 struct silo_route_key {
 	__u32 ifindex; /* ingress */
@@ -110,6 +179,7 @@ struct silo_route_key {
 	__u8 pad;
 	__be16 sport;
 	__be16 dport;
+	__be32 flowlabel; /* IPv6 flow label, network order, 20 bits */
 	__u8 src[16];
 	__u8 dst[16];
 };
@@ -118,11 +188,14 @@ struct silo_route_entry {
 	__u64 genid; /* genid read before the lookup that filled it */
 	__u32 ifindex; /* egress */
 	__u16 mtu;
-	__u8 family;
+	__u8 family; /* the nexthop's: an IPv4 route may have an IPv6 gateway */
 	__u8 pad;
 	__u8 smac[6];
 	__u8 dmac[6];
 	__u8 nexthop[16]; /* gateway, or the destination when on-link */
+	/* The key that filled it, checked on every read: an LRU element can
+	 * be evicted and reused by another key while a reader holds it. */
+	struct silo_route_key key;
 };
 
 /*
@@ -161,6 +234,9 @@ struct silo_route_entry {
 	X(PASS_MTU, pass_mtu, "larger than the egress MTU")                    \
 	X(PASS_HAIRPIN, pass_hairpin, "egress is the ingress device")          \
 	X(PASS_NO_TX_PORT, pass_no_tx_port, "egress device not in tx_ports")   \
+	X(PASS_ENVELOPE, pass_envelope, "outside the envelope: xdp status")    \
+	X(PASS_PORT, pass_port, "ingress is a bridge or bond port")            \
+	X(PASS_LOCAL_SRC, pass_local_src, "source check: the stack decides")   \
 	X(FIB_SUCCESS, fib_success, "BPF_FIB_LKUP_RET_SUCCESS")                \
 	X(FIB_BLACKHOLE, fib_blackhole, "BPF_FIB_LKUP_RET_BLACKHOLE")          \
 	X(FIB_UNREACHABLE, fib_unreachable, "BPF_FIB_LKUP_RET_UNREACHABLE")    \
@@ -179,7 +255,9 @@ struct silo_route_entry {
 	X(CACHE_INSERT, cache_insert, "entry added")                           \
 	X(CACHE_INSERT_FAIL, cache_insert_fail, "entry could not be added")    \
 	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")      \
-	X(CACHE_UNTRUSTED, cache_untrusted, "silod silent: cache bypassed")
+	X(CACHE_UNTRUSTED, cache_untrusted, "no live silod: cache bypassed")   \
+	X(CACHE_BIG, cache_big, "above the least PMTU: bpf_fib_lookup")        \
+	X(TRIMMED, trimmed, "bytes after the IP packet trimmed")
 
 enum silo_stat {
 #define SILO_X(name, field, desc) SILO_STAT_##name,

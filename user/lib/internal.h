@@ -122,6 +122,24 @@ int silo_nl_link_mac(__u32 ifindex, __u8 mac[6]);
 /* 1 when a policy rule selects on ipproto or ports, else 0. */
 int silo_nl_rules_use_l4(void);
 
+/*
+ * The offload envelope (envelope.c): which SILO_ENV_* conditions hold in
+ * the current network namespace, per family, and a line that names the
+ * first one found (e.g. "nftables chain inet filter forward").
+ */
+struct silo_envelope {
+	__u32 holds[2]; /* [SILO_FAM_V4], [SILO_FAM_V6]: SILO_ENV_* bits */
+	char detail[256];
+};
+/* Evaluates every condition; on a failure to read one, sets UNKNOWN. */
+int silo_envelope_eval(struct silo_envelope *env);
+/*
+ * Writes env less genid.override into genid.outside (override: the
+ * SILO_ENV_OVERRIDABLE bits to keep, or -1 to keep the map's), bumping
+ * genid when outside changed. Returns 0 or -errno.
+ */
+int silo_envelope_apply(int genid_fd, const struct silo_envelope *env,
+			int override);
 /* Fill the maps from the kernel's state. */
 int silo_fill_local_addrs(int map_fd);
 int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes);
