@@ -118,7 +118,14 @@ typedef int (*silo_nl_addr_fn)(const struct silo_nl_addr *a, void *ctx);
 int silo_nl_dump_addrs(silo_nl_addr_fn fn, void *ctx);
 /* Dumps run again because they came back with NLM_F_DUMP_INTR. */
 extern unsigned long silo_nl_dumps_retried;
-int silo_nl_link_mac(__u32 ifindex, __u8 mac[6]);
+struct silo_nl_link {
+	__u8 mac[6];
+	bool has_mac;
+	__u32 master; /* IFLA_MASTER, 0: none */
+	char slave_kind[16]; /* IFLA_INFO_SLAVE_KIND: bridge, bond, vrf... */
+};
+/* A device's MAC (-EOPNOTSUPP without one), master and port kind. */
+int silo_nl_link(__u32 ifindex, struct silo_nl_link *l);
 /* 1 when a policy rule selects on ipproto or ports, else 0. */
 int silo_nl_rules_use_l4(void);
 
