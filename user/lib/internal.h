@@ -151,7 +151,11 @@ int silo_envelope_apply(int genid_fd, const struct silo_envelope *env,
 int silo_fill_local_addrs(int map_fd);
 int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes);
 int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);
-int silo_fill_device(int map_fd, __u32 ifindex);
+/* Writes ifindex's record; bumps genid (unless genid_fd < 0) when an
+ * existing record changed, since cached answers depend on it. */
+int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex);
+/* genid + 1, never 0. */
+int silo_genid_bump_fd(int genid_fd);
 
 /* The current network namespace's cookie (SO_NETNS_COOKIE). */
 int netns_cookie(__u64 *cookie);

@@ -412,9 +412,26 @@ static void read_conf(const char *ifname, const char *name, int *all, int *one)
 	read_sysctl_int(path, one);
 }
 
-int silo_fill_device(int map_fd, __u32 ifindex)
+int silo_genid_bump_fd(int genid_fd)
 {
-	struct silo_device dev = { .rp_ifindex = 1 /* loopback */ };
+	struct silo_genid g;
+	__u32 zero = 0;
+
+	/* Only user space writes genid, so read-modify-write is safe as long
+	 * as one writer runs at a time (the daemon, or the CLI by hand). */
+	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
+		return -errno;
+	g.genid++;
+	if (!g.genid)
+		g.genid = 1; /* 0 marks an entry being rewritten */
+	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex)
+{
+	struct silo_device dev = { .rp_ifindex = 1 /* loopback */ }, old;
 	struct silo_nl_link link;
 	char ifname[IF_NAMESIZE];
 	int all, one, err;
@@ -448,9 +465,13 @@ int silo_fill_device(int map_fd, __u32 ifindex)
 		return err;
 	if (err == 0)
 		dev.flags |= SILO_DEV_F_NO_V4_ADDR;
+	if (!bpf_map_lookup_elem(map_fd, &ifindex, &old) &&
+	    !memcmp(&old, &dev, sizeof(dev)))
+		return 0;
 	if (bpf_map_update_elem(map_fd, &ifindex, &dev, BPF_ANY))
 		return -errno;
-	return 0;
+	/* Cached answers took the old record's source check: they go. */
+	return genid_fd >= 0 ? silo_genid_bump_fd(genid_fd) : 0;
 }
 
 static int read_policy(const char *family, int *policy, int *fields)
@@ -508,12 +529,9 @@ int silo_sync_genid_flags(int genid_fd)
 		return 0;
 	g.flags = flags;
 	g.pmtu_floor_v4 = floor > 0 ? floor : 0;
-	g.genid++;
-	if (!g.genid)
-		g.genid = 1;
 	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
 		return -errno;
-	return 0;
+	return silo_genid_bump_fd(genid_fd);
 }
 
 int silo_maps_cache_size(const struct silo_maps *m, __u32 *size)

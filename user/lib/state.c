@@ -75,21 +75,11 @@ int silo_genid_bump(struct silo *s, __u64 *genid)
 	err = open_maps(s, &m);
 	if (err)
 		return err;
-	/* Only user space writes genid, so read-modify-write is safe as long
-	 * as one writer runs at a time (the daemon, or the CLI by hand). */
-	if (bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g)) {
+	err = silo_genid_bump_fd(m.fd[SILO_MAP_GENID]);
+	if (!err && bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g))
 		err = -errno;
-		goto out;
-	}
-	g.genid++;
-	if (!g.genid)
-		g.genid = 1; /* 0 marks an entry being rewritten */
-	if (bpf_map_update_elem(m.fd[SILO_MAP_GENID], &zero, &g, BPF_ANY)) {
-		err = -errno;
-		goto out;
-	}
-	*genid = g.genid;
-out:
+	if (!err)
+		*genid = g.genid;
 	silo_maps_close(&m);
 	return err;
 }
