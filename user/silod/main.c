@@ -530,6 +530,8 @@ static int process(struct silod *d, struct burst *b)
 			err = silo_fill_local_addrs(
 				d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
 		if (!err && b->devices)
+			silo_xdp_prune(d->silo); /* devices deleted: pins go */
+		if (!err && b->devices)
 			err = silo_for_each_link_pin(d->silo, refresh_device,
 						     d);
 		if (!err && b->rules)
