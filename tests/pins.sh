@@ -90,7 +90,7 @@ chmod 0700 "$PIN_ROOT" "$PIN_ROOT/netns"
 bash -c 'exec 9<"$1" && flock 9 && exec sleep 60' _ "$DIR" &
 HOLDER=$!
 for _ in $(seq 50); do
-	grep -q "$(stat -c %i "$DIR")" /proc/locks && break
+	grep -q "FLOCK .*:$(stat -c %i "$DIR") " /proc/locks && break
 	sleep 0.1
 done
 start=$(date +%s)
