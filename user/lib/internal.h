@@ -80,6 +80,13 @@ void silo_maps_release(struct silo *s);
 int silo_for_each_link_pin(struct silo *s,
 			   int (*fn)(struct silo *s, __u32 ifindex, void *ctx),
 			   void *ctx);
+/*
+ * Removes the link pins whose link attaches to nothing (its device deleted,
+ * or detached by hand) with their device entries; with the last user gone,
+ * the shared maps, as an unload does (not in silod, which keeps them while
+ * it runs). Returns how many it removed, or -errno.
+ */
+int silo_xdp_prune(struct silo *s);
 /* Pins every map of m (meta last); on failure removes what it pinned. */
 int silo_maps_pin(struct silo *s, const struct silo_maps *m);
 /* Removes the map pins, meta first. */
@@ -96,6 +103,17 @@ int silo_pin_path(const struct silo *s, char *buf, size_t len,
 int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
 		       __u32 ifindex);
 int mkdir_p(const char *path, mode_t mode);
+/*
+ * Checks every existing directory from the bpffs mount down to the pin
+ * directory: a directory, not a link, owned by root (or us), not writable
+ * by group or others. -EPERM or -ELOOP (said why and what to do) when not.
+ */
+int silo_pin_dirs_check(const struct silo *s);
+/* Makes the pin directory (0700) and checks the path, before and after. */
+int silo_pin_dir_make(const struct silo *s);
+/* Removes the pin directory and its parents up to the pin root, each
+ * only when empty. */
+void silo_pin_dirs_remove_empty(const struct silo *s);
 
 /* Reads a small file; returns bytes read or -errno. */
 int read_file(const char *path, char *buf, size_t len);

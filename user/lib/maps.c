@@ -136,11 +136,9 @@ int silo_maps_pin(struct silo *s, const struct silo_maps *m)
 	unsigned int i, nodes = 0, maps = 0;
 	int err;
 
-	err = mkdir_p(s->pin_dir, 0700);
-	if (err) {
-		pr_err("cannot create %s: %s\n", s->pin_dir, strerror(-err));
+	err = silo_pin_dir_make(s);
+	if (err)
 		return err;
-	}
 	for (; nodes < m->nr_nodes; nodes++) {
 		node_pin_name(name, sizeof(name), nodes);
 		silo_pin_path(s, path, sizeof(path), name);
@@ -710,8 +708,7 @@ out:
 	return err;
 }
 
-/* Removes the namespace's directories when they are empty. */
-static void remove_empty_dirs(struct silo *s)
+void silo_pin_dirs_remove_empty(const struct silo *s)
 {
 	char path[PATH_MAX], *slash;
 
@@ -801,5 +798,5 @@ void silo_maps_release(struct silo *s)
 		silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
 		rmdir(path);
 	}
-	remove_empty_dirs(s);
+	silo_pin_dirs_remove_empty(s);
 }

@@ -530,6 +530,8 @@ static int process(struct silod *d, struct burst *b)
 		if (b->addrs)
 			err = silo_fill_local_addrs(
 				d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
+		if (!err && b->devices)
+			silo_xdp_prune(d->silo); /* devices deleted: pins go */
 		/* Addresses too: a device's source check depends on them. */
 		if (!err && (b->devices || b->addrs))
 			err = silo_for_each_link_pin(d->silo, refresh_device,
