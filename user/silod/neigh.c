@@ -28,9 +28,8 @@
  * read first and only ordinary dynamic entries, the ones the kernel
  * resolves itself, are confirmed.
  *
- * The scan reads every cache entry once a period, in the event loop (after
- * the heartbeat): with caches of millions of entries it costs tens of
- * milliseconds a second.
+ * The scan reads every cache entry once a period, in the event loop right
+ * after the heartbeat: its cost grows with the size of the caches.
  */
 #include <errno.h>
 #include <stdlib.h>
