@@ -299,7 +299,8 @@ struct silo_stats {
 	X(GENID_BUMPS, genid_bumps, "global invalidations (genid bumps)")   \
 	X(RESYNCS, resyncs, "full resyncs")                                 \
 	X(OVERRUNS, overruns, "netlink overruns (ENOBUFS)")                 \
-	X(DUMPS_RETRIED, dumps_retried, "dumps interrupted and run again")
+	X(DUMPS_RETRIED, dumps_retried, "dumps interrupted and run again")  \
+	X(NEIGH_USE, neigh_use, "neighbours confirmed in use (NTF_USE)")
 
 enum silo_daemon_stat {
 #define SILO_X(name, field, desc) SILO_DSTAT_##name,

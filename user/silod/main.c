@@ -70,7 +70,10 @@ static void usage(FILE *f)
 		"rtnetlink, removes exactly the entries a route or neighbour\n"
 		"change touched, bumps the generation id for what cannot be\n"
 		"scoped, and beats a heartbeat without which the data path stops\n"
-		"trusting the cache. One silod per network namespace.\n"
+		"trusting the cache. Once a second it tells the kernel that the\n"
+		"neighbours the cache sends to are in use (NTF_USE), as packets\n"
+		"forwarded by the stack would, so they are probed again when\n"
+		"stale. One silod per network namespace.\n"
 		"\n"
 		"  -n, --netns NAME         serve network namespace NAME (ip netns)\n"
 		"      --pin-root DIR       where silo's pins are (default %s)\n"
@@ -615,6 +618,7 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		now = now_ns();
 		if (now >= next_beat) {
 			beat(d);
+			neigh_confirm(d);
 			publish(d);
 			next_beat = now + (__u64)d->cfg.heartbeat_ms * 1000000;
 		}
@@ -667,6 +671,7 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		}
 	}
 	work_free(&b.work);
+	neigh_confirm_stop();
 	return 0;
 }
 

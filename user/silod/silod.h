@@ -107,4 +107,8 @@ __u64 cache_fills(struct silod *d);
 int genid_bump(struct silod *d);
 int genid_bump_by(struct silod *d, unsigned int n);
 
+/* neigh.c: once a second, NTF_USE for the neighbours the caches send to. */
+void neigh_confirm(struct silod *d);
+void neigh_confirm_stop(void);
+
 #endif /* SILOD_H */
