@@ -382,29 +382,33 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	gen = READ_ONCE(g->genid);
 	fill_key(&key, ctx, p, READ_ONCE(g->flags));
 
-	if (!cache_enabled) {
-	} else if (!cache_trusted()) {
+	if (!cache_enabled)
+		goto resolve;
+	if (!cache_trusted()) {
 		/* Nobody invalidates it now: neither read nor fill it. */
 		count(st, SILO_STAT_CACHE_UNTRUSTED);
-	} else if (above_pmtu_floor(p, g)) {
+		goto resolve;
+	}
+	if (above_pmtu_floor(p, g)) {
 		count(st, SILO_STAT_CACHE_BIG);
+		goto resolve;
+	}
+	cache = node_cache();
+	if (cache)
+		e = bpf_map_lookup_elem(cache, &key);
+	if (!e) {
+		count(st, SILO_STAT_CACHE_MISS);
 	} else {
-		cache = node_cache();
-		if (cache)
-			e = bpf_map_lookup_elem(cache, &key);
-		if (!e) {
-			count(st, SILO_STAT_CACHE_MISS);
-		} else {
-			rc = entry_read(e, &r, &key, gen);
-			if (rc == 0) {
-				count(st, SILO_STAT_CACHE_HIT);
-				goto xmit;
-			}
-			count(st, rc == -1 ? SILO_STAT_CACHE_STALE :
-					     SILO_STAT_CACHE_RACE);
+		rc = entry_read(e, &r, &key, gen);
+		if (rc == 0) {
+			count(st, SILO_STAT_CACHE_HIT);
+			goto xmit;
 		}
+		count(st,
+		      rc == -1 ? SILO_STAT_CACHE_STALE : SILO_STAT_CACHE_RACE);
 	}
 
+resolve:
 	/* Every input the kernel's lookup (and multipath hash) takes. */
 	fib.family = p->family;
 	fib.ifindex = ctx->ingress_ifindex;
