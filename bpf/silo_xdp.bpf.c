@@ -332,6 +332,17 @@ static __always_inline int above_pmtu_floor(const struct pkt *p,
 	return p->l3_len > (floor ? floor : 552);
 }
 
+/* A route's MTU that bpf_fib_lookup may not apply (not locked). */
+static __always_inline int above_route_mtu(const struct pkt *p,
+					   const struct silo_genid *g)
+{
+	__u16 mtu = READ_ONCE(
+		g->route_mtu[p->family == SILO_AF_INET ? SILO_FAM_V4 :
+							 SILO_FAM_V6]);
+
+	return mtu && p->l3_len > mtu;
+}
+
 /* Forward from the cache, or resolve with bpf_fib_lookup and cache it. */
 static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 					  struct silo_stats *st)
@@ -377,6 +388,8 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 		return pass(st, SILO_STAT_PASS_HOP_BY_HOP);
 	if (p->ttl <= 1)
 		return pass(st, SILO_STAT_PASS_TTL);
+	if (above_route_mtu(p, g))
+		return pass(st, SILO_STAT_PASS_ROUTE_MTU);
 
 	/* Read before the lookup: an entry is never newer than its stamp. */
 	gen = READ_ONCE(g->genid);

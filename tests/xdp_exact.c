@@ -81,8 +81,7 @@ static void test_local_source(void)
 	struct pkt_spec sp = spec4("10.99.2.2");
 
 	v4(sp.src, "10.2.0.1"); /* out0's address */
-	expect_verdict("local source", &sp, XDP_PASS,
-		       SILO_STAT_PASS_LOCAL_SRC);
+	expect_verdict("local source", &sp, XDP_PASS, SILO_STAT_PASS_LOCAL_SRC);
 	sh("sysctl -qw net.ipv4.conf.in0.accept_local=1");
 	replace_in0(NULL);
 	expect_verdict("local source, accept_local", &sp, XDP_REDIRECT,
@@ -250,9 +249,10 @@ static void test_ecmp_ipv4_l4_hash(void)
 			len = pkt_build(pkt, &sp);
 			run_pkt(pkt, len, &r);
 			REQUIRE(r.verdict == XDP_REDIRECT, "not forwarded");
-			snprintf(args, sizeof(args),
-				 "10.66.0.1 from 10.1.0.2 ipproto udp sport %d dport 53",
-				 1000 + i);
+			snprintf(
+				args, sizeof(args),
+				"10.66.0.1 from 10.1.0.2 ipproto udp sport %d dport 53",
+				1000 + i);
 			REQUIRE(!kernel_gateway(args, gw, sizeof(gw)),
 				"ip route get %s", args);
 			used2 += !memcmp(r.out, mac_gw, 6);
@@ -309,6 +309,44 @@ static void test_ecmp_ipv6_flow_label(void)
 	sh("ip -6 route del fd66::/64");
 }
 
+/*
+ * A route's MTU: the kernel's forwarding honours it (fragments, or sends
+ * "fragmentation needed" / "packet too big"), bpf_fib_lookup only when it
+ * is locked. Larger packets go to the stack.
+ */
+static void route_mtu_case(const char *prefix, const char *via,
+			   struct pkt_spec sp, int mtu)
+{
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len;
+
+	REQUIRE(!sh("ip route add %s via %s mtu %d", prefix, via, mtu),
+		"route add");
+	replace_in0(NULL); /* silod would resync; the load does too */
+	sp.payload = mtu - (sp.family == AF_INET6 ? 48 : 28);
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	sp.payload++;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.pass_route_mtu, 1);
+	/* Without the MTU the same packet is forwarded. */
+	sh("ip route replace %s via %s", prefix, via);
+	replace_in0(NULL);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	sh("ip route del %s", prefix);
+}
+
+static void test_route_mtu(void)
+{
+	route_mtu_case("10.40.0.0/16", "10.2.0.2", spec4("10.40.0.1"), 1000);
+	route_mtu_case("fd40::/64", "fd02::2", spec6("fd40::1"), 1280);
+}
+
 /* A bridge port's frames belong to the bridge, not to IP routing. */
 static void test_bridge_port_passes(void)
 {
@@ -356,6 +394,7 @@ int main(void)
 	RUN(test_entry_of_another_key_refused);
 	RUN(test_ecmp_ipv4_l4_hash);
 	RUN(test_ecmp_ipv6_flow_label);
+	RUN(test_route_mtu);
 	RUN(test_bridge_port_passes);
 	fwd_teardown();
 	return 0;

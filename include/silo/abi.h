@@ -137,7 +137,12 @@ struct silo_genid {
 	 * IPv6's floor is its minimum MTU, 1280.
 	 */
 	__u32 pmtu_floor_v4;
-	__u32 pad;
+	/*
+	 * Per family (SILO_FAM_*): the least MTU of a route whose MTU is not
+	 * locked (0: none). The kernel's forwarding honours a route's MTU,
+	 * bpf_fib_lookup only a locked one: larger packets go to the stack.
+	 */
+	__u16 route_mtu[2];
 	__u8 cacheline_pad[32];
 };
 
@@ -241,6 +246,7 @@ struct silo_route_entry {
 	X(PASS_HAIRPIN, pass_hairpin, "egress is the ingress device")          \
 	X(PASS_NO_TX_PORT, pass_no_tx_port, "egress device not in tx_ports")   \
 	X(PASS_ENVELOPE, pass_envelope, "outside the envelope: xdp status")    \
+	X(PASS_ROUTE_MTU, pass_route_mtu, "larger than the least route MTU")   \
 	X(PASS_PORT, pass_port, "ingress is a bridge or bond port")            \
 	X(PASS_LOCAL_SRC, pass_local_src,                                      \
 	  "source local or not unicast routed")                                \

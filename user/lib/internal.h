@@ -144,6 +144,9 @@ struct silo_nl_link {
 };
 /* A device's MAC (-EOPNOTSUPP without one), master and port kind. */
 int silo_nl_link(__u32 ifindex, struct silo_nl_link *l);
+/* The least unlocked MTU metric of the family's routes, in every table;
+ * 0: none. */
+int silo_nl_route_mtu_min(int family, __u32 *mtu);
 /* 1 when a policy rule selects on ipproto or ports, else 0. */
 int silo_nl_rules_use_l4(void);
 

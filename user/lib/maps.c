@@ -496,14 +496,16 @@ static int read_policy(const char *family, int *policy, int *fields)
  * The cache key's format (and the least IPv4 PMTU) from the rules and
  * sysctls: protocol and ports when a rule selects on them or a multipath
  * hash takes them (policy 1; 3 with port fields), the IPv6 flow label when
- * the IPv6 hash takes it (policy 0 and 2; 3 with the flow label field).
+ * the IPv6 hash takes it (policy 0 and 2; 3 with the flow label field);
+ * and the least route MTU of each family, which bpf_fib_lookup may not
+ * apply.
  * A new format bumps genid: no entry made under the old one survives.
  */
 int silo_sync_genid_flags(int genid_fd)
 {
-	int l4, p4, f4, p6, f6, floor = 0;
+	int l4, p4, f4, p6, f6, floor = 0, err;
+	__u32 zero = 0, flags, mtu4, mtu6;
 	struct silo_genid g;
-	__u32 zero = 0, flags;
 
 	l4 = silo_nl_rules_use_l4();
 	if (l4 < 0) {
@@ -516,6 +518,13 @@ int silo_sync_genid_flags(int genid_fd)
 	    (p6 == 3 && (f6 & HASH_FIELDS_PORTS)))
 		l4 = 1;
 	read_sysctl_int("/proc/sys/net/ipv4/route/min_pmtu", &floor);
+	err = silo_nl_route_mtu_min(AF_INET, &mtu4);
+	if (!err)
+		err = silo_nl_route_mtu_min(AF_INET6, &mtu6);
+	if (err) {
+		pr_err("cannot read the routes' MTUs: %s\n", strerror(-err));
+		return err;
+	}
 	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
 		return -errno;
 	flags = g.flags & ~(SILO_GENID_KEY_L4 | SILO_GENID_KEY_FLOWLABEL);
@@ -523,10 +532,17 @@ int silo_sync_genid_flags(int genid_fd)
 		flags |= SILO_GENID_KEY_L4;
 	if (p6 == 0 || p6 == 2 || (p6 == 3 && (f6 & HASH_FIELD_FLOWLABEL)))
 		flags |= SILO_GENID_KEY_FLOWLABEL;
-	if (flags == g.flags && (__u32)floor == g.pmtu_floor_v4)
+	/* Larger than any MTU a packet can have here: none. */
+	mtu4 = mtu4 > 0xFFFF ? 0 : mtu4;
+	mtu6 = mtu6 > 0xFFFF ? 0 : mtu6;
+	if (flags == g.flags && (__u32)floor == g.pmtu_floor_v4 &&
+	    mtu4 == g.route_mtu[SILO_FAM_V4] &&
+	    mtu6 == g.route_mtu[SILO_FAM_V6])
 		return 0;
 	g.flags = flags;
 	g.pmtu_floor_v4 = floor > 0 ? floor : 0;
+	g.route_mtu[SILO_FAM_V4] = mtu4;
+	g.route_mtu[SILO_FAM_V6] = mtu6;
 	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
 		return -errno;
 	return silo_genid_bump_fd(genid_fd);

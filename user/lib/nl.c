@@ -212,6 +212,66 @@ int silo_nl_link(__u32 ifindex, struct silo_nl_link *l)
 	return l->has_mac ? 0 : -EOPNOTSUPP;
 }
 
+struct route_mtu {
+	__u32 min; /* over the routes so far */
+	__u32 mtu, lock; /* of the route being read */
+};
+
+static int metrics_cb(const struct nlattr *attr, void *data)
+{
+	struct route_mtu *m = data;
+
+	if (mnl_attr_get_payload_len(attr) < sizeof(__u32))
+		return MNL_CB_OK;
+	if (mnl_attr_get_type(attr) == RTAX_MTU)
+		m->mtu = mnl_attr_get_u32(attr);
+	else if (mnl_attr_get_type(attr) == RTAX_LOCK)
+		m->lock = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+static int route_mtu_attr_cb(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == RTA_METRICS)
+		mnl_attr_parse_nested(attr, metrics_cb, data);
+	return MNL_CB_OK;
+}
+
+/* A locked MTU bpf_fib_lookup applies itself: only the others count. */
+static int route_mtu_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct route_mtu *m = data;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE)
+		return MNL_CB_OK;
+	m->mtu = m->lock = 0;
+	mnl_attr_parse(nlh, sizeof(struct rtmsg), route_mtu_attr_cb, m);
+	if (m->mtu && !(m->lock & (1U << RTAX_MTU)) &&
+	    (!m->min || m->mtu < m->min))
+		m->min = m->mtu;
+	return MNL_CB_OK;
+}
+
+int silo_nl_route_mtu_min(int family, __u32 *mtu)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct route_mtu m = {};
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	int err;
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETROUTE;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = family;
+	err = nl_request(nlh, route_mtu_cb, &m);
+	if (err)
+		return err;
+	*mtu = m.min;
+	return 0;
+}
+
 static int rule_attr_cb(const struct nlattr *attr, void *data)
 {
 	bool *l4 = data;
