@@ -55,9 +55,12 @@ static void print_frame(const char *label, uint8_t *b, size_t len)
 
 	frame_normalize(b, len);
 	idx = frame_marker(b, len, &pass);
-	if (idx >= 0 && idx < corpus.n)
+	if (idx >= 0 && idx < corpus.n) {
 		printf("%s\t%s#%d\t", label, corpus.f[idx].name, pass);
-	else
+	} else if ((idx = frame_fragment_of(b, len, &pass)) >= 0 &&
+		   idx < corpus.n) {
+		printf("%s\t%s#%d fragment\t", label, corpus.f[idx].name, pass);
+	} else
 		printf("%s\t-\t", label);
 	for (i = 0; i < len; i++)
 		printf("%02x", b[i]);

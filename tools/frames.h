@@ -247,7 +247,9 @@ static inline int frame_build(struct frame *f, const char *name,
 		ip[0] = 0x40 | hl / 4;
 		ip[1] = sp->tos;
 		put16(ip + 2, iplen);
-		put16(ip + 4, 0x1000 + idx);
+		/* The ID names the frame too: fragments the router makes
+		 * carry no marker after the first. */
+		put16(ip + 4, 0x1000 * (env->pass + 1) + idx);
 		put16(ip + 6, (sp->df ? 0x4000 : 0) | sp->frag);
 		ip[8] = sp->ttl == 255 ? 0 : sp->ttl ? sp->ttl : 64;
 		ip[9] = proto;
@@ -629,6 +631,20 @@ static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 
 #undef ADD
 
+/* The corpus frame whose IPv4 fragment this is, by its ID; -1 if none. */
+static inline int frame_fragment_of(const uint8_t *b, size_t len, int *pass)
+{
+	const uint8_t *ip = b + 14;
+	int id;
+
+	if (len < 14 + 20 || get16(b + 12) != ETH_P_IP ||
+	    !(get16(ip + 6) & 0x1fff))
+		return -1;
+	id = get16(ip + 4);
+	*pass = id / 0x1000 - 1;
+	return *pass >= 0 && *pass < 8 ? id % 0x1000 : -1;
+}
+
 /* The frame a marker names: its pass and index; -1 when none. */
 static inline int frame_marker(const uint8_t *b, size_t len, int *pass)
 {
@@ -662,6 +678,8 @@ static inline int frame_is_noise(const uint8_t *b, size_t len)
 		return 0;
 	type = get16(b + 12);
 	if (type == 0x0806)
+		return 1;
+	if (type == ETH_P_IP && len >= 14 + 20 && b[14 + 9] == 2) /* IGMP */
 		return 1;
 	if (type != ETH_P_IPV6 || len < off + 2 + 40 + 4)
 		return 0;
