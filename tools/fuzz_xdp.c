@@ -310,11 +310,26 @@ static uint64_t now_ms(void)
 }
 
 /* Live replay of the sample with silo unloaded; returns the mismatches. */
+static long classes[4]; /* unexplained, other port, trailer kept, local src */
+
+/* A packet from one of the router's own addresses (10.x.0.1, fd0x::1). */
+static int local_source(const uint8_t *b, size_t len)
+{
+	static const uint8_t fd[15] = { 0xfd };
+
+	if (len >= 34 && get16(b + 12) == ETH_P_IP)
+		return is_router_v4(b + 26);
+	return len >= 54 && get16(b + 12) == ETH_P_IPV6 && b[22] == 0xfd &&
+	       b[23] >= 1 && b[23] <= 3 && !memcmp(b + 24, fd + 1, 13) &&
+	       b[37] == 1;
+}
+
 static int replay(struct sample *sm, int n, int *unsent)
 {
 	static uint8_t buf[65536];
 	struct rec *want, *got;
 	int caps[3], tx, i, j, ngot = 0, bad = 0, shown = 0;
+	int show = getenv("FUZZ_SHOW") ? atoi(getenv("FUZZ_SHOW")) : 6;
 	uint8_t *store;
 	uint64_t last;
 
@@ -381,7 +396,10 @@ static int replay(struct sample *sm, int n, int *unsent)
 #undef COLLECT
 	qsort(want, n, sizeof(*want), rec_cmp);
 	qsort(got, ngot, sizeof(*got), rec_cmp);
-	/* Merge the two sorted lists: what is on one side only differs. */
+	/* Merge the two sorted lists: what is on one side only differs.
+	 * A silo-only frame is then classed by the kernel-only frame that
+	 * explains it: the same bytes to another port (a different nexthop),
+	 * or the same packet without silo's trailing bytes. */
 	for (i = 0, j = 0; i < n || j < ngot;) {
 		int c = i == n	  ? 1 :
 			j == ngot ? -1 :
@@ -393,8 +411,7 @@ static int replay(struct sample *sm, int n, int *unsent)
 			continue;
 		}
 		bad++;
-		if (shown++ <
-		    (getenv("FUZZ_SHOW") ? atoi(getenv("FUZZ_SHOW")) : 6)) {
+		if (shown++ < show) {
 			const struct rec *r = c < 0 ? &want[i] : &got[j];
 			char pfx[96];
 
@@ -407,9 +424,39 @@ static int replay(struct sample *sm, int n, int *unsent)
 				    sm[r->idx].len, 80);
 		}
 		if (c < 0)
-			i++;
+			want[i++].idx |= 1 << 30; /* unmatched */
 		else
-			j++;
+			got[j++].idx = -1; /* unmatched */
+	}
+	for (i = 0; i < n; i++) {
+		const struct rec *w = &want[i];
+		int k, how = 0;
+
+		if (!(w->idx & (1 << 30)))
+			continue;
+		if (local_source(w->b, w->len))
+			how = 3;
+		for (k = 0; k < ngot && !how; k++) {
+			if (got[k].idx != -1)
+				continue;
+			if (got[k].len == w->len && got[k].port != w->port &&
+			    !memcmp(got[k].b + 12, w->b + 12, w->len - 12))
+				how = 1;
+			else if (got[k].len < w->len &&
+				 got[k].port == w->port && got[k].len > 34 &&
+				 !memcmp(got[k].b, w->b, got[k].len))
+				how = 2;
+			if (how)
+				got[k].idx = -2;
+		}
+		classes[how]++;
+		if (!how && classes[0] <= show) {
+			printf("# unexplained, silo sent to %s:\n",
+			       w->port >= 0 ? port_name[w->port] : "?");
+			hex("#   out:  ", w->b, w->len, 100);
+			hex("#   from: ", sm[w->idx & ~(1 << 30)].in,
+			    sm[w->idx & ~(1 << 30)].len, 100);
+		}
 	}
 	free(want);
 	free(got);
@@ -579,8 +626,9 @@ int main(int argc, char **argv)
 			if (diff < 0)
 				bad++;
 			else if (diff)
-				printf("not ok - fuzz/replay: %d frames differ between silo and the kernel (%ld replayed, %d unsendable)\n",
-				       diff, nsample, unsent);
+				printf("not ok - fuzz/replay: %d frames differ between silo and the kernel (%ld replayed, %d unsendable; of silo's: %ld to another port, %ld with trailing bytes the kernel trims, %ld from a local address, %ld else)\n",
+				       diff, nsample, unsent, classes[1],
+				       classes[2], classes[3], classes[0]);
 			else
 				printf("ok - fuzz/replay: %ld redirected frames left the kernel the same way (%d unsendable)\n",
 				       nsample, unsent);
