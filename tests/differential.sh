@@ -14,12 +14,17 @@
 # zeroed) must equal the kernel's:
 #   ok - differential/CONFIG/MODE
 #   not ok - differential/CONFIG/MODE: N frames differ (first ones follow)
+# Each run gets a fresh router. The router differs from the defaults where
+# the kernel's own answer would depend on timing: ICMP rate limits off,
+# redirects off, IPv4 sources one per corpus frame (ip_error's fixed per
+# source limit), static neighbours (the neigh-* configurations aside).
 #
 #   tests/differential.sh --list          the configurations
 #   DIFF_CONFIGS="plain ecmp6" tests/run.sh build/san differential
 #   DIFF_SELFCHECK=1: also run the kernel twice and compare (determinism)
 #   DIFF_ONLY=SUBSTRING: send only the corpus frames whose name has it
-#   DIFF_KEEP=DIR: keep the captures in DIR
+#   DIFF_KEEP=DIR: keep the captures in DIR (sorted "PORT NAME#PASS HEX")
+#   DIFF_SHOW=N: show N differing frames per failure (default 8)
 
 CONFIGS=(
 	plain "routes via gateways, connected, no route"
