@@ -233,14 +233,18 @@ cfg_vrf() {
 }
 
 # The gateway 10.2.0.3 / fd02::3 for 10.40.0.0/24 and fd40::/64, resolved
-# fast: one probe, 100 ms.
+# fast: one probe, 100 ms. The queue of packets waiting for it is large:
+# what fits there depends on each skb's truesize, which differs with XDP
+# attached (page-sized buffers), and those dropped get no ICMP error.
 neigh_common() {
 	rsys net.ipv4.neigh.r-s.mcast_solicit=1 net.ipv4.neigh.r-s.ucast_solicit=1 \
 		net.ipv4.neigh.r-s.app_solicit=0 \
 		net.ipv4.neigh.r-s.retrans_time_ms=100 \
 		net.ipv6.neigh.r-s.mcast_solicit=1 net.ipv6.neigh.r-s.ucast_solicit=1 \
 		net.ipv6.neigh.r-s.app_solicit=0 \
-		net.ipv6.neigh.r-s.retrans_time_ms=100 &&
+		net.ipv6.neigh.r-s.retrans_time_ms=100 \
+		net.ipv4.neigh.r-s.unres_qlen_bytes=16777216 \
+		net.ipv6.neigh.r-s.unres_qlen_bytes=16777216 &&
 		r route replace 10.40.0.0/24 via 10.2.0.3 dev r-s &&
 		r -6 route replace fd40::/64 via fd02::3 dev r-s
 }
