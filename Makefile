@@ -3,6 +3,7 @@
 # make                 build everything into $(OUTPUT) (default build/)
 # make test            build with ASan/UBSan into $(OUTPUT)/san and run tests
 # make bench           run the benchmarks (JSON lines)
+# make fuzz            mutated frames through silo's XDP program (as root)
 # make lab             run the built-in lab (network namespaces, veth)
 # make vmlinux         regenerate vmlinux/vmlinux.h from the running kernel
 # make format          clang-format every C source
@@ -64,7 +65,7 @@ TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/*.c))
 TOOL_BINS := $(patsubst tools/%.c,$(OUTPUT)/tools/%,$(wildcard tools/*.c))
 BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS))
 
-.PHONY: all clean test bench lab vmlinux format install
+.PHONY: all clean test bench lab vmlinux format install fuzz
 .DEFAULT_GOAL := all
 all: $(CLI) $(SILOD) $(LIBSILO) $(TEST_BINS) $(TOOL_BINS)
 
@@ -126,6 +127,13 @@ $(OUTPUT)/bpf $(OUTPUT)/skel:
 test:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/san SANITIZE=1 all
 	$(Q)tests/run.sh $(OUTPUT)/san
+
+# A million mutated frames through silo's XDP program (BPF_PROG_TEST_RUN),
+# and the ones it redirects replayed through the kernel (tools/fuzz_xdp.c).
+FUZZ_COUNT ?= 1000000
+FUZZ_REPLAY ?= 10000
+fuzz: all
+	$(Q)$(OUTPUT)/tools/fuzz_xdp --count $(FUZZ_COUNT) --replay $(FUZZ_REPLAY) $(FUZZ_ARGS)
 
 bench: all
 	$(Q)tools/bench.sh $(OUTPUT)

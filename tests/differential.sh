@@ -1,0 +1,500 @@
+# SPDX-License-Identifier: GPL-2.0
+# Differential: silo judged against the kernel itself.
+#
+#   client (eth0) --- (r-c) router (r-s) --- (eth0) server
+#                              (r-t) --- (eth0) server2
+#
+# For each router configuration below, the corpus of tools/frames.h (normal
+# and malformed IPv4/IPv6 frames, exact bytes, twice) is sent from the
+# client's veth and everything leaving the router towards the client, the
+# server and server2 is captured on the far ends. Three runs: the kernel
+# alone, silo without silod, silo with silod. Per configuration and silo run,
+# the multiset of captured frames (per port, byte for byte, host noise such
+# as ARP/ND/MLD left out, random IPv4 IDs of the router's own packets
+# zeroed) must equal the kernel's:
+#   ok - differential/CONFIG/MODE
+#   not ok - differential/CONFIG/MODE: N frames differ (first ones follow)
+# Each run gets a fresh router. The router differs from the defaults where
+# the kernel's own answer would depend on timing: ICMP rate limits off,
+# redirects off, IPv4 sources one per corpus frame (ip_error's fixed per
+# source limit), static neighbours (the neigh-* configurations aside).
+#
+#   tests/differential.sh --list          the configurations
+#   DIFF_CONFIGS="plain ecmp6" tests/run.sh build/san differential
+#   DIFF_SELFCHECK=1: also run the kernel twice and compare (determinism)
+#   DIFF_ONLY=SUBSTRING: send only the corpus frames whose name has it
+#   DIFF_KEEP=DIR: keep the captures in DIR (sorted "PORT NAME#PASS HEX")
+#   DIFF_SHOW=N: show N differing frames per failure (default 8)
+
+CONFIGS=(
+	plain "routes via gateways, connected, no route"
+	unreach "blackhole, unreachable and prohibit routes"
+	route-src "routes with src (the source of ICMP errors and replies)"
+	nexthop "nexthop objects and groups (weighted, blackhole)"
+	vrf "ingress and server port in a VRF, server2 outside"
+	neigh-failed "gateway neighbour FAILED (fast resolution timers)"
+	neigh-incomplete "gateway neighbour INCOMPLETE"
+	neigh-stale "gateway neighbour STALE"
+	neigh-absent "gateway neighbour absent"
+	link-down "egress to server2 administratively down"
+	mtu-link "egress to server with MTU 1280"
+	mtu-route "route MTUs: 1000 (IPv4), 1280 (IPv6), locked 1400"
+	fwd4-off "net.ipv4.ip_forward 0"
+	fwd4-dev "IPv4 forwarding off on the ingress device only"
+	fwd6-off "net.ipv6.conf.all.forwarding 0"
+	fwd6-dev "IPv6 all.forwarding 0, per-device forwarding 1"
+	fwd6-force "IPv6 all.forwarding 0, force_forwarding 1 on the ingress"
+	rpf1 "rp_filter 1 (strict)"
+	rpf2 "rp_filter 2 (loose)"
+	rpf1-rule "rp_filter 1 with ip rule iif r-c lookup 100"
+	rpf2-rule "rp_filter 2 with ip rule iif r-c lookup 100"
+	accept-local "accept_local 1 on the ingress (local sources)"
+	local-src "accept_local 0, rp_filter 1 (local sources)"
+	ecmp4-l3 "IPv4 ECMP, fib_multipath_hash_policy 0"
+	ecmp4-l4 "IPv4 ECMP, fib_multipath_hash_policy 1"
+	ecmp6 "IPv6 ECMP, default hash policy (flow label)"
+	ecmp6-l4 "IPv6 ECMP, fib_multipath_hash_policy 1"
+	nft "nftables forward chain dropping some destinations"
+	nft-drop "nftables forward chain with policy drop"
+	xfrm "xfrm policy dir fwd action block"
+	bridge "ingress device enslaved to a bridge"
+)
+
+if [[ ${1:-} == --list ]]; then
+	for ((i = 0; i < ${#CONFIGS[@]}; i += 2)); do
+		printf '%-18s %s\n' "${CONFIGS[i]}" "${CONFIGS[i + 1]}"
+	done
+	exit 0
+fi
+
+. "$TESTS_DIR/lib.sh"
+export LC_ALL=C
+
+FRAMES="$BUILD/tools/frames"
+C="${NS}c" R="${NS}r" S="${NS}s" T="${NS}t"
+CMAC=02:00:00:00:01:02 RCMAC=02:00:00:00:01:01
+SMAC=02:00:00:00:02:02 RSMAC=02:00:00:00:02:01
+TMAC=02:00:00:00:03:02 RTMAC=02:00:00:00:03:01
+GW3MAC=02:00:00:00:02:03 # 10.2.0.3 / fd02::3, the neighbour-state gateway
+silod_pid=
+
+teardown() {
+	if [[ -n $silod_pid ]]; then
+		kill -TERM "$silod_pid" 2>/dev/null
+		wait "$silod_pid" 2>/dev/null
+		silod_pid=
+	fi
+	if ip netns list | grep -qw "$R"; then
+		for d in r-c r-s r-t; do
+			silo --netns "$R" xdp unload "$d" >/dev/null 2>&1
+		done
+	fi
+	for n in "$C" "$R" "$S" "$T"; do
+		ip netns del "$n" 2>/dev/null
+	done
+	rm -rf "$PIN_ROOT/netns/$R"
+}
+trap 'teardown; rm -rf "$TMP"' EXIT
+
+r() { ip -n "$R" "$@"; }
+rsys() { ip netns exec "$R" sysctl -qw "$@"; }
+
+# The static neighbours every configuration starts from (ARP/ND stay quiet).
+neighbours() {
+	local dc=${1:-r-c}
+	r neigh replace 10.1.0.2 lladdr $CMAC dev "$dc" nud permanent
+	r neigh replace fd01::2 lladdr $CMAC dev "$dc" nud permanent
+	r neigh replace 10.2.0.2 lladdr $SMAC dev r-s nud permanent
+	r neigh replace fd02::2 lladdr $SMAC dev r-s nud permanent
+	r neigh replace 10.2.0.3 lladdr $GW3MAC dev r-s nud permanent
+	r neigh replace fd02::3 lladdr $GW3MAC dev r-s nud permanent
+	r neigh replace 10.3.0.2 lladdr $TMAC dev r-t nud permanent
+	r neigh replace fd03::2 lladdr $TMAC dev r-t nud permanent
+	# Other on-link destinations of the corpus: resolved, since a failing
+	# resolution takes seconds (the neigh-* configurations test that).
+	r neigh replace 10.1.0.7 lladdr 02:00:00:00:01:07 dev "$dc" nud permanent
+	r neigh replace fd01::7 lladdr 02:00:00:00:01:07 dev "$dc" nud permanent
+	r neigh replace fe80::1 lladdr 02:00:00:00:01:08 dev "$dc" nud permanent
+	r neigh replace 10.2.0.0 lladdr 02:00:00:00:02:09 dev r-s nud permanent
+}
+
+topo_up() {
+	local n
+	for n in "$C" "$R" "$S" "$T"; do
+		ip netns add "$n" || return 1
+		ip -n "$n" link set lo up
+	done
+	# The hosts have no addresses and no IPv6: they only capture, and
+	# never answer or chatter.
+	for n in "$C" "$S" "$T"; do
+		ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1 || return 1
+	done
+	rsys net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 \
+		net.ipv6.conf.all.keep_addr_on_down=1 \
+		net.ipv6.conf.default.accept_ra=0 \
+		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+		net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_msgs_per_sec=100000 \
+		net.ipv4.icmp_msgs_burst=100000 net.ipv6.icmp.ratelimit=0 \
+		net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+		net.ipv4.conf.all.send_redirects=0 \
+		net.ipv4.conf.default.send_redirects=0 || return 1
+	# Redirects are off above: the kernel backs them off per source over
+	# time, which no two runs would repeat.
+	ip -n "$C" link add name eth0 address $CMAC type veth peer name r-c \
+		address $RCMAC netns "$R" &&
+		ip -n "$S" link add name eth0 address $SMAC type veth peer \
+			name r-s address $RSMAC netns "$R" &&
+		ip -n "$T" link add name eth0 address $TMAC type veth peer \
+			name r-t address $RTMAC netns "$R" || return 1
+	for n in "$C" "$S" "$T"; do
+		# No checksum offload on the wire; GRO lets the veth take
+		# frames redirected into it (NAPI), as in tools/lab.sh.
+		ip netns exec "$n" ethtool -K eth0 tx off gro on >/dev/null ||
+			return 1
+		ip -n "$n" link set eth0 up
+	done
+	for n in r-c r-s r-t; do
+		# GRO on the router's side too, so that the kernel run sees the
+		# same NAPI receive path as a run with XDP attached.
+		ip netns exec "$R" ethtool -K "$n" tx off gro on >/dev/null ||
+			return 1
+		rsys "net.ipv4.conf.$n.rp_filter=0"
+		r link set "$n" up
+	done
+	r addr add 10.1.0.1/24 dev r-c
+	r addr add fd01::1/64 dev r-c nodad
+	r addr add 10.2.0.1/24 dev r-s
+	r addr add fd02::1/64 dev r-s nodad
+	r addr add 10.3.0.1/24 dev r-t
+	r addr add fd03::1/64 dev r-t nodad
+	neighbours
+	# The corpus's IPv4 sources, one per frame (tools/frames.h).
+	r route add 10.10.0.0/16 via 10.1.0.2 &&
+		r route add 10.20.0.0/16 via 10.2.0.2 &&
+		r route add 10.40.0.0/16 via 10.2.0.2 &&
+		r route add 10.30.0.0/16 via 10.3.0.2 &&
+		r -6 route add fd20::/64 via fd02::2 &&
+		r -6 route add fd40::/48 via fd02::2 &&
+		r -6 route add fd30::/64 via fd03::2
+}
+
+# Configurations: cfg_NAME changes the router after topo_up (returns 77 when
+# this machine cannot: a skip); pre_NAME, when defined, runs just before the
+# corpus is sent.
+cfg_plain() { :; }
+
+cfg_unreach() {
+	r route add blackhole 10.40.0.0/24 &&
+		r route add unreachable 10.40.1.0/24 &&
+		r route add prohibit 10.40.2.0/24 &&
+		r -6 route add blackhole fd40::/64 &&
+		r -6 route add unreachable fd40:0:0:1::/64 &&
+		r -6 route add prohibit fd40:0:0:2::/64
+}
+
+cfg_route-src() {
+	r route add 10.1.0.2/32 dev r-c src 10.3.0.1 &&
+		r -6 route add fd01::2/128 dev r-c src fd03::1 &&
+		r route replace 10.40.0.0/16 via 10.2.0.2 src 10.2.0.1 &&
+		r -6 route replace fd40::/48 via fd02::2 src fd02::1
+}
+
+cfg_nexthop() {
+	r nexthop add id 1 via 10.2.0.2 dev r-s &&
+		r nexthop add id 2 via 10.3.0.2 dev r-t &&
+		r nexthop add id 3 group 1/2 &&
+		r nexthop add id 4 blackhole &&
+		r nexthop add id 5 group 1,3/2 &&
+		r nexthop add id 6 via fd02::2 dev r-s &&
+		r nexthop add id 7 via fd03::2 dev r-t &&
+		r nexthop add id 8 group 6/7 &&
+		r -6 nexthop add id 9 blackhole &&
+		r route replace 10.40.0.0/24 nhid 2 &&
+		r route replace 10.40.1.0/24 nhid 4 &&
+		r route replace 10.40.2.0/24 nhid 5 &&
+		r route replace 10.40.3.0/24 nhid 3 &&
+		r -6 route replace fd40::/64 nhid 7 &&
+		r -6 route replace fd40:0:0:1::/64 nhid 9 &&
+		r -6 route replace fd40:0:0:3::/64 nhid 8
+}
+
+cfg_vrf() {
+	r link add vrf1 type vrf table 10 || return 77 # no VRF in this kernel
+	r link set vrf1 up &&
+		r link set r-c master vrf1 &&
+		r link set r-s master vrf1 || return 1
+	neighbours
+	r route add 10.10.0.0/16 via 10.1.0.2 table 10 &&
+		r route add 10.20.0.0/16 via 10.2.0.2 table 10 &&
+		r route add 10.40.0.0/16 via 10.2.0.2 table 10 &&
+		r -6 route add fd20::/64 via fd02::2 table 10 &&
+		r -6 route add fd40::/48 via fd02::2 table 10
+}
+
+# The gateway 10.2.0.3 / fd02::3 for 10.40.0.0/24 and fd40::/64, resolved
+# fast: one probe, 100 ms. The queue of packets waiting for it is large:
+# what fits there depends on each skb's truesize, which differs with XDP
+# attached (page-sized buffers), and those dropped get no ICMP error.
+neigh_common() {
+	rsys net.ipv4.neigh.r-s.mcast_solicit=1 net.ipv4.neigh.r-s.ucast_solicit=1 \
+		net.ipv4.neigh.r-s.app_solicit=0 \
+		net.ipv4.neigh.r-s.retrans_time_ms=100 \
+		net.ipv6.neigh.r-s.mcast_solicit=1 net.ipv6.neigh.r-s.ucast_solicit=1 \
+		net.ipv6.neigh.r-s.app_solicit=0 \
+		net.ipv6.neigh.r-s.retrans_time_ms=100 \
+		net.ipv4.neigh.r-s.unres_qlen_bytes=16777216 \
+		net.ipv6.neigh.r-s.unres_qlen_bytes=16777216 &&
+		r route replace 10.40.0.0/24 via 10.2.0.3 dev r-s &&
+		r -6 route replace fd40::/64 via fd02::3 dev r-s
+}
+NEIGH_WAIT_MS=1500
+cfg_neigh-failed() { neigh_common; }
+pre_neigh-failed() {
+	r neigh replace 10.2.0.3 dev r-s nud failed
+	r neigh replace fd02::3 dev r-s nud failed
+}
+cfg_neigh-incomplete() { neigh_common; }
+pre_neigh-incomplete() {
+	r neigh replace 10.2.0.3 dev r-s nud incomplete
+	r neigh replace fd02::3 dev r-s nud incomplete
+}
+cfg_neigh-stale() { neigh_common; }
+pre_neigh-stale() {
+	r neigh replace 10.2.0.3 lladdr $GW3MAC dev r-s nud stale
+	r neigh replace fd02::3 lladdr $GW3MAC dev r-s nud stale
+}
+cfg_neigh-absent() { neigh_common; }
+pre_neigh-absent() {
+	r neigh del 10.2.0.3 dev r-s 2>/dev/null
+	r neigh del fd02::3 dev r-s 2>/dev/null
+	return 0
+}
+
+cfg_link-down() { r link set r-t down; }
+cfg_mtu-link() { r link set r-s mtu 1280; }
+cfg_mtu-route() {
+	r route replace 10.40.0.0/16 via 10.2.0.2 mtu 1000 &&
+		r route replace 10.20.0.0/16 via 10.2.0.2 mtu lock 1400 &&
+		r -6 route replace fd40::/48 via fd02::2 mtu 1280
+}
+
+cfg_fwd4-off() { rsys net.ipv4.ip_forward=0; }
+cfg_fwd4-dev() { rsys net.ipv4.conf.r-c.forwarding=0; }
+cfg_fwd6-off() { rsys net.ipv6.conf.all.forwarding=0; }
+cfg_fwd6-dev() {
+	rsys net.ipv6.conf.all.forwarding=0 &&
+		rsys net.ipv6.conf.r-c.forwarding=1 net.ipv6.conf.r-s.forwarding=1 \
+			net.ipv6.conf.r-t.forwarding=1
+}
+cfg_fwd6-force() {
+	[[ -e /proc/sys/net/ipv6/conf/all/force_forwarding ]] || return 77
+	rsys net.ipv6.conf.all.forwarding=0 &&
+		rsys net.ipv6.conf.r-c.force_forwarding=1
+}
+
+cfg_rpf1() { rsys net.ipv4.conf.all.rp_filter=1 net.ipv4.conf.r-c.rp_filter=1; }
+cfg_rpf2() { rsys net.ipv4.conf.all.rp_filter=2 net.ipv4.conf.r-c.rp_filter=2; }
+rule100() {
+	r rule add iif r-c lookup 100 pref 100 &&
+		r route add 10.20.0.0/16 via 10.3.0.2 dev r-t table 100 &&
+		r route add 10.30.0.0/16 via 10.2.0.2 dev r-s table 100 &&
+		r -6 rule add iif r-c lookup 100 pref 100 &&
+		r -6 route add fd20::/64 via fd03::2 dev r-t table 100
+}
+cfg_rpf1-rule() { cfg_rpf1 && rule100; }
+cfg_rpf2-rule() { cfg_rpf2 && rule100; }
+cfg_accept-local() {
+	rsys net.ipv4.conf.all.accept_local=1 net.ipv4.conf.r-c.accept_local=1
+}
+cfg_local-src() {
+	rsys net.ipv4.conf.r-c.accept_local=0 && cfg_rpf1
+}
+
+ecmp4() {
+	rsys net.ipv4.fib_multipath_hash_policy="$1" &&
+		r route replace 10.40.3.0/24 nexthop via 10.2.0.2 dev r-s \
+			nexthop via 10.3.0.2 dev r-t
+}
+ecmp6() {
+	rsys net.ipv6.fib_multipath_hash_policy="$1" &&
+		r -6 route replace fd40:0:0:3::/64 nexthop via fd02::2 dev r-s \
+			nexthop via fd03::2 dev r-t
+}
+cfg_ecmp4-l3() { ecmp4 0; }
+cfg_ecmp4-l4() { ecmp4 1; }
+cfg_ecmp6() { ecmp6 0; }
+cfg_ecmp6-l4() { ecmp6 1; }
+
+nft_fwd() {
+	command -v nft >/dev/null || return 77
+	ip netns exec "$R" nft -f - <<-EOF
+		table inet difftest {
+			chain forward {
+				type filter hook forward priority 0; policy $1;
+				ip daddr 10.30.0.0/16 drop
+				ip6 daddr fd30::/64 drop
+				udp dport 7003 drop
+			}
+		}
+	EOF
+}
+cfg_nft() { nft_fwd accept; }
+cfg_nft-drop() { nft_fwd drop; }
+
+cfg_xfrm() {
+	r xfrm policy add dir fwd src 0.0.0.0/0 dst 10.30.0.0/16 action block &&
+		r xfrm policy add dir fwd src ::/0 dst fd30::/64 action block
+}
+
+cfg_bridge() {
+	r link add br0 address $RCMAC type bridge &&
+		r addr del 10.1.0.1/24 dev r-c &&
+		r addr del fd01::1/64 dev r-c &&
+		r link set r-c master br0 &&
+		r link set br0 up &&
+		r addr add 10.1.0.1/24 dev br0 &&
+		r addr add fd01::1/64 dev br0 nodad || return 1
+	rsys net.ipv4.conf.br0.rp_filter=0
+	neighbours br0
+	r route replace 10.10.0.0/16 via 10.1.0.2 dev br0
+}
+
+# capture CFG MODE: sends the corpus, captures every port, sorted.
+capture() {
+	local cfg=$1 mode=$2 wait=0
+	[[ $cfg == neigh-* ]] && wait=$NEIGH_WAIT_MS
+	if declare -F "pre_$cfg" >/dev/null; then
+		"pre_$cfg" >/dev/null 2>&1
+	fi
+	"$FRAMES" run --rmac $RCMAC --cmac $CMAC --tx "$C:eth0" \
+		--cap "client=$C:eth0" --cap "server=$S:eth0" \
+		--cap "server2=$T:eth0" --wait-ms "$wait" \
+		${DIFF_ONLY:+--only "$DIFF_ONLY"} 2>"$TMP/$cfg.$mode.err" |
+		sort >"$TMP/$cfg.$mode"
+	[[ ${PIPESTATUS[0]} == 0 ]]
+}
+
+# compare CFG MODE: the silo run against the kernel's.
+compare() {
+	local cfg=$1 mode=$2 k="$TMP/$1.kernel" s="$TMP/$1.$2" n
+	comm -3 "$k" "$s" >"$TMP/diff"
+	n=$(wc -l <"$TMP/diff")
+	if ((n == 0)); then
+		ok "differential/$cfg/$mode"
+		return
+	fi
+	not_ok "differential/$cfg/$mode" "$n frames differ (captured: kernel $(wc -l <"$k"), silo $(wc -l <"$s"))"
+	# comm: "kernel only" lines start in column 1, "silo only" after a
+	# tab. Per port and frame: what each side sent, and where the bytes
+	# part when both did.
+	awk -F'\t' -v max="${DIFF_SHOW:-8}" '
+		$1 == "" { key = $2 " " $3; s[key] = s[key] " " $4; ns[key]++ }
+		$1 != "" { key = $1 " " $2; k[key] = k[key] " " $3; nk[key]++ }
+		!(key in seen) { seen[key] = 1; order[n++] = key }
+		END {
+			for (i = 0; i < n && i < max; i++) {
+				key = order[i]
+				split(k[key], ka, " "); split(s[key], sa, " ")
+				if (nk[key] && ns[key]) {
+					a = ka[1]; b = sa[1]
+					for (j = 1; j <= length(a) && substr(a, j, 2) == substr(b, j, 2); j += 2);
+					from = j > 17 ? j - 16 : 1
+					printf "#   %s: kernel %d, silo %d; first bytes differ at %d (lengths %d, %d)\n", key, nk[key], ns[key], (j - 1) / 2, length(a) / 2, length(b) / 2
+					printf "#     kernel @%d: %s\n", (from - 1) / 2, substr(a, from, 64)
+					printf "#     silo   @%d: %s\n", (from - 1) / 2, substr(b, from, 64)
+				} else if (nk[key]) {
+					printf "#   %s: kernel %d, silo 0: %s\n", key, nk[key], substr(ka[1], 1, 100)
+				} else {
+					printf "#   %s: kernel 0, silo %d: %s\n", key, ns[key], substr(sa[1], 1, 100)
+				}
+			}
+			if (n > max)
+				printf "#   ... %d more frames differ\n", n - max
+		}
+	' "$TMP/diff"
+}
+
+wait_silod() {
+	local _
+	for _ in $(seq 100); do
+		silo --netns "$R" -j daemon status 2>/dev/null |
+			jq -e '.running and .cache_trusted' >/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# setup CFG: a fresh router configured as CFG; 77 when not supported here.
+setup() {
+	local cfg=$1 rc
+	teardown
+	if ! topo_up >"$TMP/setup" 2>&1; then
+		not_ok "differential/$cfg" "topology: $(head -c 300 "$TMP/setup")"
+		return 1
+	fi
+	"cfg_$cfg" >"$TMP/setup" 2>&1
+	rc=$?
+	if ((rc == 77)); then
+		echo "skip - differential/$cfg: not supported here: $(head -c 200 "$TMP/setup")"
+		return 77
+	elif ((rc != 0)); then
+		not_ok "differential/$cfg" "setup: $(head -c 300 "$TMP/setup")"
+		return 1
+	fi
+}
+
+# Each run gets a router of its own: the kernel keeps state per source
+# (ICMP error rate limits with fixed constants, inet_peer) and per neighbour
+# that a run would leave to the next.
+run_config() {
+	local cfg=$1 m mode modes=(no-silod silod)
+	setup "$cfg" || return
+	if ! capture "$cfg" kernel || [[ ! -s $TMP/$cfg.kernel ]]; then
+		not_ok "differential/$cfg" "the kernel run captured nothing: $(cat "$TMP/$cfg.kernel.err")"
+		return
+	fi
+	[[ -n ${DIFF_SELFCHECK:-} ]] && modes=(kernel2 "${modes[@]}")
+	for mode in "${modes[@]}"; do
+		setup "$cfg" || return
+		if [[ $mode != kernel2 ]]; then
+			for m in r-c r-s r-t; do
+				if ! silo --netns "$R" xdp load "$m" --forward >"$TMP/load" 2>&1; then
+					not_ok "differential/$cfg/$mode" "load on $m: $(head -c 300 "$TMP/load")"
+					continue 2
+				fi
+			done
+		fi
+		if [[ $mode == silod ]]; then
+			"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$R" -q &
+			silod_pid=$!
+			if ! wait_silod; then
+				not_ok "differential/$cfg/silod" "silod did not start: $(silo --netns "$R" daemon status 2>&1 | head -c 300)"
+				continue
+			fi
+		fi
+		if capture "$cfg" "$mode"; then
+			compare "$cfg" "$mode"
+		else
+			not_ok "differential/$cfg/$mode" "$(cat "$TMP/$cfg.$mode.err")"
+		fi
+	done
+	if [[ -n ${DIFF_KEEP:-} ]]; then
+		mkdir -p "$DIFF_KEEP" && cp "$TMP/$cfg".* "$DIFF_KEEP/"
+	fi
+}
+
+selected=(${DIFF_CONFIGS:-$*})
+if ((${#selected[@]} == 0)); then
+	for ((i = 0; i < ${#CONFIGS[@]}; i += 2)); do
+		selected+=("${CONFIGS[i]}")
+	done
+fi
+for cfg in "${selected[@]}"; do
+	if ! declare -F "cfg_$cfg" >/dev/null; then
+		not_ok "differential/$cfg" "no such configuration (tests/differential.sh --list)"
+		continue
+	fi
+	run_config "$cfg"
+done
+teardown

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * frames: the differential harness's traffic (tests/differential.sh).
+ *
+ *   frames list
+ *   frames run --rmac MAC --cmac MAC --tx NS:DEV --cap LABEL=NS:DEV...
+ *              [--passes N] [--gap-us N] [--idle-ms N] [--wait-ms N]
+ *              [--only SUBSTRING]
+ *
+ * "run" opens a raw packet socket on every capture device (each in its own
+ * namespace), sends the corpus (tools/frames.h) N times from the client's
+ * device, exact bytes, and collects what arrives until the ports have been
+ * quiet for --idle-ms (and at least --wait-ms after the last frame sent).
+ * It prints one line per captured frame: "LABEL NAME#PASS HEX", NAME being
+ * the corpus frame the marker names ("-" for none), host noise (ARP, ND,
+ * MLD) left out and the kernel's random IPv4 IDs zeroed.
+ */
+#include <poll.h>
+#include <time.h>
+#include "frames.h"
+
+#define MAX_CAPS 8
+
+struct cap {
+	char label[32];
+	int fd;
+};
+
+static struct corpus corpus;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+}
+
+static int split(char *arg, char sep, char **a, char **b)
+{
+	char *p = strchr(arg, sep);
+
+	if (!p)
+		return -EINVAL;
+	*p = '\0';
+	*a = arg;
+	*b = p + 1;
+	return 0;
+}
+
+static void print_frame(const char *label, uint8_t *b, size_t len)
+{
+	int pass = 0, idx;
+	size_t i;
+
+	frame_normalize(b, len);
+	idx = frame_marker(b, len, &pass);
+	if (idx >= 0 && idx < corpus.n) {
+		printf("%s\t%s#%d\t", label, corpus.f[idx].name, pass);
+	} else if ((idx = frame_fragment_of(b, len, &pass)) >= 0 &&
+		   idx < corpus.n) {
+		printf("%s\t%s#%d fragment\t", label, corpus.f[idx].name, pass);
+	} else
+		printf("%s\t-\t", label);
+	for (i = 0; i < len; i++)
+		printf("%02x", b[i]);
+	putchar('\n');
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: frames list\n"
+			"       frames run --rmac MAC --cmac MAC --tx NS:DEV "
+			"--cap LABEL=NS:DEV... [--passes N] [--gap-us N] "
+			"[--idle-ms N] [--wait-ms N] [--only SUBSTRING]\n");
+	return 2;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct corpus_env env = {};
+	struct pollfd pfd[MAX_CAPS];
+	struct cap caps[MAX_CAPS];
+	int ncaps = 0, passes = 2, gap_us = 100, idle_ms = 300, wait_ms = 0;
+	int tx = -1, i, p, sent = 0, failed = 0, got = 0, have_mac = 0;
+	const char *only = NULL;
+	uint64_t last, end;
+	static uint8_t buf[65536];
+
+	for (i = 0; i < argc; i++) {
+		const char *o = argv[i];
+		char *v = i + 1 < argc ? argv[i + 1] : NULL, *a, *b, *ns;
+
+		if (!v)
+			return usage();
+		i++;
+		if (!strcmp(o, "--rmac")) {
+			if (parse_mac(v, env.rmac))
+				return usage();
+			have_mac |= 1;
+		} else if (!strcmp(o, "--cmac")) {
+			if (parse_mac(v, env.cmac))
+				return usage();
+			have_mac |= 2;
+		} else if (!strcmp(o, "--tx")) {
+			if (split(v, ':', &a, &b))
+				return usage();
+			tx = packet_socket(a, b, 0);
+			if (tx < 0) {
+				fprintf(stderr,
+					"frames: tx socket on %s:%s: %s\n", a,
+					b, strerror(-tx));
+				return 1;
+			}
+		} else if (!strcmp(o, "--cap")) {
+			if (ncaps == MAX_CAPS || split(v, '=', &a, &ns) ||
+			    split(ns, ':', &ns, &b))
+				return usage();
+			snprintf(caps[ncaps].label, sizeof(caps[ncaps].label),
+				 "%s", a);
+			caps[ncaps].fd = packet_socket(ns, b, 1);
+			if (caps[ncaps].fd < 0) {
+				fprintf(stderr,
+					"frames: capture socket on %s:%s: %s\n",
+					ns, b, strerror(-caps[ncaps].fd));
+				return 1;
+			}
+			ncaps++;
+		} else if (!strcmp(o, "--passes")) {
+			passes = atoi(v);
+		} else if (!strcmp(o, "--gap-us")) {
+			gap_us = atoi(v);
+		} else if (!strcmp(o, "--idle-ms")) {
+			idle_ms = atoi(v);
+		} else if (!strcmp(o, "--wait-ms")) {
+			wait_ms = atoi(v);
+		} else if (!strcmp(o, "--only")) {
+			only = v;
+		} else {
+			return usage();
+		}
+	}
+	if (tx < 0 || !ncaps || have_mac != 3)
+		return usage();
+
+	/* Whatever the hosts said while the topology came up is not ours. */
+	for (i = 0; i < ncaps; i++)
+		packet_drain(caps[i].fd);
+	for (p = 0; p < passes; p++) {
+		env.pass = p;
+		corpus_build(&corpus, &env);
+		for (i = 0; i < corpus.n; i++) {
+			const struct frame *f = &corpus.f[i];
+
+			if (only && !strstr(f->name, only))
+				continue;
+			if (send(tx, f->b, f->len, 0) != f->len) {
+				if (!p)
+					fprintf(stderr,
+						"frames: cannot send %s (%u "
+						"bytes): %s\n",
+						f->name, f->len,
+						strerror(errno));
+				failed++;
+			} else {
+				sent++;
+			}
+			/* veth's XDP ring holds 256 frames: pace. */
+			if (gap_us)
+				usleep(gap_us);
+		}
+	}
+
+	last = now_ms();
+	end = last + (wait_ms > idle_ms ? wait_ms : idle_ms);
+	for (i = 0; i < ncaps; i++) {
+		pfd[i].fd = caps[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	for (;;) {
+		uint64_t t = now_ms(), until = last + idle_ms;
+		int n;
+
+		if (until < end)
+			until = end;
+		if (t >= until)
+			break;
+		n = poll(pfd, ncaps, until - t);
+		if (n < 0 && errno != EINTR) {
+			perror("frames: poll");
+			return 1;
+		}
+		for (i = 0; n > 0 && i < ncaps; i++) {
+			struct sockaddr_ll sll;
+			socklen_t sl = sizeof(sll);
+			ssize_t len;
+
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			while ((len = recvfrom(caps[i].fd, buf, sizeof(buf),
+					       MSG_DONTWAIT,
+					       (struct sockaddr *)&sll, &sl)) >=
+			       0) {
+				sl = sizeof(sll);
+				if (sll.sll_pkttype == PACKET_OUTGOING)
+					continue;
+				last = now_ms();
+				if (frame_is_noise(buf, len))
+					continue;
+				print_frame(caps[i].label, buf, len);
+				got++;
+			}
+		}
+	}
+	fprintf(stderr, "frames: sent %d, unsendable %d, captured %d\n", sent,
+		failed, got);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct corpus_env env = {};
+	int i;
+
+	if (argc < 2)
+		return usage();
+	if (!strcmp(argv[1], "list")) {
+		corpus_build(&corpus, &env);
+		for (i = 0; i < corpus.n; i++)
+			printf("%d\t%u\t%s\n", i, corpus.f[i].len,
+			       corpus.f[i].name);
+		return 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 2, argv + 2);
+	return usage();
+}
