@@ -62,7 +62,8 @@ hold(struct silo_envelope *env, unsigned int fams, __u32 bit, const char *fmt,
 		env->holds[SILO_FAM_V4] |= bit;
 	if (fams & FAM_V6)
 		env->holds[SILO_FAM_V6] |= bit;
-	if (env->detail[0])
+	/* What could not be read is news: it wins the line. */
+	if (env->detail[0] && bit != SILO_ENV(UNKNOWN))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(env->detail, sizeof(env->detail), fmt, ap);
@@ -378,9 +379,10 @@ int silo_envelope_eval(struct silo_envelope *env)
 		err = readers[i].fn(env);
 		if (!err)
 			continue;
-		/* What cannot be read might hold: stand aside. */
-		pr_err("cannot read the %s: %s\n", readers[i].what,
-		       strerror(-err));
+		/* What cannot be read might hold: stand aside. The callers
+		 * say so (silod would repeat it every second). */
+		pr_debug("cannot read the %s: %s\n", readers[i].what,
+			 strerror(-err));
 		hold(env, FAM_BOTH, SILO_ENV(UNKNOWN), "cannot read the %s: %s",
 		     readers[i].what, strerror(-err));
 		if (!ret)
@@ -425,18 +427,16 @@ int silo_envelope_info(struct silo *s, struct silo_envelope_info *info)
 	struct silo_maps m;
 	struct silo_genid g;
 	__u32 zero = 0;
-	int err;
+	int err = 0;
 
 	memset(info, 0, sizeof(*info));
-	/* A failure to read shows as UNKNOWN, and is reported. */
+	/* A failure to read shows as UNKNOWN, named in detail. */
 	silo_envelope_eval(&env);
 	memcpy(info->holds, env.holds, sizeof(info->holds));
 	snprintf(info->detail, sizeof(info->detail), "%s", env.detail);
-	err = silo_maps_open(s, &m);
-	if (err == -ENOENT)
+	/* No pins, or pins of another layout: no view of the data path. */
+	if (silo_maps_open(s, &m))
 		return 0;
-	if (err)
-		return err;
 	if (bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g)) {
 		err = -errno;
 		goto out;

@@ -149,8 +149,13 @@ static int envelope_check(const char *ifname,
 
 	silo_envelope_eval(env);
 	*override = -1;
-	if (!opts->forward)
+	if (!opts->forward) {
+		if ((env->holds[SILO_FAM_V4] | env->holds[SILO_FAM_V6]) &
+		    SILO_ENV(UNKNOWN))
+			pr_warn("%s: silo will pass forwarded traffic to the stack\n",
+				env->detail);
 		return 0;
+	}
 	if (opts->allow_firewall_bypass) {
 		bypass = SILO_ENV_OVERRIDABLE;
 		pr_warn("--allow-firewall-bypass: forwarded traffic on %s skips nftables and iptables-legacy, now and when rules are added later%s%s\n",

@@ -98,9 +98,14 @@ static void log_change(const struct silo_envelope *env, const __u32 *old,
 				fam[f]);
 			continue;
 		}
+		/* IPv6 forwarding off is the kernel's own choice: no alarm. */
 		for (i = 0; i < SILO_ENV_BIT_MAX; i++)
 			if (now & (1U << i))
-				pr_warn("%s: forwarded traffic goes to the stack: %s (%s): %s\n",
+				silo_log(
+					i == SILO_ENV_BIT_FORWARDING_OFF ?
+						SILO_LOG_INFO :
+						SILO_LOG_WARN,
+					"%s: forwarded traffic goes to the stack: %s (%s): %s\n",
 					fam[f], silo_envelope_desc(i),
 					env->detail, silo_envelope_todo(i));
 	}
