@@ -35,17 +35,17 @@ ip -n "$A" link set a1 up
 in_a() { ip netns exec "$A" "$@"; }
 in_a sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 
-# env FAMILY FIELD: the names in .envelope.FAMILY.FIELD, space separated.
-env() {
+# envq FAMILY FIELD: the names in .envelope.FAMILY.FIELD, space separated.
+envq() {
 	silo --netns "$A" -j xdp status 2>/dev/null |
 		jq -r ".envelope.$1.$2 | join(\" \")"
 }
-# wait_env FAMILY FIELD WANT: until env says WANT (5 s at most: a loaded
+# wait_env FAMILY FIELD WANT: until envq says WANT (5 s at most: a loaded
 # machine); prints what it last saw.
 wait_env() {
 	local i got
 	for i in $(seq 50); do
-		got=$(env "$1" "$2")
+		got=$(envq "$1" "$2")
 		[[ $got == "$3" ]] && break
 		sleep 0.1
 	done
@@ -66,20 +66,20 @@ expect "forwarding load refused by an nft forward chain" 1 \
 n=$(ip -n "$A" link show | grep -c 'prog/xdp')
 [[ $n == 0 ]] && ok "a refused load attaches nothing" ||
 	not_ok "a refused load attaches nothing" "$n devices with XDP"
-is "status evaluates live without pins" "$(env ipv4 holds)" nftables
+is "status evaluates live without pins" "$(envq ipv4 holds)" nftables
 
 # Input chains never see forwarded packets.
 in_a nft flush ruleset
 in_a nft add table ip filter
 in_a nft add chain ip filter input '{ type filter hook input priority 0; }'
-is "an input chain does not count" "$(env ipv4 holds)" ""
+is "an input chain does not count" "$(envq ipv4 holds)" ""
 in_a nft add chain ip filter post '{ type nat hook postrouting priority 100; }'
-is "an ip postrouting chain: IPv4 only" "$(env ipv4 holds)/$(env ipv6 holds)" \
+is "an ip postrouting chain: IPv4 only" "$(envq ipv4 holds)/$(envq ipv6 holds)" \
 	"nftables/"
 in_a nft flush ruleset
 in_a nft add table netdev t
 in_a nft add chain netdev t in '{ type filter hook ingress device a0 priority 0; }'
-is "a netdev chain: both families" "$(env ipv4 holds)/$(env ipv6 holds)" \
+is "a netdev chain: both families" "$(envq ipv4 holds)/$(envq ipv6 holds)" \
 	"nftables/nftables"
 in_a nft flush ruleset
 
@@ -91,7 +91,7 @@ expect "--allow-firewall-bypass loads, with a warning" 0 \
 	silo --netns "$A" xdp load a0 --forward --mode skb --allow-firewall-bypass
 is "status: override" "$(silo --netns "$A" -j xdp status |
 	jq -r '.envelope.override | join(" ")')" "nftables iptables_legacy"
-is "status: bypassed, so inside" "$(env ipv4 outside)/$(env ipv4 holds)" \
+is "status: bypassed, so inside" "$(envq ipv4 outside)/$(envq ipv4 holds)" \
 	"/nftables"
 expect "status warns of the bypass" 0 "warning: firewall bypass on" \
 	silo --netns "$A" xdp status
@@ -104,42 +104,62 @@ expect "the bypass needs --forward" 2 "add --forward" \
 check "unload" silo --netns "$A" xdp unload a0
 in_a nft flush ruleset
 
-# silod keeps it current.
+# start_silod [ENV=VALUE...]: silod for $A, waited for.
+start_silod() {
+	env "$@" "$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$A" -q \
+		2>>"$TMP/silod.log" &
+	silod_pid=$!
+	for _ in $(seq 100); do
+		silo --netns "$A" -j daemon status 2>/dev/null |
+			jq -e .running >/dev/null && break
+		sleep 0.05
+	done
+}
+stop_silod() {
+	kill "$silod_pid"
+	wait "$silod_pid"
+	silod_pid=
+}
+
+# silod keeps it current. nftables and xfrm by their notifications alone:
+# its poll is made to wait ten minutes here.
 check "load --forward, nothing outside" silo --netns "$A" xdp load a0 \
 	--forward --mode skb
-"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$A" -q 2>"$TMP/silod.log" &
-silod_pid=$!
-for _ in $(seq 100); do
-	silo --netns "$A" -j daemon status 2>/dev/null | jq -e .running \
-		>/dev/null && break
-	sleep 0.05
-done
-is "inside at start" "$(env ipv4 outside)/$(env ipv6 outside)" "/"
+start_silod SILOD_TEST_ENVELOPE_POLL_MS=600000
+is "inside at start" "$(envq ipv4 outside)/$(envq ipv6 outside)" "/"
 
 in_a nft add table inet filter
 in_a nft add chain inet filter forward '{ type filter hook forward priority 0; }'
 is "an nft forward chain added after the load: outside" \
-	"$(wait_env ipv4 outside nftables)/$(env ipv6 outside)" "nftables/nftables"
+	"$(wait_env ipv4 outside nftables)/$(envq ipv6 outside)" "nftables/nftables"
 v=$(bpftool -j map dump pinned "$ADIR/genid" |
 	jq -c '.[0].formatted.value.outside')
 is "the pinned genid says it" "$v" "[1,1]"
 in_a nft delete table inet filter
-is "the chain removed: inside" "$(wait_env ipv4 outside "")/$(env ipv6 outside)" "/"
+is "the chain removed: inside" "$(wait_env ipv4 outside "")/$(envq ipv6 outside)" "/"
 
 in_a ip xfrm policy add dir fwd action block src 10.0.0.0/8 dst 10.9.0.0/16
 is "xfrm fwd policy: IPv4 outside" \
-	"$(wait_env ipv4 outside xfrm)/$(env ipv6 outside)" "xfrm/"
+	"$(wait_env ipv4 outside xfrm)/$(envq ipv6 outside)" "xfrm/"
 in_a ip xfrm policy flush
 is "xfrm policies flushed: inside" "$(wait_env ipv4 outside "")" ""
 in_a ip xfrm policy add dir out action block src ::/0 dst fd09::/16
 is "xfrm out policy: IPv6 outside" \
-	"$(wait_env ipv6 outside xfrm)/$(env ipv4 outside)" "xfrm/"
+	"$(wait_env ipv6 outside xfrm)/$(envq ipv4 outside)" "xfrm/"
 in_a ip xfrm policy flush
 is "xfrm policies flushed again: inside" "$(wait_env ipv6 outside "")" ""
+in_a sysctl -qw net.ipv6.conf.all.forwarding=0
+sleep 1.5
+is "without the poll, a sysctl change is not seen" "$(envq ipv6 outside)" ""
+in_a sysctl -qw net.ipv6.conf.all.forwarding=1
+stop_silod
+
+# The rest notifies nothing: the one-second poll.
+start_silod
 
 in_a sysctl -qw net.ipv6.conf.all.forwarding=0
 is "IPv6 forwarding off: IPv6 outside only (polled)" \
-	"$(wait_env ipv6 outside forwarding_off)/$(env ipv4 outside)" \
+	"$(wait_env ipv6 outside forwarding_off)/$(envq ipv4 outside)" \
 	"forwarding_off/"
 in_a sysctl -qw net.ipv6.conf.all.forwarding=1
 is "IPv6 forwarding on again: inside" "$(wait_env ipv6 outside "")" ""
@@ -148,10 +168,10 @@ if in_a sysctl -qw net.ipv4.fib_multipath_hash_policy=3 \
 	net.ipv4.fib_multipath_hash_fields=0x0037 2>/dev/null; then
 	sleep 1.5
 	is "custom multipath hash on outer fields: inside" \
-		"$(env ipv4 outside)" ""
+		"$(envq ipv4 outside)" ""
 	in_a sysctl -qw net.ipv4.fib_multipath_hash_fields=0x0043
 	is "custom multipath hash on inner fields: IPv4 outside" \
-		"$(wait_env ipv4 outside mpath_hash)/$(env ipv6 outside)" \
+		"$(wait_env ipv4 outside mpath_hash)/$(envq ipv6 outside)" \
 		"mpath_hash/"
 	in_a sysctl -qw net.ipv4.fib_multipath_hash_policy=0
 	is "multipath hash policy 0: inside" "$(wait_env ipv4 outside "")" ""
@@ -160,9 +180,7 @@ else
 fi
 
 # Without silod, status still says what is live, and that the map lags.
-kill "$silod_pid"
-wait "$silod_pid"
-silod_pid=
+stop_silod
 in_a nft add table ip filter
 in_a nft add chain ip filter forward '{ type filter hook forward priority 0; }'
 expect "without silod, status says the data path's view lags" 0 \
@@ -173,7 +191,7 @@ is "json: not current" "$(silo --netns "$A" -j xdp status |
 g0=$(genid)
 check "a load without --forward is not refused" silo --netns "$A" xdp load a1 \
 	--mode skb
-is "it wrote outside" "$(env ipv4 outside)/$(silo --netns "$A" -j xdp status |
+is "it wrote outside" "$(envq ipv4 outside)/$(silo --netns "$A" -j xdp status |
 	jq .envelope.ipv4.current)" "nftables/true"
 (($(genid) > g0)) && ok "genid bumped when outside changed" ||
 	not_ok "genid bumped when outside changed" "$g0 -> $(genid)"
@@ -182,12 +200,10 @@ in_a nft flush ruleset
 
 # iptables-legacy last: its table stays registered once made.
 if command -v iptables-legacy >/dev/null; then
-	"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$A" -q \
-		2>>"$TMP/silod.log" &
-	silod_pid=$!
+	start_silod
 	in_a iptables-legacy -A FORWARD -j ACCEPT
 	is "an iptables-legacy table: IPv4 outside (polled)" \
-		"$(wait_env ipv4 outside iptables_legacy)/$(env ipv6 outside)" \
+		"$(wait_env ipv4 outside iptables_legacy)/$(envq ipv6 outside)" \
 		"iptables_legacy/"
 else
 	echo "skip - iptables-legacy: not installed (tools/setup.sh installs iptables)"

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -48,8 +49,14 @@ err_close:
 
 void envelope_init(struct silod *d)
 {
+	const char *poll_ms = getenv("SILOD_TEST_ENVELOPE_POLL_MS");
+
 	memset(&d->env, 0, sizeof(d->env));
 	d->env.nft_fd = d->env.xfrm_fd = -1;
+	d->env.poll_ms = SILOD_ENVELOPE_POLL_MS;
+	/* Tests only: a long period shows the notifications alone work. */
+	if (poll_ms && atoi(poll_ms) > 0)
+		d->env.poll_ms = atoi(poll_ms);
 }
 
 int envelope_open(struct silod *d)
@@ -63,12 +70,12 @@ int envelope_open(struct silod *d)
 	fd = notify_open(NETLINK_NETFILTER, nft_groups, ARRAY_SIZE(nft_groups));
 	if (fd < 0 && fd != -EPROTONOSUPPORT)
 		pr_warn("cannot listen to nftables changes (%s): seeing them within %d ms\n",
-			strerror(-fd), SILOD_ENVELOPE_POLL_MS);
+			strerror(-fd), d->env.poll_ms);
 	d->env.nft_fd = fd;
 	fd = notify_open(NETLINK_XFRM, xfrm_groups, ARRAY_SIZE(xfrm_groups));
 	if (fd < 0 && fd != -EPROTONOSUPPORT)
 		pr_warn("cannot listen to xfrm changes (%s): seeing them within %d ms\n",
-			strerror(-fd), SILOD_ENVELOPE_POLL_MS);
+			strerror(-fd), d->env.poll_ms);
 	d->env.xfrm_fd = fd;
 	return 0;
 }
@@ -118,7 +125,7 @@ int envelope_update(struct silod *d)
 	__u32 zero = 0;
 	int err;
 
-	d->env.next_poll_ns = now_ns() + SILOD_ENVELOPE_POLL_MS * 1000000ULL;
+	d->env.next_poll_ns = now_ns() + d->env.poll_ms * 1000000ULL;
 	/* What cannot be read comes back as UNKNOWN: the data path passes. */
 	silo_envelope_eval(&env);
 	err = silo_envelope_apply(d->maps.fd[SILO_MAP_GENID], &env, -1);

@@ -96,7 +96,7 @@ static void usage(FILE *f)
 		"The offload envelope (where XDP forwarding equals the kernel's) is\n"
 		"kept in genid.outside: nftables and xfrm changes take effect at\n"
 		"once; iptables-legacy tables and the forwarding and multipath\n"
-		"sysctls, which notify nothing, are polled every %d ms.\n"
+		"sysctls, which notify nothing, are polled every second (%d ms).\n"
 		"\n"
 		"Signals: SIGTERM/SIGINT exit and leave the data path attached;\n"
 		"SIGHUP reads the configuration again.\n",

@@ -63,6 +63,7 @@ struct silod_envelope {
 	int nft_fd; /* NFNLGRP_NFTABLES; -1: none */
 	int xfrm_fd; /* XFRMNLGRP_POLICY, XFRMNLGRP_SA; -1: none */
 	__u64 next_poll_ns; /* CLOCK_MONOTONIC */
+	unsigned int poll_ms; /* SILOD_ENVELOPE_POLL_MS but in tests */
 	__u32 holds[2]; /* as last evaluated, to log changes */
 	bool known;
 };
