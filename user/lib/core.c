@@ -372,10 +372,165 @@ static int check_bpffs(const struct silo *s, bool own_netns)
 	return 0;
 }
 
+/*
+ * Whether directory fd (path, for messages) may hold silo's pins: only its
+ * owner can add, remove or rename entries in it, so the owner must be root
+ * or us. Anyone else could unlink an xdp_link_* pin (which detaches XDP),
+ * plant maps of their own, or swap the directory under us.
+ */
+static int check_pin_dir_fd(int fd, const char *path)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		pr_err("%s is owned by uid %u, not root: that user could remove silo's pins (and detach its XDP program) or plant their own; remove it: 'rm -r %s'\n",
+		       path, (unsigned int)st.st_uid, path);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		pr_err("%s is writable by group or others (mode %04o): another user could remove silo's pins (and detach its XDP program) or plant their own; 'chmod 0700 %s' if it holds only silo's pins, else remove it: 'rm -r %s'\n",
+		       path, (unsigned int)(st.st_mode & 07777), path, path);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/*
+ * The bpffs mount that holds path's parent, as a prefix length of path:
+ * the shortest prefix on the same bpffs (and device) as the parent.
+ */
+static int bpffs_mount_len(const char *path, size_t *mount_len)
+{
+	char buf[PATH_MAX], *slash;
+	struct stat st, up;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return -EINVAL;
+	*slash = '\0';
+	if (!is_bpffs(buf) || stat(buf, &st))
+		return -ENOTDIR;
+	for (;;) {
+		*mount_len = strlen(buf);
+		slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			return 0; /* bpffs on / itself: never, but stop */
+		*slash = '\0';
+		if (!is_bpffs(buf) || stat(buf, &up) || up.st_dev != st.st_dev)
+			return 0;
+	}
+}
+
+int silo_pin_dirs_check(const struct silo *s)
+{
+	char path[PATH_MAX], *comp, *next;
+	size_t mount_len;
+	struct stat st;
+	int fd, sub, err = 0;
+
+	if (s->pin_root[0] != '/') {
+		pr_err("the pin root '%s' is not an absolute path\n",
+		       s->pin_root);
+		return -EINVAL;
+	}
+	err = bpffs_mount_len(s->pin_root, &mount_len);
+	if (err) {
+		pr_err("%s is not on a bpffs mount: mount one with 'mount -t bpf bpf DIR'\n",
+		       s->pin_root);
+		return err;
+	}
+	snprintf(path, sizeof(path), "%s", s->pin_dir);
+	path[mount_len] = '\0';
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = -errno;
+		pr_err("cannot open %s: %s\n", path, strerror(-err));
+		goto out;
+	}
+	/* The mount itself may be open to all, but then sticky (1777), so
+	 * that nobody else can remove or rename what silo makes in it. */
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+		pr_err("the bpffs mount %s is writable by group or others without the sticky bit (mode %04o): another user could rename silo's pin directory away; 'chmod +t %s' or 'chmod 0700 %s'\n",
+		       path, (unsigned int)(st.st_mode & 07777), path, path);
+		err = -EPERM;
+		goto out;
+	}
+	/* Below the mount, one component at a time, never through a link. */
+	path[mount_len] = '/';
+	for (comp = path + mount_len + 1; *comp; comp = next) {
+		next = strchr(comp, '/');
+		if (next)
+			*next = '\0';
+		if (!*comp) { /* "//" */
+			*next = '/';
+			next++;
+			continue;
+		}
+		if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
+			pr_err("the pin directory %s has a '.' or '..' component: give the pin root as a plain path\n",
+			       s->pin_dir);
+			err = -EINVAL;
+			goto out;
+		}
+		sub = openat(fd, comp,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0 && errno == ENOENT)
+			goto out; /* made later, 0700, in a checked parent */
+		if (sub < 0) {
+			err = -errno;
+			if (!fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) &&
+			    S_ISLNK(st.st_mode)) {
+				pr_err("%s is a symbolic link: silo keeps its pins only in directories of its own; remove the link: 'rm %s'\n",
+				       path, path);
+				err = -ELOOP;
+			} else {
+				pr_err("cannot open %s as a directory: %s\n",
+				       path, strerror(-err));
+			}
+			goto out;
+		}
+		close(fd);
+		fd = sub;
+		err = check_pin_dir_fd(fd, path);
+		if (err)
+			goto out;
+		if (!next)
+			break;
+		*next = '/';
+		next++;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+int silo_pin_dir_make(const struct silo *s)
+{
+	int err;
+
+	/* Checked first: never make anything through a planted link. */
+	err = silo_pin_dirs_check(s);
+	if (err)
+		return err;
+	err = mkdir_p(s->pin_dir, 0700);
+	if (err) {
+		pr_err("cannot create %s: %s\n", s->pin_dir, strerror(-err));
+		return err;
+	}
+	/* And after: another user may have raced us to a missing one. */
+	return silo_pin_dirs_check(s);
+}
+
 int silo_open(struct silo **out, const struct silo_opts *opts)
 {
 	const char *netns = opts ? opts->netns : NULL;
 	struct silo *s;
+	size_t n;
 	int err;
 
 	*out = NULL;
@@ -392,6 +547,9 @@ int silo_open(struct silo **out, const struct silo_opts *opts)
 	snprintf(s->pin_root, sizeof(s->pin_root), "%s",
 		 opts && opts->pin_root ? opts->pin_root :
 					  SILO_PIN_ROOT_DEFAULT);
+	/* "/sys/fs/bpf/silo/" is "/sys/fs/bpf/silo" */
+	for (n = strlen(s->pin_root); n > 1 && s->pin_root[n - 1] == '/'; n--)
+		s->pin_root[n - 1] = '\0';
 	if (netns) {
 		err = enter_netns(s, netns);
 		if (err)
@@ -407,6 +565,9 @@ int silo_open(struct silo **out, const struct silo_opts *opts)
 	if (err)
 		goto err_free;
 	err = check_bpffs(s, netns != NULL);
+	if (err)
+		goto err_free;
+	err = silo_pin_dirs_check(s);
 	if (err)
 		goto err_free;
 	*out = s;

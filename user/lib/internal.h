@@ -80,6 +80,13 @@ void silo_maps_release(struct silo *s);
 int silo_for_each_link_pin(struct silo *s,
 			   int (*fn)(struct silo *s, __u32 ifindex, void *ctx),
 			   void *ctx);
+/*
+ * Removes the link pins whose link attaches to nothing (its device deleted,
+ * or detached by hand) with their device entries; with the last user gone,
+ * the shared maps, as an unload does (not in silod, which keeps them while
+ * it runs). Returns how many it removed, or -errno.
+ */
+int silo_xdp_prune(struct silo *s);
 /* Pins every map of m (meta last); on failure removes what it pinned. */
 int silo_maps_pin(struct silo *s, const struct silo_maps *m);
 /* Removes the map pins, meta first. */
@@ -96,6 +103,17 @@ int silo_pin_path(const struct silo *s, char *buf, size_t len,
 int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
 		       __u32 ifindex);
 int mkdir_p(const char *path, mode_t mode);
+/*
+ * Checks every existing directory from the bpffs mount down to the pin
+ * directory: a directory, not a link, owned by root (or us), not writable
+ * by group or others. -EPERM or -ELOOP (said why and what to do) when not.
+ */
+int silo_pin_dirs_check(const struct silo *s);
+/* Makes the pin directory (0700) and checks the path, before and after. */
+int silo_pin_dir_make(const struct silo *s);
+/* Removes the pin directory and its parents up to the pin root, each
+ * only when empty. */
+void silo_pin_dirs_remove_empty(const struct silo *s);
 
 /* Reads a small file; returns bytes read or -errno. */
 int read_file(const char *path, char *buf, size_t len);
@@ -124,7 +142,14 @@ typedef int (*silo_nl_addr_fn)(const struct silo_nl_addr *a, void *ctx);
 int silo_nl_dump_addrs(silo_nl_addr_fn fn, void *ctx);
 /* Dumps run again because they came back with NLM_F_DUMP_INTR. */
 extern unsigned long silo_nl_dumps_retried;
-int silo_nl_link_mac(__u32 ifindex, __u8 mac[6]);
+struct silo_nl_link {
+	__u8 mac[6];
+	bool has_mac;
+	__u32 master; /* IFLA_MASTER, 0: none */
+	char slave_kind[16]; /* IFLA_INFO_SLAVE_KIND: bridge, bond, vrf... */
+};
+/* A device's MAC (-EOPNOTSUPP without one), master and port kind. */
+int silo_nl_link(__u32 ifindex, struct silo_nl_link *l);
 /* 1 when a policy rule selects on ipproto or ports, else 0. */
 int silo_nl_rules_use_l4(void);
 
@@ -150,7 +175,11 @@ int silo_envelope_apply(int genid_fd, const struct silo_envelope *env,
 int silo_fill_local_addrs(int map_fd);
 int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes);
 int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);
-int silo_fill_device(int map_fd, __u32 ifindex);
+/* Writes ifindex's record; bumps genid (unless genid_fd < 0) when an
+ * existing record changed, since cached answers depend on it. */
+int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex);
+/* genid + 1, never 0. */
+int silo_genid_bump_fd(int genid_fd);
 
 /* The current network namespace's cookie (SO_NETNS_COOKIE). */
 int netns_cookie(__u64 *cookie);

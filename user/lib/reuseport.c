@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -266,30 +267,79 @@ static int check_member(const struct silo_group *g, int fd, const char *what)
 	return 0;
 }
 
-/*
- * Group changes from several processes take turns: a lock on the directory
- * that holds the pin root (the pin root itself may come and go).
- */
-static int rp_lock(const struct silo *s)
+/* How long a group change waits for another process's to finish. */
+#define RP_LOCK_TIMEOUT_MS 5000 /* whole seconds */
+#define RP_LOCK_POLL_MS 10
+
+/* Whether lock_fd still locks the pin directory: once the directory holds
+ * something of ours, only a holder of the lock removes it. */
+static bool rp_lock_holds(const struct silo *s, int lock_fd)
 {
-	char dir[PATH_MAX], *slash;
+	struct stat locked, named;
+
+	return !fstat(lock_fd, &locked) && !stat(s->pin_dir, &named) &&
+	       locked.st_dev == named.st_dev && locked.st_ino == named.st_ino;
+}
+
+/*
+ * Group changes from several processes take turns: a lock on the pin
+ * directory itself. bpffs holds no regular files, and a directory lock is
+ * one only those who can open it can take: the directory is checked to be
+ * root's and 0700 (silo_pin_dirs_check), so no other user can block silo
+ * by holding it. The directory goes when the last user leaves (under this
+ * lock, or empty), so the lock taken counts only while the path still
+ * names the directory locked; otherwise lock the new one. create: make the
+ * pin directory when missing (else -ENOENT: there is no group to change).
+ * Gives up after RP_LOCK_TIMEOUT_MS with -ETIMEDOUT.
+ */
+static int rp_lock(const struct silo *s, bool create)
+{
+	struct timespec now, until;
 	int fd, err;
 
-	snprintf(dir, sizeof(dir), "%s", s->pin_root);
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || flock(fd, LOCK_EX)) {
-		err = -errno;
-		pr_err("cannot lock %s: %s\n", dir, strerror(-err));
-		if (fd >= 0)
-			close(fd);
-		return err;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += RP_LOCK_TIMEOUT_MS / 1000;
+	for (;;) {
+		err = create ? silo_pin_dir_make(s) : silo_pin_dirs_check(s);
+		if (err)
+			return err;
+		fd = open(s->pin_dir,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			if (err == -ENOENT && create)
+				continue; /* removed meanwhile: again */
+			if (err != -ENOENT)
+				pr_err("cannot open %s: %s\n", s->pin_dir,
+				       strerror(-err));
+			return err;
+		}
+		while (flock(fd, LOCK_EX | LOCK_NB)) {
+			err = -errno;
+			if (err == -EINTR)
+				continue;
+			if (err != -EWOULDBLOCK) {
+				pr_err("cannot lock %s: %s\n", s->pin_dir,
+				       strerror(-err));
+				close(fd);
+				return err;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > until.tv_sec ||
+			    (now.tv_sec == until.tv_sec &&
+			     now.tv_nsec >= until.tv_nsec)) {
+				pr_err("%s stayed locked for %u s: another silo process is changing reuseport groups, or hangs holding the lock (see 'fuser -v %s'); try again\n",
+				       s->pin_dir, RP_LOCK_TIMEOUT_MS / 1000,
+				       s->pin_dir);
+				close(fd);
+				return -ETIMEDOUT;
+			}
+			usleep(RP_LOCK_POLL_MS * 1000);
+		}
+		if (rp_lock_holds(s, fd))
+			return fd;
+		close(fd); /* removed (and maybe made again) meanwhile */
 	}
-	return fd;
 }
 
 static void rp_unlock(int lock_fd)
@@ -725,12 +775,10 @@ static int make_group_dir(const struct silo *s, const char *name)
 	err = group_path(s, name, NULL, path, sizeof(path));
 	if (err)
 		return err;
-	err = mkdir_p(s->pin_dir, 0700);
-	if (!err) {
-		silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
-		if (mkdir(path, 0700) && errno != EEXIST)
-			err = -errno;
-	}
+	/* rp_lock made (and checked) the pin directory. */
+	silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		err = -errno;
 	if (!err) {
 		group_path(s, name, NULL, path, sizeof(path));
 		if (mkdir(path, 0700))
@@ -739,7 +787,7 @@ static int make_group_dir(const struct silo *s, const char *name)
 	if (err == -EEXIST)
 		pr_err("there is a group '%s' already: choose another name, or 'silo reuseport detach %s'\n",
 		       name, name);
-	else if (err)
+	else if (err && err != -ENOENT) /* -ENOENT: the caller tries again */
 		pr_err("cannot create %s: %s\n", path, strerror(-err));
 	return err;
 }
@@ -773,7 +821,7 @@ int silo_group_create(struct silo *s, int fd,
 	struct silo_group *g;
 	bool created, made_shared, dir_made = false, in_outer = false;
 	char why[160], desc[96];
-	int lock, err;
+	int lock, err, retries = 0;
 
 	*out = NULL;
 	if (!opts)
@@ -805,7 +853,8 @@ int silo_group_create(struct silo *s, int fd,
 	if (g->key.protocol == IPPROTO_TCP && !opts->no_migrate)
 		g->val.flags |= SILO_REUSEPORT_F_MIGRATE;
 
-	lock = rp_lock(s);
+again:
+	lock = rp_lock(s, true);
 	if (lock < 0) {
 		free(g);
 		return lock;
@@ -813,8 +862,23 @@ int silo_group_create(struct silo *s, int fd,
 	err = kernel_group_taken(s, &g->key, fd, desc);
 	if (!err)
 		err = make_group_dir(s, g->val.name);
-	if (err)
+	if (!err && !rp_lock_holds(s, lock)) {
+		/* An unload removed the empty pin directory before we made
+		 * the group's in it: the lock was on the old one. */
+		group_unpin(s, g->val.name);
+		err = -ENOENT;
+	}
+	if (err == -ENOENT && retries++ < 3) {
+		rp_unlock(lock);
+		goto again;
+	}
+	if (err == -ENOENT)
+		pr_err("%s keeps disappearing (silo unloading meanwhile): try again\n",
+		       s->pin_dir);
+	if (err) {
+		silo_pin_dirs_remove_empty(s); /* rp_lock may have made them */
 		goto err_unlock;
+	}
 	dir_made = true;
 	err = silo_maps_ensure(s, &maps, 0, &created);
 	if (err)
@@ -959,8 +1023,10 @@ static int refresh(struct silo_group *g)
 /* Takes the lock and re-reads the group: the lock to drop, or -errno. */
 static int lock_group(struct silo_group *g)
 {
-	int lock = rp_lock(g->s), err;
+	int lock = rp_lock(g->s, false), err;
 
+	if (lock == -ENOENT)
+		pr_err("reuseport group '%s' was detached\n", g->val.name);
 	if (lock < 0)
 		return lock;
 	err = refresh(g);

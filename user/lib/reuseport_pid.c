@@ -83,6 +83,15 @@ static int pidfd_getfd(int pidfd, int fd)
 	return copy < 0 ? -errno : copy;
 }
 
+/* 0 while the process of pidfd is not yet reaped, -ESRCH after (-EPERM,
+ * not ours to signal, still says it is there). */
+static int pidfd_alive(int pidfd)
+{
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) && errno == ESRCH)
+		return -ESRCH;
+	return 0;
+}
+
 int silo_pidfd_getfd(int pid, int fd)
 {
 	int pidfd = pidfd_open(pid), copy;
@@ -107,8 +116,24 @@ static int single_cpu(int tid)
 	return -1;
 }
 
-/* pid and every descendant, from the ppid field of /proc/N/stat. */
-static int process_tree(int pid, int *procs, int max)
+/* The ppid field of /proc/pid/stat, or -errno. */
+static int read_ppid(int pid)
+{
+	char path[64], buf[512], *paren;
+	int ppid;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -ESRCH;
+	paren = strrchr(buf, ')');
+	if (!paren || sscanf(paren + 1, " %*c %d", &ppid) != 1)
+		return -EINVAL;
+	return ppid;
+}
+
+/* pid and every descendant, from the ppid field of /proc/N/stat;
+ * parents[i]: the pid procs[i] was found a child of. */
+static int process_tree(int pid, int *procs, int *parents, int max)
 {
 	char path[64], buf[512], *paren;
 	int(*ppid_of)[2] = NULL, n = 0, cap = 0, nr = 1, i, j;
@@ -146,10 +171,15 @@ static int process_tree(int pid, int *procs, int max)
 	}
 	closedir(d);
 	procs[0] = pid;
-	for (i = 0; i < nr; i++)
-		for (j = 0; j < n && nr < max; j++)
-			if (ppid_of[j][1] == procs[i])
-				procs[nr++] = ppid_of[j][0];
+	parents[0] = 0;
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < n && nr < max; j++) {
+			if (ppid_of[j][1] != procs[i])
+				continue;
+			parents[nr] = procs[i];
+			procs[nr++] = ppid_of[j][0];
+		}
+	}
 	free(ppid_of);
 	return nr;
 }
@@ -256,16 +286,13 @@ static bool denied(int err)
 }
 
 /* Takes a copy of every wanted socket among pid's fds. */
-static int scan_fds(struct scan *sc, int pid)
+static int scan_fds(struct scan *sc, int pid, int pidfd)
 {
 	char path[64], link[64];
 	struct dirent *de;
-	int pidfd, err = 0;
+	int err = 0;
 	DIR *d;
 
-	pidfd = pidfd_open(pid);
-	if (pidfd < 0)
-		return pidfd == -ESRCH ? 0 : pidfd; /* gone meanwhile */
 	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
 	d = opendir(path);
 	if (!d) {
@@ -303,7 +330,6 @@ static int scan_fds(struct scan *sc, int pid)
 	}
 	closedir(d);
 out:
-	close(pidfd);
 	if (denied(err))
 		sc->denied = pid;
 	return err;
@@ -373,6 +399,11 @@ static void scan_threads(struct scan *sc, int pid)
 			continue;
 		n = waited_fds(pid, tid, fds, ARRAY_SIZE(fds));
 		cpu = n ? single_cpu(tid) : -1;
+		/* A thread that exited before single_cpu() may have left
+		 * its tid to a task of another process, not under pid. */
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
+		if (cpu >= 0 && access(path, F_OK))
+			continue;
 		for (i = 0; i < n; i++) {
 			struct found_sock *fs;
 
@@ -580,34 +611,115 @@ static void scan_free(struct scan *sc)
 	free(sc->fds);
 }
 
+/*
+ * Opens a pidfd for each process found, checking that the process it names
+ * is the one found: after pidfd_open(), its ppid is still the parent it was
+ * found under. pidfds[i] -1: gone already (nothing to take from it).
+ */
+static int open_pidfds(const int *procs, const int *parents, int *pidfds,
+		       int nr)
+{
+	int i;
+
+	for (i = 1; i < nr; i++) {
+		pidfds[i] = pidfd_open(procs[i]);
+		if (pidfds[i] == -ESRCH) {
+			pidfds[i] = -1;
+		} else if (pidfds[i] < 0) {
+			pr_err("cannot open a pidfd of process %d: %s%s\n",
+			       procs[i], strerror(-pidfds[i]),
+			       pidfds[i] == -EMFILE ?
+				       " (one per process of the tree: raise 'ulimit -n')" :
+				       "");
+			return pidfds[i];
+		} else if (read_ppid(procs[i]) != parents[i]) {
+			close(pidfds[i]);
+			pidfds[i] = -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Whether every /proc/PID read since pidfds[i] was opened was of that
+ * process: a pid number is freed only when its process is reaped, and a
+ * pidfd names the process, not the number, so once reaped it stays dead
+ * (-ESRCH) even when the number is reused. So if the process is alive now,
+ * its number was never freed meanwhile and /proc/PID was it all along. The
+ * ppid check at open chains the descendants to pid: each was, when its
+ * pidfd was open, the child of a process that is still the one we found.
+ */
+static int check_still_there(int pid, const int *procs, const int *pidfds,
+			     int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		if (pidfds[i] < 0 || !pidfd_alive(pidfds[i]))
+			continue;
+		if (i == 0)
+			pr_err("process %d exited while silo read its sockets: nothing attached\n",
+			       pid);
+		else
+			pr_err("process %d (a descendant of %d) exited while silo read its sockets: nothing attached; run again\n",
+			       procs[i], pid);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+static void close_pidfds(int *pidfds, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (pidfds[i] >= 0)
+			close(pidfds[i]);
+}
+
 int silo_group_attach_pid(struct silo *s, int pid,
 			  const struct silo_attach_pid_opts *opts,
 			  struct silo_placement **out, size_t *n)
 {
 	struct scan sc = { .s = s, .opts = opts };
-	int nr_procs, i, err, pidfd, placed = 0, unfit = 0, *procs;
+	int nr_procs = 0, i, err, pidfd, placed = 0, unfit = 0;
+	int *procs, *parents, *pidfds;
 	size_t k;
 
 	*out = NULL;
 	*n = 0;
 	sc.nr_cpus = libbpf_num_possible_cpus();
+	/* Held to the end: it says whether pid is still the process asked
+	 * for after every read of /proc/pid (check_still_there). */
 	pidfd = pidfd_open(pid);
 	if (pidfd < 0) {
 		pr_err("no process %d: %s\n", pid, strerror(-pidfd));
 		return pidfd == -EINVAL ? -ESRCH : pidfd;
 	}
-	close(pidfd);
 	procs = calloc(MAX_PROCS, sizeof(*procs));
-	if (!procs)
-		return -ENOMEM;
-	nr_procs = process_tree(pid, procs, MAX_PROCS);
-	if (nr_procs < 0) {
-		pr_err("cannot read /proc: %s\n", strerror(-nr_procs));
-		free(procs);
-		return nr_procs;
+	parents = calloc(MAX_PROCS, sizeof(*parents));
+	pidfds = calloc(MAX_PROCS, sizeof(*pidfds));
+	if (!procs || !parents || !pidfds) {
+		close(pidfd);
+		err = -ENOMEM;
+		goto out;
 	}
-	for (i = 0, err = 0; i < nr_procs && !err; i++)
-		err = scan_fds(&sc, procs[i]);
+	pidfds[0] = pidfd;
+	nr_procs = process_tree(pid, procs, parents, MAX_PROCS);
+	if (nr_procs < 0) {
+		err = nr_procs;
+		nr_procs = 1;
+		pr_err("cannot read /proc: %s\n", strerror(-err));
+		goto out;
+	}
+	for (i = 1; i < nr_procs; i++)
+		pidfds[i] = -1;
+	err = open_pidfds(procs, parents, pidfds, nr_procs);
+	if (err)
+		goto out;
+	for (i = 0; i < nr_procs && !err; i++)
+		if (pidfds[i] >= 0)
+			err = scan_fds(&sc, procs[i], pidfds[i]);
 	if (denied(err)) {
 		pr_err("not permitted to take the sockets of pid %d: run silo as root with CAP_SYS_PTRACE, or as the user of the process\n",
 		       sc.denied);
@@ -619,6 +731,9 @@ int silo_group_attach_pid(struct silo *s, int pid,
 		goto out;
 	}
 	if (!sc.nr_socks) {
+		err = check_still_there(pid, procs, pidfds, 1);
+		if (err)
+			goto out;
 		pr_err("pid %d and its children have no %s socket on port %u (a TCP listener, or an unconnected UDP socket)\n",
 		       pid,
 		       !opts->protocol		     ? "TCP or UDP" :
@@ -629,9 +744,15 @@ int silo_group_attach_pid(struct silo *s, int pid,
 		goto out;
 	}
 	for (i = 0; i < nr_procs; i++) {
+		if (pidfds[i] < 0)
+			continue;
 		scan_threads(&sc, procs[i]);
 		scan_process_affinity(&sc, procs[i]);
 	}
+	/* Every read of /proc is done: were they all of the processes found? */
+	err = check_still_there(pid, procs, pidfds, nr_procs);
+	if (err)
+		goto out;
 	for (k = 0; k < sc.nr_socks; k++)
 		choose_slot(&sc, &sc.socks[k]);
 	resolve_conflicts(&sc);
@@ -660,6 +781,10 @@ out:
 		}
 	}
 	scan_free(&sc);
+	if (pidfds)
+		close_pidfds(pidfds, nr_procs);
+	free(pidfds);
+	free(parents);
 	free(procs);
 	return err;
 }

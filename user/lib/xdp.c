@@ -194,6 +194,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	int err, link_fd = -1, prog_fd, override = -1;
 
 	silo_maps_init(&maps);
+	silo_xdp_prune(s);
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex) {
 		pr_err("no device '%s' in this network namespace: see 'ip link show'\n",
@@ -282,7 +283,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	}
 
 	/* Per-device entries first, so the program finds them at once. */
-	err = silo_fill_device(maps.fd[SILO_MAP_DEVICES], ifindex);
+	err = silo_fill_device(maps.fd[SILO_MAP_DEVICES],
+			       maps.fd[SILO_MAP_GENID], ifindex);
 	if (err)
 		goto out;
 	had_tx = !bpf_map_lookup_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex,
@@ -385,32 +387,109 @@ int silo_for_each_link_pin(struct silo *s,
 	return err;
 }
 
+/* Forgets a device: its link pin and its entries in the shared maps. */
+static void forget_device(struct silo *s, __u32 ifindex)
+{
+	struct silo_maps maps;
+	char path[PATH_MAX];
+
+	silo_link_pin_path(s, path, sizeof(path), ifindex);
+	unlink(path);
+	if (!silo_maps_open(s, &maps)) {
+		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
+		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
+		silo_maps_close(&maps);
+	}
+}
+
+/*
+ * A link pin is left over when its link attaches to nothing any more: the
+ * kernel detached it because the device was deleted (or moved to another
+ * namespace), or someone ran 'bpftool link detach'. Its link info then says
+ * ifindex 0.
+ */
+static int prune_link(struct silo *s, __u32 ifindex, void *ctx)
+{
+	struct xdp_link l;
+
+	if (open_link(s, ifindex, &l) || l.fd < 0)
+		return 0;
+	close(l.fd);
+	if (!l.defunct)
+		return 0;
+	forget_device(s, ifindex);
+	pr_info("removed the pins of ifindex %u: its device is gone or its link detached\n",
+		ifindex);
+	++*(int *)ctx;
+	return 0;
+}
+
+int silo_xdp_prune(struct silo *s)
+{
+	int n = 0, err;
+
+	err = silo_for_each_link_pin(s, prune_link, &n);
+	if (err)
+		return err;
+	/* Like an unload of the last device; silod keeps the maps while it
+	 * runs and releases them when it exits. */
+	if (n && silo_daemon_pid(s) != getpid())
+		silo_maps_release(s);
+	return n;
+}
+
+/* A device by name, else by ifindex (a number no device is named). */
+static __u32 unload_ifindex(const char *ifname, bool *by_index)
+{
+	unsigned long v;
+	char *end;
+
+	*by_index = false;
+	if (if_nametoindex(ifname))
+		return if_nametoindex(ifname);
+	errno = 0;
+	v = strtoul(ifname, &end, 10);
+	if (errno || end == ifname || *end || !v || v > UINT32_MAX ||
+	    ifname[0] == '-' || ifname[0] == '+')
+		return 0;
+	*by_index = true;
+	return v;
+}
+
 int silo_xdp_unload(struct silo *s, const char *ifname)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct xdp_link l;
-	struct silo_maps maps;
-	char path[PATH_MAX];
+	bool by_index;
 	__u32 ifindex;
 	int err;
 
-	ifindex = if_nametoindex(ifname);
+	ifindex = unload_ifindex(ifname, &by_index);
 	if (!ifindex) {
-		pr_err("no device '%s' in this network namespace: see 'ip link show'\n",
+		pr_err("no device '%s' in this network namespace: see 'ip link show', or 'silo xdp status' for the ifindex of a device that is gone\n",
 		       ifname);
 		return -ENODEV;
 	}
 	err = open_link(s, ifindex, &l);
 	if (err)
 		return err;
-	if (l.fd < 0 || l.defunct) {
-		if (!bpf_xdp_query(ifindex, 0, &q) && q.prog_id)
+	if (l.fd >= 0 && l.defunct) {
+		/* Left over: its device is gone, or the link was detached. */
+		close(l.fd);
+		forget_device(s, ifindex);
+		silo_xdp_prune(s);
+		silo_maps_release(s);
+		return 0;
+	}
+	if (l.fd < 0) {
+		if (by_index)
+			pr_err("silo is not loaded on ifindex %s: see 'silo xdp status'\n",
+			       ifname);
+		else if (!bpf_xdp_query(ifindex, 0, &q) && q.prog_id)
 			pr_err("silo is not loaded on %s; its XDP program %u is not silo's\n",
 			       ifname, q.prog_id);
 		else
 			pr_err("silo is not loaded on %s\n", ifname);
-		if (l.fd >= 0)
-			close(l.fd);
 		return -ENOENT;
 	}
 	/* Detach even if another process holds the link open. */
@@ -422,14 +501,8 @@ int silo_xdp_unload(struct silo *s, const char *ifname)
 		return err;
 	}
 	close(l.fd);
-	silo_link_pin_path(s, path, sizeof(path), ifindex);
-	unlink(path);
-
-	if (!silo_maps_open(s, &maps)) {
-		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
-		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
-		silo_maps_close(&maps);
-	}
+	forget_device(s, ifindex);
+	silo_xdp_prune(s);
 	silo_maps_release(s);
 	return 0;
 }
@@ -517,6 +590,7 @@ int silo_xdp_list(struct silo *s, struct silo_xdp_dev **devs, size_t *n)
 	struct dev_list list = {};
 	int err;
 
+	silo_xdp_prune(s); /* what is gone is not listed, nor kept */
 	err = silo_for_each_link_pin(s, list_link, &list);
 	if (err) {
 		free(list.devs);

@@ -13,7 +13,7 @@ static int xdp_help(int argc, char **argv)
 	printf("Usage: %s xdp load DEV [--mode native|skb] [--forward] [--replace]\n"
 	       "                      [--force] [--no-cache] [--cache-size N]\n"
 	       "                      [--allow-firewall-bypass]\n"
-	       "       %s xdp unload DEV\n"
+	       "       %s xdp unload DEV|IFINDEX\n"
 	       "       %s xdp status\n"
 	       "\n"
 	       "load      attach silo's XDP program to DEV through a pinned link, so it\n"
@@ -43,10 +43,15 @@ static int xdp_help(int argc, char **argv)
 	       "                     for forwarded packets: their rules (drop, NAT,\n"
 	       "                     logging) do not apply. A security decision;\n"
 	       "                     each forwarding load restates it\n"
-	       "unload    detach silo from DEV; with the last device, remove its pins\n"
+	       "unload    detach silo from DEV; with the last device, remove its pins.\n"
+	       "          A number no device is named is an ifindex: that of a\n"
+	       "          device that is gone, as 'status' showed it\n"
 	       "status    devices silo runs on, the state it keeps, and the offload\n"
 	       "          envelope per family: evaluated now, and as the data path\n"
 	       "          sees it\n"
+	       "\n"
+	       "load, unload and status remove the pins of devices that are gone\n"
+	       "(deleted while silo ran on them), as silod does when it sees them go.\n"
 	       "\n"
 	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
 	       prog_name, prog_name, prog_name, SILO_ROUTE_CACHE_DEFAULT);
@@ -155,7 +160,7 @@ static int xdp_unload(int argc, char **argv)
 	struct silo *s;
 	int err;
 
-	err = parse_plain(argc, argv, 1, "xdp unload DEV");
+	err = parse_plain(argc, argv, 1, "xdp unload DEV|IFINDEX");
 	if (err)
 		return err < 0 ? xdp_help(0, NULL) : err;
 	s = open_silo();

@@ -70,7 +70,10 @@ static void usage(FILE *f)
 		"rtnetlink, removes exactly the entries a route or neighbour\n"
 		"change touched, bumps the generation id for what cannot be\n"
 		"scoped, and beats a heartbeat without which the data path stops\n"
-		"trusting the cache. One silod per network namespace.\n"
+		"trusting the cache. Once a second it tells the kernel that the\n"
+		"neighbours the cache sends to are in use (NTF_USE), as packets\n"
+		"forwarded by the stack would, so they are probed again when\n"
+		"stale. One silod per network namespace.\n"
 		"\n"
 		"  -n, --netns NAME         serve network namespace NAME (ip netns)\n"
 		"      --pin-root DIR       where silo's pins are (default %s)\n"
@@ -492,7 +495,8 @@ static int refresh_device(struct silo *s, __u32 ifindex, void *ctx)
 	(void)s;
 	/* A device that went away keeps its link pin until unloaded. */
 	if (if_indextoname(ifindex, name) &&
-	    silo_fill_device(d->maps.fd[SILO_MAP_DEVICES], ifindex))
+	    silo_fill_device(d->maps.fd[SILO_MAP_DEVICES],
+			     d->maps.fd[SILO_MAP_GENID], ifindex))
 		pr_warn("cannot refresh device %s\n", name);
 	return 0;
 }
@@ -537,6 +541,9 @@ static int process(struct silod *d, struct burst *b)
 			err = silo_fill_local_addrs(
 				d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
 		if (!err && b->devices)
+			silo_xdp_prune(d->silo); /* devices deleted: pins go */
+		/* Addresses too: a device's source check depends on them. */
+		if (!err && (b->devices || b->addrs))
 			err = silo_for_each_link_pin(d->silo, refresh_device,
 						     d);
 		if (!err && b->rules)
@@ -618,6 +625,7 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		now = now_ns();
 		if (now >= next_beat) {
 			beat(d);
+			neigh_confirm(d);
 			publish(d);
 			next_beat = now + (__u64)d->cfg.heartbeat_ms * 1000000;
 		}
@@ -672,6 +680,7 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		}
 	}
 	work_free(&b.work);
+	neigh_confirm_stop();
 	return 0;
 }
 

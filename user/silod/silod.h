@@ -136,4 +136,8 @@ __u64 envelope_wait(struct silod *d, __u64 now, __u64 wait);
 /* After ppoll: on a notification, or when the poll is due, updates. */
 void envelope_poll(struct silod *d, const struct pollfd *pfd, int n);
 
+/* neigh.c: once a second, NTF_USE for the neighbours the caches send to. */
+void neigh_confirm(struct silod *d);
+void neigh_confirm_stop(void);
+
 #endif /* SILOD_H */
