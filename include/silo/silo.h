@@ -69,6 +69,13 @@ struct silo_xdp_load_opts {
 	bool force; /* replace another program (not attached by a link) */
 	bool no_cache; /* bpf_fib_lookup every packet: the benchmark baseline */
 	__u32 cache_size; /* entries per node, when the caches are made; 0: default */
+	/*
+	 * With forward: forward even though an nftables chain or an
+	 * iptables-legacy table sees forwarded packets (SILO_ENV_OVERRIDABLE):
+	 * XDP then skips them. A security decision; without it such a load
+	 * is refused (-EPERM). Every forwarding load restates it.
+	 */
+	bool allow_firewall_bypass;
 };
 
 /*
@@ -77,6 +84,11 @@ struct silo_xdp_load_opts {
  * exits. With opts->replace on a device silo already runs on, the link is
  * updated to the new program: the maps are kept and no packet is lost.
  * On failure nothing it made is left behind.
+ *
+ * It evaluates the offload envelope first and writes it to genid.outside.
+ * With opts->forward, a condition that holds and is not bypassed (see
+ * allow_firewall_bypass) refuses the load with -EPERM, naming it, except
+ * IPv6 forwarding off: the kernel does not forward IPv6 either.
  */
 int silo_xdp_load(struct silo *s, const char *ifname,
 		  const struct silo_xdp_load_opts *opts);
@@ -109,6 +121,27 @@ struct silo_info {
 
 /* -ENOENT when silo is not loaded in this namespace. */
 int silo_info(struct silo *s, struct silo_info *info);
+
+/*
+ * The offload envelope (abi.h, SILO_ENVELOPE): per family (SILO_FAM_V4,
+ * SILO_FAM_V6), the conditions under which silo passes forwarded traffic to
+ * the stack, as the configuration is now and as the data path sees them.
+ */
+struct silo_envelope_info {
+	__u32 holds[2]; /* SILO_ENV_* bits that hold now, evaluated live */
+	bool loaded; /* false: no pins; override and outside are 0 */
+	__u32 override; /* genid.override: bits the operator bypasses */
+	__u32 outside[2]; /* genid.outside: the data path's view */
+	char detail[256]; /* the first condition found, e.g. a chain */
+};
+
+/* Evaluates the envelope in this namespace and reads the pinned view. */
+int silo_envelope_info(struct silo *s, struct silo_envelope_info *info);
+/* A condition's name ("nftables"), what it is, and what to do about it;
+ * NULL for bit >= SILO_ENV_BIT_MAX. */
+const char *silo_envelope_name(unsigned int bit);
+const char *silo_envelope_desc(unsigned int bit);
+const char *silo_envelope_todo(unsigned int bit);
 
 /* Invalidates every cached route; returns the new genid in *genid. */
 int silo_genid_bump(struct silo *s, __u64 *genid);

@@ -125,6 +125,12 @@ int read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes);
 bool numa_node_online(__u32 node);
 
 /* Netlink (libmnl). */
+struct nlmsghdr;
+/* Sends req on a netlink socket of protocol (NETLINK_ROUTE, ...) and runs cb
+ * on every answer; an interrupted dump is run again. */
+int silo_nl_request(int protocol, struct nlmsghdr *req,
+		    int (*cb)(const struct nlmsghdr *nlh, void *data),
+		    void *data);
 struct silo_nl_addr {
 	int family;
 	__u32 ifindex;

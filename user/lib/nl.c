@@ -35,11 +35,13 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /*
- * Sends req (a dump or a single request) and runs cb on every answer. A
- * dump that comes back inconsistent is run again from scratch; cb must
- * tolerate seeing an object more than once.
+ * Sends req (a dump or a single request) on a socket of protocol and runs cb
+ * on every answer. A dump that comes back inconsistent is run again from
+ * scratch; cb must tolerate seeing an object more than once.
  */
-static int nl_request(struct nlmsghdr *req, mnl_cb_t cb, void *data)
+int silo_nl_request(int protocol, struct nlmsghdr *req,
+		    int (*cb)(const struct nlmsghdr *nlh, void *data),
+		    void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE * 4];
 	struct nl_dump d = { .cb = cb, .data = data };
@@ -47,7 +49,7 @@ static int nl_request(struct nlmsghdr *req, mnl_cb_t cb, void *data)
 	unsigned int portid, seq;
 	int ret, tries = 0;
 
-	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	nl = mnl_socket_open2(protocol, SOCK_CLOEXEC);
 	if (!nl)
 		return -errno;
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
@@ -85,6 +87,11 @@ again:
 out_close:
 	mnl_socket_close(nl);
 	return ret;
+}
+
+static int nl_request(struct nlmsghdr *req, mnl_cb_t cb, void *data)
+{
+	return silo_nl_request(NETLINK_ROUTE, req, cb, data);
 }
 
 struct addr_dump {

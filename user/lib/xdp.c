@@ -123,6 +123,61 @@ static int attach_error(const char *ifname, enum silo_xdp_mode mode, int err)
 	return err;
 }
 
+static const char *fams_name(const struct silo_envelope *env, __u32 bit)
+{
+	bool v4 = env->holds[SILO_FAM_V4] & bit,
+	     v6 = env->holds[SILO_FAM_V6] & bit;
+
+	return v4 && v6 ? "IPv4 and IPv6" : v4 ? "IPv4" : "IPv6";
+}
+
+/* What blocks a forwarding load: conditions that hold, not bypassed. IPv6
+ * forwarding off does not: the kernel does not forward it either. */
+#define ENV_REFUSE (~SILO_ENV(FORWARDING_OFF))
+
+/*
+ * Evaluates the envelope for a load onto ifname; refuses a forwarding load
+ * that a condition would keep from forwarding. *override: what to write to
+ * genid.override (-1: keep).
+ */
+static int envelope_check(const char *ifname,
+			  const struct silo_xdp_load_opts *opts,
+			  struct silo_envelope *env, int *override)
+{
+	__u32 bypass = 0, refuse, bit;
+	unsigned int i;
+
+	silo_envelope_eval(env);
+	*override = -1;
+	if (!opts->forward) {
+		if ((env->holds[SILO_FAM_V4] | env->holds[SILO_FAM_V6]) &
+		    SILO_ENV(UNKNOWN))
+			pr_warn("%s: silo will pass forwarded traffic to the stack\n",
+				env->detail);
+		return 0;
+	}
+	if (opts->allow_firewall_bypass) {
+		bypass = SILO_ENV_OVERRIDABLE;
+		pr_warn("--allow-firewall-bypass: forwarded traffic on %s skips nftables and iptables-legacy, now and when rules are added later%s%s\n",
+			ifname, env->detail[0] ? "; now: " : "", env->detail);
+	}
+	*override = bypass;
+	refuse = (env->holds[SILO_FAM_V4] | env->holds[SILO_FAM_V6]) &
+		 ENV_REFUSE & ~bypass;
+	if (!refuse)
+		return 0;
+	pr_err("not forwarding on %s: it would not be what the kernel does (%s)\n",
+	       ifname, env->detail);
+	for (i = 0; i < SILO_ENV_BIT_MAX; i++) {
+		bit = 1U << i;
+		if (refuse & bit)
+			pr_err("%s: %s: %s: %s\n", silo_envelope_name(i),
+			       fams_name(env, bit), silo_envelope_desc(i),
+			       silo_envelope_todo(i));
+	}
+	return -EPERM;
+}
+
 int silo_xdp_load(struct silo *s, const char *ifname,
 		  const struct silo_xdp_load_opts *opts)
 {
@@ -132,9 +187,11 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	struct silo_xdp *skel = NULL;
 	struct silo_maps maps;
 	char link_path[PATH_MAX];
-	bool created = false, ours, had_tx = false;
+	bool created = false, ours, had_tx = false, applied = false;
 	__u32 ifindex, cache_size, tx_was = 0;
-	int err, link_fd = -1, prog_fd;
+	struct silo_envelope env;
+	struct silo_genid genid = {};
+	int err, link_fd = -1, prog_fd, override = -1;
 
 	silo_maps_init(&maps);
 	silo_xdp_prune(s);
@@ -176,9 +233,26 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		goto out;
 	}
 
+	/* Before anything is made: a refusal leaves nothing behind. */
+	err = envelope_check(ifname, opts, &env, &override);
+	if (err)
+		goto out;
 	err = silo_maps_ensure(s, &maps, opts->cache_size, &created);
 	if (err)
 		goto out;
+	if (!created && bpf_map_lookup_elem(maps.fd[SILO_MAP_GENID],
+					    &(__u32){ 0 }, &genid)) {
+		err = -errno;
+		goto out;
+	}
+	/* Before the program sees a packet. */
+	err = silo_envelope_apply(maps.fd[SILO_MAP_GENID], &env, override);
+	if (err) {
+		pr_err("cannot write the envelope to genid: %s\n",
+		       strerror(-err));
+		goto out;
+	}
+	applied = true;
 	if (!created) {
 		/* The device's program sees the addresses and rules of now. */
 		err = silo_fill_local_addrs(maps.fd[SILO_MAP_LOCAL_ADDRS]);
@@ -269,6 +343,11 @@ out_device:
 	if (!ours)
 		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
 out:
+	/* A failed load does not change the operator's earlier decision. */
+	if (err && applied && !created && override >= 0 &&
+	    override != (int)genid.override)
+		silo_envelope_apply(maps.fd[SILO_MAP_GENID], &env,
+				    genid.override);
 	if (err && created)
 		silo_maps_release(s);
 	if (link_fd >= 0)

@@ -12,15 +12,21 @@ static int xdp_help(int argc, char **argv)
 	(void)argv;
 	printf("Usage: %s xdp load DEV [--mode native|skb] [--forward] [--replace]\n"
 	       "                      [--force] [--no-cache] [--cache-size N]\n"
+	       "                      [--allow-firewall-bypass]\n"
 	       "       %s xdp unload DEV|IFINDEX\n"
 	       "       %s xdp status\n"
 	       "\n"
 	       "load      attach silo's XDP program to DEV through a pinned link, so it\n"
 	       "          stays after this command exits. Local traffic goes to the\n"
 	       "          stack; with --forward, traffic for other hosts is forwarded\n"
-	       "          from the route cache (bpf_fib_lookup on a miss). Forwarded\n"
-	       "          packets bypass netfilter's FORWARD chain, as with any XDP\n"
-	       "          forwarder.\n"
+	       "          from the route cache (bpf_fib_lookup on a miss), where\n"
+	       "          that equals what the kernel does (the offload envelope):\n"
+	       "          a family that an nftables or iptables chain on the forward\n"
+	       "          path, an xfrm policy, IPv6 forwarding off or a multipath\n"
+	       "          hash on inner headers would treat otherwise goes to the\n"
+	       "          stack instead. A forwarding load is refused while such a\n"
+	       "          condition holds (IPv6 forwarding off aside); silod keeps\n"
+	       "          the envelope current afterwards.\n"
 	       "  --mode native|skb  driver (default) or generic XDP\n"
 	       "  --forward          forward from the route cache (native mode\n"
 	       "                     devices are also egress targets)\n"
@@ -30,10 +36,19 @@ static int xdp_help(int argc, char **argv)
 	       "  --no-cache         bpf_fib_lookup on every packet (a baseline)\n"
 	       "  --cache-size N     route cache entries per NUMA node, when the\n"
 	       "                     caches are created (default %d)\n"
+	       "  --allow-firewall-bypass\n"
+	       "                     with --forward: forward even though nftables\n"
+	       "                     chains or iptables-legacy tables see forwarded\n"
+	       "                     traffic, now or later. XDP then SKIPS NETFILTER\n"
+	       "                     for forwarded packets: their rules (drop, NAT,\n"
+	       "                     logging) do not apply. A security decision;\n"
+	       "                     each forwarding load restates it\n"
 	       "unload    detach silo from DEV; with the last device, remove its pins.\n"
 	       "          A number no device is named is an ifindex: that of a\n"
 	       "          device that is gone, as 'status' showed it\n"
-	       "status    devices silo runs on, and the state it keeps\n"
+	       "status    devices silo runs on, the state it keeps, and the offload\n"
+	       "          envelope per family: evaluated now, and as the data path\n"
+	       "          sees it\n"
 	       "\n"
 	       "load, unload and status remove the pins of devices that are gone\n"
 	       "(deleted while silo ran on them), as silod does when it sees them go.\n"
@@ -52,6 +67,7 @@ static int xdp_load(int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ "no-cache", no_argument, NULL, 'C' },
 		{ "cache-size", required_argument, NULL, 's' },
+		{ "allow-firewall-bypass", no_argument, NULL, 'B' },
 		COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -94,6 +110,9 @@ static int xdp_load(int argc, char **argv)
 					"bad --cache-size '%s': a number of entries above 0\n",
 					optarg);
 			break;
+		case 'B':
+			lo.allow_firewall_bypass = true;
+			break;
 		case 'h':
 			return xdp_help(0, NULL);
 		default:
@@ -102,6 +121,9 @@ static int xdp_load(int argc, char **argv)
 			return usage_error("see '%s xdp help'\n", prog_name);
 		}
 	}
+	if (lo.allow_firewall_bypass && !lo.forward)
+		return usage_error(
+			"--allow-firewall-bypass is about forwarded traffic: add --forward\n");
 	if (optind != argc - 1)
 		return usage_error(
 			"xdp load takes one device: %s xdp load DEV\n",
@@ -118,6 +140,9 @@ static int xdp_load(int argc, char **argv)
 		json_object_object_add(o, "device",
 				       json_object_new_string(dev));
 		json_object_object_add(o, "loaded", json_object_new_boolean(1));
+		json_object_object_add(
+			o, "firewall_bypass",
+			json_object_new_boolean(lo.allow_firewall_bypass));
 		json_object_object_add(o, "pin_dir",
 				       json_object_new_string(silo_pin_dir(s)));
 		json_print(o);
@@ -154,11 +179,115 @@ static int xdp_unload(int argc, char **argv)
 	return 0;
 }
 
+static const char *const fam_key[2] = { "ipv4", "ipv6" };
+static const char *const fam_title[2] = { "IPv4", "IPv6" };
+
+static json_object *env_bits_json(__u32 bits)
+{
+	json_object *a = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < SILO_ENV_BIT_MAX; i++)
+		if (bits & (1U << i))
+			json_object_array_add(
+				a,
+				json_object_new_string(silo_envelope_name(i)));
+	return a;
+}
+
+static void env_bits_str(char *buf, size_t len, __u32 bits)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < SILO_ENV_BIT_MAX && n < len; i++)
+		if (bits & (1U << i))
+			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+				      silo_envelope_name(i));
+}
+
+/* The data path's view is current when it is the live one less override. */
+static bool env_current(const struct silo_envelope_info *e, int f)
+{
+	return !e->loaded || e->outside[f] == (e->holds[f] & ~e->override);
+}
+
+static json_object *envelope_json(const struct silo_envelope_info *e)
+{
+	json_object *o = json_object_new_object();
+	int f;
+
+	json_object_object_add(o, "override", env_bits_json(e->override));
+	json_object_object_add(o, "detail", json_object_new_string(e->detail));
+	for (f = 0; f < 2; f++) {
+		json_object *fo = json_object_new_object();
+
+		/* Live: what the configuration is now. */
+		json_object_object_add(
+			fo, "inside",
+			json_object_new_boolean(!(e->holds[f] & ~e->override)));
+		json_object_object_add(fo, "holds", env_bits_json(e->holds[f]));
+		/* What the data path acts on (genid.outside). */
+		json_object_object_add(fo, "outside",
+				       env_bits_json(e->outside[f]));
+		json_object_object_add(
+			fo, "current",
+			json_object_new_boolean(env_current(e, f)));
+		json_object_object_add(o, fam_key[f], fo);
+	}
+	return o;
+}
+
+static void envelope_print(const struct silo_envelope_info *e, bool daemon)
+{
+	char bits[256];
+	__u32 out;
+	unsigned int i;
+	int f;
+
+	for (f = 0; f < 2; f++) {
+		out = e->holds[f] & ~e->override;
+		printf("%s %s %s", f ? "         " : "envelope:", fam_title[f],
+		       out ? "outside, forwarded traffic goes to the stack" :
+			     "inside, forwarded by XDP");
+		env_bits_str(bits, sizeof(bits), e->holds[f] & e->override);
+		if (bits[0])
+			printf(" (bypassing %s)", bits);
+		printf("\n");
+		for (i = 0; i < SILO_ENV_BIT_MAX; i++)
+			if (out & (1U << i))
+				printf("            %s: %s: %s\n",
+				       silo_envelope_name(i),
+				       silo_envelope_desc(i),
+				       silo_envelope_todo(i));
+	}
+	if (e->detail[0])
+		printf("          first found: %s\n", e->detail);
+	if (e->override) {
+		env_bits_str(bits, sizeof(bits), e->override);
+		printf("warning: firewall bypass on (--allow-firewall-bypass): forwarded traffic skips %s\n",
+		       bits);
+	}
+	for (f = 0; f < 2; f++) {
+		if (env_current(e, f))
+			continue;
+		env_bits_str(bits, sizeof(bits), e->outside[f]);
+		printf("note: the data path's %s view differs from the live one (outside: %s): %s\n",
+		       fam_title[f], bits[0] ? bits : "none",
+		       daemon ?
+			       "silod updates it within a second" :
+			       "silod is not running to update it: start silod");
+	}
+}
+
 static int xdp_status(int argc, char **argv)
 {
 	struct silo_xdp_dev *devs = NULL;
+	struct silo_envelope_info env;
+	struct silo_daemon_info di;
 	struct silo_info info;
-	bool loaded;
+	bool loaded, daemon;
 	size_t n = 0, i;
 	struct silo *s;
 	int err;
@@ -176,6 +305,14 @@ static int xdp_status(int argc, char **argv)
 		return 1;
 	}
 	loaded = silo_info(s, &info) == 0;
+	err = silo_envelope_info(s, &env);
+	if (err) {
+		fprintf(stderr, "%s: error: cannot read the envelope: %s\n",
+			prog_name, strerror(-err));
+		free(devs);
+		return 1;
+	}
+	daemon = env.loaded && !silo_daemon_info(s, &di) && di.running;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 		json_object *arr = json_object_new_array();
@@ -232,6 +369,7 @@ static int xdp_status(int argc, char **argv)
 			json_object_array_add(arr, d);
 		}
 		json_object_object_add(o, "devices", arr);
+		json_object_object_add(o, "envelope", envelope_json(&env));
 		json_print(o);
 		free(devs);
 		return 0;
@@ -239,6 +377,7 @@ static int xdp_status(int argc, char **argv)
 	if (!loaded && !n) {
 		printf("silo is not loaded in this network namespace (pins: %s)\n",
 		       silo_pin_dir(s));
+		envelope_print(&env, false);
 		free(devs);
 		return 0;
 	}
@@ -262,6 +401,7 @@ static int xdp_status(int argc, char **argv)
 		       devs[i].forward ? "yes" : "no",
 		       devs[i].cache ? "on" : "off");
 	}
+	envelope_print(&env, daemon);
 	free(devs);
 	return 0;
 }

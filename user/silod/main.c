@@ -96,9 +96,14 @@ static void usage(FILE *f)
 		"  -V, --version\n"
 		"  -h, --help\n"
 		"\n"
+		"The offload envelope (where XDP forwarding equals the kernel's) is\n"
+		"kept in genid.outside: nftables and xfrm changes take effect at\n"
+		"once; iptables-legacy tables and the forwarding and multipath\n"
+		"sysctls, which notify nothing, are polled every second (%d ms).\n"
+		"\n"
 		"Signals: SIGTERM/SIGINT exit and leave the data path attached;\n"
 		"SIGHUP reads the configuration again.\n",
-		SILO_PIN_ROOT_DEFAULT, DEFAULT_CONFIG);
+		SILO_PIN_ROOT_DEFAULT, DEFAULT_CONFIG, SILOD_ENVELOPE_POLL_MS);
 }
 
 static void config_defaults(struct silod_config *c)
@@ -510,6 +515,8 @@ static int resync(struct silod *d)
 	if (!err)
 		err = apply_topology(d);
 	if (!err)
+		err = envelope_update(d);
+	if (!err)
 		err = genid_bump(d);
 	if (err) {
 		pr_err("resync failed: %s\n", strerror(-err));
@@ -604,11 +611,11 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 {
 	struct burst b = {};
 	__u64 now, next_beat = 0, last_sweep = 0, last_warn = 0, ready;
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[4] = {
 		{ .fd = d->nl_fd, .events = POLLIN },
 		{ .fd = sig_fd, .events = POLLIN },
 	};
-	int err = 0;
+	int err = 0, nfds = 2 + envelope_pollfds(d, pfd + 2);
 
 	for (;;) {
 		struct signalfd_siginfo si;
@@ -641,10 +648,12 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		wait = next_beat - now;
 		if ((b.messages || b.resync) && ready - now < wait)
 			wait = ready - now;
+		wait = envelope_wait(d, now, wait);
 		ts.tv_sec = wait / 1000000000;
 		ts.tv_nsec = wait % 1000000000;
-		if (ppoll(pfd, 2, &ts, NULL) < 0 && errno != EINTR)
+		if (ppoll(pfd, nfds, &ts, NULL) < 0 && errno != EINTR)
 			return -errno;
+		envelope_poll(d, pfd + 2, nfds - 2);
 		if (pfd[0].revents) {
 			err = nl_events_drain(d, &b);
 			/* At most once a second, however many overruns. */
@@ -692,6 +701,7 @@ int main(int argc, char **argv)
 	silo_maps_init(&d->maps);
 	pthread_mutex_init(&d->lock, NULL);
 	d->nl_fd = -1;
+	envelope_init(d);
 
 	opts.netns = a.netns;
 	opts.pin_root = a.pin_root;
@@ -717,6 +727,7 @@ int main(int argc, char **argv)
 		pr_err("cannot listen to rtnetlink: %s\n", strerror(-err));
 		goto out_close;
 	}
+	envelope_open(d);
 	err = silo_maps_ensure(d->silo, &d->maps, 0, &(bool){ false });
 	if (err)
 		goto out_close;
@@ -745,6 +756,7 @@ out_close:
 	silo_maps_close(&d->maps);
 	if (d->nl_fd >= 0)
 		close(d->nl_fd);
+	envelope_close(d);
 	if (sig_fd >= 0)
 		close(sig_fd);
 	silo_close(d->silo);

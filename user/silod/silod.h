@@ -55,6 +55,19 @@ struct burst {
 	unsigned int messages;
 };
 
+/* The offload envelope (envelope.c). Evaluated again at least this often,
+ * for what sends no notification (iptables-legacy, sysctls). */
+#define SILOD_ENVELOPE_POLL_MS 1000
+
+struct silod_envelope {
+	int nft_fd; /* NFNLGRP_NFTABLES; -1: none */
+	int xfrm_fd; /* XFRMNLGRP_POLICY, XFRMNLGRP_SA; -1: none */
+	__u64 next_poll_ns; /* CLOCK_MONOTONIC */
+	unsigned int poll_ms; /* SILOD_ENVELOPE_POLL_MS but in tests */
+	__u32 holds[2]; /* as last evaluated, to log changes */
+	bool known;
+};
+
 struct silod {
 	struct silo *silo;
 	struct silo_maps maps;
@@ -72,6 +85,7 @@ struct silod {
 	bool regrace_pending;
 	bool stopping;
 	__u64 last_resync_ns;
+	struct silod_envelope env;
 };
 
 #define DSTAT_ADD(d, field, n)                    \
@@ -106,6 +120,21 @@ void regrace_stop(struct silod *d);
 __u64 cache_fills(struct silod *d);
 int genid_bump(struct silod *d);
 int genid_bump_by(struct silod *d, unsigned int n);
+
+/* envelope.c */
+struct pollfd;
+void envelope_init(struct silod *d); /* no sockets yet */
+/* Listens to nftables and xfrm changes (in the served namespace). */
+int envelope_open(struct silod *d);
+void envelope_close(struct silod *d);
+/* Evaluates the envelope and writes it to genid.outside (override kept). */
+int envelope_update(struct silod *d);
+/* Puts its sockets in pfd (room for 2); returns how many. */
+int envelope_pollfds(struct silod *d, struct pollfd *pfd);
+/* wait, or less when the next poll is due sooner. */
+__u64 envelope_wait(struct silod *d, __u64 now, __u64 wait);
+/* After ppoll: on a notification, or when the poll is due, updates. */
+void envelope_poll(struct silod *d, const struct pollfd *pfd, int n);
 
 /* neigh.c: once a second, NTF_USE for the neighbours the caches send to. */
 void neigh_confirm(struct silod *d);

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The offload envelope: XDP forwarding equals the kernel's only where
+ * nothing the data path cannot reproduce sees forwarded packets: netfilter
+ * hooks, xfrm policies, IPv6 forwarding switched off, a multipath hash over
+ * fields bpf_fib_lookup is not given. This file finds which of those hold in
+ * the current network namespace, per family, and writes the answer into
+ * genid.outside, where the data path reads it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <bpf/bpf.h>
+#include <libmnl/libmnl.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/xfrm.h>
+#include "internal.h"
+
+#define FAM_V4 (1U << SILO_FAM_V4)
+#define FAM_V6 (1U << SILO_FAM_V6)
+#define FAM_BOTH (FAM_V4 | FAM_V6)
+
+static const struct {
+	const char *name, *desc, *todo;
+} conditions[SILO_ENV_BIT_MAX] = {
+#define SILO_X(name, field, desc, todo) \
+	[SILO_ENV_BIT_##name] = { #field, desc, todo },
+	SILO_ENVELOPE(SILO_X)
+#undef SILO_X
+};
+
+const char *silo_envelope_name(unsigned int bit)
+{
+	return bit < SILO_ENV_BIT_MAX ? conditions[bit].name : NULL;
+}
+
+const char *silo_envelope_desc(unsigned int bit)
+{
+	return bit < SILO_ENV_BIT_MAX ? conditions[bit].desc : NULL;
+}
+
+const char *silo_envelope_todo(unsigned int bit)
+{
+	return bit < SILO_ENV_BIT_MAX ? conditions[bit].todo : NULL;
+}
+
+/* Condition bit holds for the families in fams; the first one found is
+ * named in detail. */
+static void __attribute__((format(printf, 4, 5)))
+hold(struct silo_envelope *env, unsigned int fams, __u32 bit, const char *fmt,
+     ...)
+{
+	va_list ap;
+
+	if (fams & FAM_V4)
+		env->holds[SILO_FAM_V4] |= bit;
+	if (fams & FAM_V6)
+		env->holds[SILO_FAM_V6] |= bit;
+	/* What could not be read is news: it wins the line. */
+	if (env->detail[0] && bit != SILO_ENV(UNKNOWN))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(env->detail, sizeof(env->detail), fmt, ap);
+	va_end(ap);
+}
+
+/* nftables */
+
+static const char *nf_family_name(__u8 family)
+{
+	switch (family) {
+	case NFPROTO_INET:
+		return "inet";
+	case NFPROTO_IPV4:
+		return "ip";
+	case NFPROTO_IPV6:
+		return "ip6";
+	case NFPROTO_NETDEV:
+		return "netdev";
+	}
+	return "?";
+}
+
+static const char *nf_hook_name(__u8 family, __u32 hook)
+{
+	static const char *const inet[] = {
+		[NF_INET_PRE_ROUTING] = "prerouting",
+		[NF_INET_LOCAL_IN] = "input",
+		[NF_INET_FORWARD] = "forward",
+		[NF_INET_LOCAL_OUT] = "output",
+		[NF_INET_POST_ROUTING] = "postrouting",
+		[NF_INET_INGRESS] = "ingress",
+	};
+
+	if (family == NFPROTO_NETDEV)
+		return hook == NF_NETDEV_INGRESS ? "ingress" : "egress";
+	return hook < ARRAY_SIZE(inet) && inet[hook] ? inet[hook] : "?";
+}
+
+struct chain_attrs {
+	const struct nlattr *table, *name, *hook;
+};
+
+static int chain_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct chain_attrs *a = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case NFTA_CHAIN_TABLE:
+		a->table = attr;
+		break;
+	case NFTA_CHAIN_NAME:
+		a->name = attr;
+		break;
+	case NFTA_CHAIN_HOOK:
+		a->hook = attr;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int hook_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **hooknum = data;
+
+	if (mnl_attr_get_type(attr) == NFTA_HOOK_HOOKNUM &&
+	    mnl_attr_get_payload_len(attr) >= sizeof(__u32))
+		*hooknum = attr;
+	return MNL_CB_OK;
+}
+
+static const char *attr_str(const struct nlattr *attr)
+{
+	/* Strings come NUL-terminated; anything else is not shown. */
+	if (!attr || mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+		return "?";
+	return mnl_attr_get_str(attr);
+}
+
+static int chain_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct silo_envelope *env = data;
+	struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *hooknum = NULL;
+	struct chain_attrs a = {};
+	unsigned int fams;
+	__u32 hook;
+
+	if (NFNL_MSG_TYPE(nlh->nlmsg_type) != NFT_MSG_NEWCHAIN)
+		return MNL_CB_OK;
+	mnl_attr_parse(nlh, sizeof(*nfg), chain_attr_cb, &a);
+	if (!a.hook)
+		return MNL_CB_OK; /* a regular chain: only jumps reach it */
+	mnl_attr_parse_nested(a.hook, hook_attr_cb, &hooknum);
+	if (!hooknum)
+		return MNL_CB_OK;
+	hook = ntohl(mnl_attr_get_u32(hooknum));
+	switch (nfg->nfgen_family) {
+	case NFPROTO_NETDEV:
+		/* Ingress and egress see every packet of the device. */
+		fams = FAM_BOTH;
+		break;
+	case NFPROTO_INET:
+	case NFPROTO_IPV4:
+	case NFPROTO_IPV6:
+		/* Input and output never see forwarded packets. */
+		if (hook != NF_INET_PRE_ROUTING && hook != NF_INET_FORWARD &&
+		    hook != NF_INET_POST_ROUTING && hook != NF_INET_INGRESS)
+			return MNL_CB_OK;
+		fams = nfg->nfgen_family == NFPROTO_IPV4 ? FAM_V4 :
+		       nfg->nfgen_family == NFPROTO_IPV6 ? FAM_V6 :
+							   FAM_BOTH;
+		break;
+	default:
+		return MNL_CB_OK; /* arp, bridge: not routed traffic */
+	}
+	hold(env, fams, SILO_ENV(NFTABLES),
+	     "nftables chain '%s %s %s' (hook %s)",
+	     nf_family_name(nfg->nfgen_family), attr_str(a.table),
+	     attr_str(a.name), nf_hook_name(nfg->nfgen_family, hook));
+	return MNL_CB_OK;
+}
+
+static int eval_nftables(struct silo_envelope *env)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct nfgenmsg *nfg;
+	int err;
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETCHAIN;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = NFPROTO_UNSPEC;
+	nfg->version = NFNETLINK_V0;
+	err = silo_nl_request(NETLINK_NETFILTER, nlh, chain_cb, env);
+	/* No nfnetlink, or no nf_tables in it: no chain can exist. */
+	if (err == -EPROTONOSUPPORT || err == -EOPNOTSUPP || err == -ENOENT)
+		return 0;
+	return err;
+}
+
+/* iptables-legacy: a table is registered once something used it. */
+static int eval_iptables_legacy(struct silo_envelope *env)
+{
+	static const struct {
+		const char *path;
+		unsigned int fams;
+	} files[] = {
+		{ "/proc/thread-self/net/ip_tables_names", FAM_V4 },
+		{ "/proc/thread-self/net/ip6_tables_names", FAM_V6 },
+	};
+	unsigned int i;
+	char buf[256];
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		n = read_file(files[i].path, buf, sizeof(buf));
+		if (n == -ENOENT)
+			continue; /* no legacy iptables in this kernel */
+		if (n < 0)
+			return n;
+		if (!n)
+			continue;
+		buf[strcspn(buf, "\n")] = '\0';
+		hold(env, files[i].fams, SILO_ENV(IPTABLES_LEGACY),
+		     "%s table '%s' (%s)",
+		     files[i].fams == FAM_V4 ? "iptables-legacy" :
+					       "ip6tables-legacy",
+		     buf, files[i].path);
+	}
+	return 0;
+}
+
+/* xfrm */
+
+static const char *xfrm_dir_name(__u8 dir)
+{
+	return dir == XFRM_POLICY_FWD ? "fwd" :
+	       dir == XFRM_POLICY_OUT ? "out" :
+					"in";
+}
+
+static int policy_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct silo_envelope *env = data;
+	const struct xfrm_userpolicy_info *p;
+	unsigned int fams;
+	char src[INET6_ADDRSTRLEN] = "?", dst[INET6_ADDRSTRLEN] = "?";
+
+	if (nlh->nlmsg_type != XFRM_MSG_NEWPOLICY ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*p))
+		return MNL_CB_OK;
+	p = mnl_nlmsg_get_payload(nlh);
+	/* Input policies apply to packets for this host only. */
+	if (p->dir != XFRM_POLICY_FWD && p->dir != XFRM_POLICY_OUT)
+		return MNL_CB_OK;
+	switch (p->sel.family) {
+	case AF_INET:
+		fams = FAM_V4;
+		inet_ntop(AF_INET, &p->sel.saddr.a4, src, sizeof(src));
+		inet_ntop(AF_INET, &p->sel.daddr.a4, dst, sizeof(dst));
+		break;
+	case AF_INET6:
+		fams = FAM_V6;
+		inet_ntop(AF_INET6, &p->sel.saddr.a6, src, sizeof(src));
+		inet_ntop(AF_INET6, &p->sel.daddr.a6, dst, sizeof(dst));
+		break;
+	default:
+		fams = FAM_BOTH;
+		break;
+	}
+	hold(env, fams, SILO_ENV(XFRM),
+	     "xfrm policy dir %s src %s/%u dst %s/%u", xfrm_dir_name(p->dir),
+	     src, p->sel.prefixlen_s, dst, p->sel.prefixlen_d);
+	return MNL_CB_OK;
+}
+
+static int eval_xfrm(struct silo_envelope *env)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	int err;
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = XFRM_MSG_GETPOLICY;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	err = silo_nl_request(NETLINK_XFRM, nlh, policy_cb, env);
+	if (err == -EPROTONOSUPPORT)
+		return 0; /* no xfrm_user: no policy could be made */
+	return err;
+}
+
+/* Sysctls */
+
+static int read_sysctl_uint(const char *path, unsigned long *val)
+{
+	char buf[32], *end;
+	int n;
+
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	errno = 0;
+	*val = strtoul(buf, &end, 0);
+	if (errno || end == buf)
+		return -EINVAL;
+	return 0;
+}
+
+static void eval_forwarding(struct silo_envelope *env)
+{
+	unsigned long fwd;
+
+	/* IPv4 forwarding is per device, and bpf_fib_lookup checks it. No
+	 * file: no IPv6, nothing to forward. */
+	if (read_sysctl_uint("/proc/sys/net/ipv6/conf/all/forwarding", &fwd))
+		return;
+	if (!fwd)
+		hold(env, FAM_V6, SILO_ENV(FORWARDING_OFF),
+		     "net.ipv6.conf.all.forwarding is 0");
+}
+
+/* fib_multipath_hash_fields: the outer header's fields. bpf_fib_lookup
+ * hands these to the hash; inner headers (0x0040 and up) it cannot. */
+#define MPATH_OUTER_FIELDS 0x003fUL
+
+static void eval_mpath_hash(struct silo_envelope *env)
+{
+	static const struct {
+		const char *policy, *fields, *name;
+		unsigned int fams;
+	} fams[] = {
+		{ "/proc/sys/net/ipv4/fib_multipath_hash_policy",
+		  "/proc/sys/net/ipv4/fib_multipath_hash_fields", "ipv4",
+		  FAM_V4 },
+		{ "/proc/sys/net/ipv6/fib_multipath_hash_policy",
+		  "/proc/sys/net/ipv6/fib_multipath_hash_fields", "ipv6",
+		  FAM_V6 },
+	};
+	unsigned long policy, fields;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fams); i++) {
+		/* Unreadable: a kernel without multipath routes. */
+		if (read_sysctl_uint(fams[i].policy, &policy) || policy != 3)
+			continue;
+		if (!read_sysctl_uint(fams[i].fields, &fields) &&
+		    !(fields & ~MPATH_OUTER_FIELDS))
+			continue;
+		hold(env, fams[i].fams, SILO_ENV(MPATH_HASH),
+		     "net.%s.fib_multipath_hash_policy 3 with inner header fields",
+		     fams[i].name);
+	}
+}
+
+int silo_envelope_eval(struct silo_envelope *env)
+{
+	static const struct {
+		const char *what;
+		int (*fn)(struct silo_envelope *env);
+	} readers[] = {
+		{ "nftables chains", eval_nftables },
+		{ "iptables-legacy tables", eval_iptables_legacy },
+		{ "xfrm policies", eval_xfrm },
+	};
+	unsigned int i;
+	int err, ret = 0;
+
+	memset(env, 0, sizeof(*env));
+	for (i = 0; i < ARRAY_SIZE(readers); i++) {
+		err = readers[i].fn(env);
+		if (!err)
+			continue;
+		/* What cannot be read might hold: stand aside. The callers
+		 * say so (silod would repeat it every second). */
+		pr_debug("cannot read the %s: %s\n", readers[i].what,
+			 strerror(-err));
+		hold(env, FAM_BOTH, SILO_ENV(UNKNOWN), "cannot read the %s: %s",
+		     readers[i].what, strerror(-err));
+		if (!ret)
+			ret = err;
+	}
+	eval_forwarding(env);
+	eval_mpath_hash(env);
+	return ret;
+}
+
+int silo_envelope_apply(int genid_fd, const struct silo_envelope *env,
+			int override)
+{
+	struct silo_genid g, old;
+	__u32 zero = 0;
+	unsigned int f;
+
+	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
+		return -errno;
+	old = g;
+	if (override >= 0)
+		g.override = override & SILO_ENV_OVERRIDABLE;
+	for (f = 0; f < ARRAY_SIZE(g.outside); f++)
+		g.outside[f] = env->holds[f] & ~g.override;
+	if (!memcmp(g.outside, old.outside, sizeof(g.outside))) {
+		if (g.override == old.override)
+			return 0; /* no write: nothing to race with */
+	} else {
+		/* Entries made before are not trusted across the change. */
+		g.genid++;
+		if (!g.genid)
+			g.genid = 1; /* 0 marks an entry being rewritten */
+	}
+	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int silo_envelope_info(struct silo *s, struct silo_envelope_info *info)
+{
+	struct silo_envelope env;
+	struct silo_maps m;
+	struct silo_genid g;
+	__u32 zero = 0;
+	int err = 0;
+
+	memset(info, 0, sizeof(*info));
+	/* A failure to read shows as UNKNOWN, named in detail. */
+	silo_envelope_eval(&env);
+	memcpy(info->holds, env.holds, sizeof(info->holds));
+	snprintf(info->detail, sizeof(info->detail), "%s", env.detail);
+	/* No pins, or pins of another layout: no view of the data path. */
+	if (silo_maps_open(s, &m))
+		return 0;
+	if (bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g)) {
+		err = -errno;
+		goto out;
+	}
+	info->loaded = true;
+	info->override = g.override;
+	memcpy(info->outside, g.outside, sizeof(info->outside));
+out:
+	silo_maps_close(&m);
+	return err;
+}
