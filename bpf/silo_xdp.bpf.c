@@ -120,12 +120,13 @@ static __always_inline int mac_equal(const __u8 *a, const __u8 *b)
 }
 
 /*
- * Only silod invalidates the cache, so it is used only while silod beats:
- * not before it has run (0), not after it has exited (0 again), not when
- * the beat is too old, and not when it lies in the future (a clock that is
- * not ours: silod in another time namespace).
+ * Only silod invalidates the cache and keeps the envelope current, so silo
+ * forwards only while silod beats: not before it has run (0), not after it
+ * has exited (0 again), not when the beat is too old, and not when it lies
+ * in the future (a clock that is not ours: silod in another time
+ * namespace).
  */
-static __always_inline int cache_trusted(void)
+static __always_inline int daemon_live(void)
 {
 	const struct silo_heartbeat *hb;
 	__u32 zero = 0;
@@ -388,6 +389,8 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 		return pass(st, SILO_STAT_PASS_HOP_BY_HOP);
 	if (p->ttl <= 1)
 		return pass(st, SILO_STAT_PASS_TTL);
+	if (!daemon_live())
+		return pass(st, SILO_STAT_PASS_NO_DAEMON);
 	if (above_route_mtu(p, g))
 		return pass(st, SILO_STAT_PASS_ROUTE_MTU);
 
@@ -397,11 +400,6 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 
 	if (!cache_enabled)
 		goto resolve;
-	if (!cache_trusted()) {
-		/* Nobody invalidates it now: neither read nor fill it. */
-		count(st, SILO_STAT_CACHE_UNTRUSTED);
-		goto resolve;
-	}
 	if (above_pmtu_floor(p, g)) {
 		count(st, SILO_STAT_CACHE_BIG);
 		goto resolve;

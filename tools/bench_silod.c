@@ -266,7 +266,7 @@ static int run_mode(const char *mode, struct result_line *res)
 		(double)(after.cache_hit - before.cache_hit) /
 		(after.cache_hit - before.cache_hit + after.cache_miss -
 		 before.cache_miss + after.cache_stale - before.cache_stale +
-		 after.cache_untrusted - before.cache_untrusted - k);
+		 after.pass_no_daemon - before.pass_no_daemon - k);
 	res->updates = atomic_load(&updates);
 	res->probes = n;
 	res->p50 = n ? bench_quantile(lat, n, 0.50) : -1;

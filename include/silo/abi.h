@@ -147,12 +147,13 @@ struct silo_genid {
 };
 
 /*
- * heartbeat[0]: silod's liveness, in its own cache line. Nothing but silod
- * invalidates the route cache, so the data path trusts the cache only while
- * silod beats: last_ns 0 (no silod, or silod has exited) or a beat older
- * than timeout_ns, or one stamped in the future (another clock), and the
- * data path calls bpf_fib_lookup for every packet. Times are
- * CLOCK_MONOTONIC_COARSE (bpf_ktime_get_coarse_ns).
+ * heartbeat[0]: silod's liveness, in its own cache line. Only silod
+ * invalidates the route cache and re-evaluates the envelope as the
+ * configuration changes (a firewall added after the load), so the data path
+ * forwards only while silod beats: with last_ns 0 (no silod, or silod has
+ * exited), a beat older than timeout_ns, or one stamped in the future
+ * (another clock), every packet goes to the stack (pass_no_daemon). Times
+ * are CLOCK_MONOTONIC_COARSE (bpf_ktime_get_coarse_ns).
  */
 struct silo_heartbeat {
 	__u64 last_ns;
@@ -246,6 +247,7 @@ struct silo_route_entry {
 	X(PASS_HAIRPIN, pass_hairpin, "egress is the ingress device")          \
 	X(PASS_NO_TX_PORT, pass_no_tx_port, "egress device not in tx_ports")   \
 	X(PASS_ENVELOPE, pass_envelope, "outside the envelope: xdp status")    \
+	X(PASS_NO_DAEMON, pass_no_daemon, "no live silod: forwarding waits")   \
 	X(PASS_ROUTE_MTU, pass_route_mtu, "larger than the least route MTU")   \
 	X(PASS_PORT, pass_port, "ingress is a bridge or bond port")            \
 	X(PASS_LOCAL_SRC, pass_local_src,                                      \
@@ -268,7 +270,6 @@ struct silo_route_entry {
 	X(CACHE_INSERT, cache_insert, "entry added")                           \
 	X(CACHE_INSERT_FAIL, cache_insert_fail, "entry could not be added")    \
 	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")      \
-	X(CACHE_UNTRUSTED, cache_untrusted, "no live silod: cache bypassed")   \
 	X(CACHE_BIG, cache_big, "above the least PMTU: bpf_fib_lookup")        \
 	X(TRIMMED, trimmed, "bytes after the IP packet trimmed")
 
