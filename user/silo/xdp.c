@@ -25,8 +25,10 @@ static int xdp_help(int argc, char **argv)
 	       "          path, an xfrm policy, IPv6 forwarding off or a multipath\n"
 	       "          hash on inner headers would treat otherwise goes to the\n"
 	       "          stack instead. A forwarding load is refused while such a\n"
-	       "          condition holds (IPv6 forwarding off aside); silod keeps\n"
-	       "          the envelope current afterwards.\n"
+	       "          condition holds (IPv6 forwarding off aside). Forwarding\n"
+	       "          runs only while silod does (it keeps the route cache\n"
+	       "          and the envelope current): without it, every packet\n"
+	       "          goes to the stack.\n"
 	       "  --mode native|skb  driver (default) or generic XDP\n"
 	       "  --forward          forward from the route cache (native mode\n"
 	       "                     devices are also egress targets)\n"
@@ -58,6 +60,16 @@ static int xdp_help(int argc, char **argv)
 	return 0;
 }
 
+/* How to start silod for the namespace this command serves. */
+static void silod_hint(FILE *f)
+{
+	if (cli.netns)
+		fprintf(f, "silod --netns %s (or: systemctl start silod@%s)",
+			cli.netns, cli.netns);
+	else
+		fprintf(f, "silod (or: systemctl start silod)");
+}
+
 static int xdp_load(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -72,6 +84,7 @@ static int xdp_load(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct silo_xdp_load_opts lo = { .mode = SILO_XDP_NATIVE };
+	struct silo_daemon_info di;
 	struct silo *s;
 	const char *dev;
 	int c;
@@ -151,6 +164,14 @@ static int xdp_load(int argc, char **argv)
 		       lo.mode == SILO_XDP_SKB ? "skb" : "native",
 		       lo.forward ? ", forwarding" : "",
 		       lo.no_cache ? ", no cache" : "", silo_pin_dir(s));
+	}
+	if (lo.forward &&
+	    (silo_daemon_info(s, &di) || !di.running || !di.cache_trusted)) {
+		fprintf(stderr,
+			"%s: note: forwarding starts when silod runs for this namespace: ",
+			prog_name);
+		silod_hint(stderr);
+		fprintf(stderr, "\n");
 	}
 	return 0;
 }
@@ -287,7 +308,7 @@ static int xdp_status(int argc, char **argv)
 	struct silo_envelope_info env;
 	struct silo_daemon_info di;
 	struct silo_info info;
-	bool loaded, daemon;
+	bool loaded, daemon, live;
 	size_t n = 0, i;
 	struct silo *s;
 	int err;
@@ -313,6 +334,8 @@ static int xdp_status(int argc, char **argv)
 		return 1;
 	}
 	daemon = env.loaded && !silo_daemon_info(s, &di) && di.running;
+	/* The data path forwards only while silod's heartbeat is fresh. */
+	live = daemon && di.cache_trusted;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 		json_object *arr = json_object_new_array();
@@ -369,6 +392,10 @@ static int xdp_status(int argc, char **argv)
 			json_object_array_add(arr, d);
 		}
 		json_object_object_add(o, "devices", arr);
+		json_object_object_add(o, "silod",
+				       json_object_new_boolean(daemon));
+		json_object_object_add(o, "forwarding_live",
+				       json_object_new_boolean(live));
 		json_object_object_add(o, "envelope", envelope_json(&env));
 		json_print(o);
 		free(devs);
@@ -400,6 +427,15 @@ static int xdp_status(int argc, char **argv)
 		       devs[i].prog_id, devs[i].link_id,
 		       devs[i].forward ? "yes" : "no",
 		       devs[i].cache ? "on" : "off");
+	}
+	if (live) {
+		printf("silod: running (pid %u): forwarding and the route cache are live\n",
+		       di.state.pid);
+	} else {
+		printf("silod: %s: forwarding stands aside (every packet to the stack) until it runs: ",
+		       daemon ? "heartbeat stale" : "not running");
+		silod_hint(stdout);
+		printf("\n");
 	}
 	envelope_print(&env, daemon);
 	free(devs);
