@@ -70,13 +70,13 @@ struct silo_local_addr {
  * the rules and sysctls (a change bumps genid, so no entry of the old key
  * format survives it).
  */
-#define SILO_GENID_KEY_L4 \
-	(1U << 0) /* protocol and ports: a rule or an
-				     * L4 multipath hash selects on them */
-#define SILO_GENID_KEY_FLOWLABEL \
-	(1U << 1) /* IPv6 flow label: the default
-					    * IPv6 multipath hash or a rule
-					    * uses it */
+/* protocol and ports: a rule or an L4 multipath hash selects on them */
+#define SILO_GENID_KEY_L4 (1U << 0)
+/* IPv6 flow label and next header: the IPv6 multipath hash takes them */
+#define SILO_GENID_KEY_FLOWLABEL (1U << 1)
+/* Why KEY_L4 is set, for user space: a rule, a multipath hash policy. */
+#define SILO_GENID_RULES_L4 (1U << 2)
+#define SILO_GENID_HASH_L4 (1U << 3)
 
 /*
  * The offload envelope: the configurations in which XDP forwarding is equal

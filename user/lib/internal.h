@@ -69,7 +69,11 @@ int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
 /* Entries per node of the route caches. */
 int silo_maps_cache_size(const struct silo_maps *m, __u32 *size);
 /* Sets SILO_GENID_KEY_L4 from the policy rules; bumps genid when it flips. */
-int silo_sync_genid_flags(int genid_fd);
+#define SILO_SYNC_RULES (1U << 0) /* policy rules */
+#define SILO_SYNC_SYSCTLS (1U << 1) /* multipath hash policies, min_pmtu */
+#define SILO_SYNC_ROUTE_MTU (1U << 2) /* the least unlocked route MTUs */
+#define SILO_SYNC_ALL 7
+int silo_sync_genid(int genid_fd, unsigned int what);
 /* The pid of a live silod serving this namespace's pins, or 0. */
 int silo_daemon_pid(struct silo *s);
 /* True while an XDP link, a reuseport group or silod uses the shared maps. */

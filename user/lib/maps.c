@@ -487,62 +487,75 @@ static int read_policy(const char *family, int *policy, int *fields)
 	return 0;
 }
 
-/* fib_multipath_hash_fields: source and destination port (L4). */
-#define HASH_FIELDS_PORTS 0x0018
+/* fib_multipath_hash_fields: IP protocol, source and destination port. */
+#define HASH_FIELDS_L4 0x0034
 /* and the IPv6 flow label */
-#define HASH_FIELD_FLOWLABEL 0x0020
+#define HASH_FIELD_FLOWLABEL 0x0008
 
 /*
- * The cache key's format (and the least IPv4 PMTU) from the rules and
- * sysctls: protocol and ports when a rule selects on them or a multipath
- * hash takes them (policy 1; 3 with port fields), the IPv6 flow label when
- * the IPv6 hash takes it (policy 0 and 2; 3 with the flow label field);
- * and the least route MTU of each family, which bpf_fib_lookup may not
- * apply.
- * A new format bumps genid: no entry made under the old one survives.
+ * The cache key's format, and what the data path checks sizes against,
+ * from the rules, sysctls and routes (what: SILO_SYNC_*; the rest is kept
+ * as the map has it):
+ *  - protocol and ports when a rule selects on them or a multipath hash
+ *    takes them (policy 1; 3 with those fields);
+ *  - the IPv6 flow label (and next header) when the IPv6 hash takes it
+ *    (policy 0 and 2; 3 with the flow label field);
+ *  - the least IPv4 PMTU (net.ipv4.route.min_pmtu);
+ *  - the least unlocked route MTU of each family, which bpf_fib_lookup does
+ *    not apply.
+ * A change bumps genid: no entry made under the old format survives.
  */
-int silo_sync_genid_flags(int genid_fd)
+int silo_sync_genid(int genid_fd, unsigned int what)
 {
-	int l4, p4, f4, p6, f6, floor = 0, err;
-	__u32 zero = 0, flags, mtu4, mtu6;
-	struct silo_genid g;
+	int rules_l4 = 0, p4, f4, p6, f6, floor = 0, err;
+	__u32 zero = 0, mtu4 = 0, mtu6 = 0;
+	struct silo_genid g, old;
 
-	l4 = silo_nl_rules_use_l4();
-	if (l4 < 0) {
-		pr_err("cannot read the policy rules: %s\n", strerror(-l4));
-		return l4;
-	}
-	read_policy("ipv4", &p4, &f4);
-	read_policy("ipv6", &p6, &f6);
-	if (p4 == 1 || p6 == 1 || (p4 == 3 && (f4 & HASH_FIELDS_PORTS)) ||
-	    (p6 == 3 && (f6 & HASH_FIELDS_PORTS)))
-		l4 = 1;
-	read_sysctl_int("/proc/sys/net/ipv4/route/min_pmtu", &floor);
-	err = silo_nl_route_mtu_min(AF_INET, &mtu4);
-	if (!err)
-		err = silo_nl_route_mtu_min(AF_INET6, &mtu6);
-	if (err) {
-		pr_err("cannot read the routes' MTUs: %s\n", strerror(-err));
-		return err;
-	}
-	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
+	if (bpf_map_lookup_elem(genid_fd, &zero, &old))
 		return -errno;
-	flags = g.flags & ~(SILO_GENID_KEY_L4 | SILO_GENID_KEY_FLOWLABEL);
-	if (l4)
-		flags |= SILO_GENID_KEY_L4;
-	if (p6 == 0 || p6 == 2 || (p6 == 3 && (f6 & HASH_FIELD_FLOWLABEL)))
-		flags |= SILO_GENID_KEY_FLOWLABEL;
-	/* Larger than any MTU a packet can have here: none. */
-	mtu4 = mtu4 > 0xFFFF ? 0 : mtu4;
-	mtu6 = mtu6 > 0xFFFF ? 0 : mtu6;
-	if (flags == g.flags && (__u32)floor == g.pmtu_floor_v4 &&
-	    mtu4 == g.route_mtu[SILO_FAM_V4] &&
-	    mtu6 == g.route_mtu[SILO_FAM_V6])
+	g = old;
+	if (what & SILO_SYNC_RULES) {
+		rules_l4 = silo_nl_rules_use_l4();
+		if (rules_l4 < 0) {
+			pr_err("cannot read the policy rules: %s\n",
+			       strerror(-rules_l4));
+			return rules_l4;
+		}
+		g.flags &= ~SILO_GENID_RULES_L4;
+		g.flags |= rules_l4 ? SILO_GENID_RULES_L4 : 0;
+	}
+	if (what & SILO_SYNC_SYSCTLS) {
+		read_policy("ipv4", &p4, &f4);
+		read_policy("ipv6", &p6, &f6);
+		g.flags &= ~(SILO_GENID_HASH_L4 | SILO_GENID_KEY_FLOWLABEL);
+		if (p4 == 1 || p6 == 1 || (p4 == 3 && (f4 & HASH_FIELDS_L4)) ||
+		    (p6 == 3 && (f6 & HASH_FIELDS_L4)))
+			g.flags |= SILO_GENID_HASH_L4;
+		if (p6 == 0 || p6 == 2 ||
+		    (p6 == 3 && (f6 & HASH_FIELD_FLOWLABEL)))
+			g.flags |= SILO_GENID_KEY_FLOWLABEL;
+		read_sysctl_int("/proc/sys/net/ipv4/route/min_pmtu", &floor);
+		g.pmtu_floor_v4 = floor > 0 ? floor : 0;
+	}
+	if (what & SILO_SYNC_ROUTE_MTU) {
+		err = silo_nl_route_mtu_min(AF_INET, &mtu4);
+		if (!err)
+			err = silo_nl_route_mtu_min(AF_INET6, &mtu6);
+		if (err) {
+			pr_err("cannot read the routes' MTUs: %s\n",
+			       strerror(-err));
+			return err;
+		}
+		/* Larger than any packet: as good as none. */
+		g.route_mtu[SILO_FAM_V4] = mtu4 > 0xFFFF ? 0 : mtu4;
+		g.route_mtu[SILO_FAM_V6] = mtu6 > 0xFFFF ? 0 : mtu6;
+	}
+	g.flags &= ~SILO_GENID_KEY_L4;
+	if (g.flags & (SILO_GENID_RULES_L4 | SILO_GENID_HASH_L4))
+		g.flags |= SILO_GENID_KEY_L4;
+	if (g.flags == old.flags && g.pmtu_floor_v4 == old.pmtu_floor_v4 &&
+	    !memcmp(g.route_mtu, old.route_mtu, sizeof(g.route_mtu)))
 		return 0;
-	g.flags = flags;
-	g.pmtu_floor_v4 = floor > 0 ? floor : 0;
-	g.route_mtu[SILO_FAM_V4] = mtu4;
-	g.route_mtu[SILO_FAM_V6] = mtu6;
 	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
 		return -errno;
 	return silo_genid_bump_fd(genid_fd);
@@ -652,7 +665,7 @@ static int init_fresh_maps(struct silo *s, struct silo_xdp *skel,
 	err = silo_fill_local_addrs(m->fd[SILO_MAP_LOCAL_ADDRS]);
 	if (err)
 		return err;
-	return silo_sync_genid_flags(m->fd[SILO_MAP_GENID]);
+	return silo_sync_genid(m->fd[SILO_MAP_GENID], SILO_SYNC_ALL);
 }
 
 int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,

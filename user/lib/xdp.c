@@ -257,7 +257,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		/* The device's program sees the addresses and rules of now. */
 		err = silo_fill_local_addrs(maps.fd[SILO_MAP_LOCAL_ADDRS]);
 		if (!err)
-			err = silo_sync_genid_flags(maps.fd[SILO_MAP_GENID]);
+			err = silo_sync_genid(maps.fd[SILO_MAP_GENID],
+					      SILO_SYNC_ALL);
 		if (err)
 			goto out;
 	}

@@ -511,7 +511,8 @@ static int resync(struct silod *d)
 	if (!err)
 		err = silo_for_each_link_pin(d->silo, refresh_device, d);
 	if (!err)
-		err = silo_sync_genid_flags(d->maps.fd[SILO_MAP_GENID]);
+		err = silo_sync_genid(d->maps.fd[SILO_MAP_GENID],
+				      SILO_SYNC_ALL);
 	if (!err)
 		err = apply_topology(d);
 	if (!err)
@@ -547,7 +548,8 @@ static int process(struct silod *d, struct burst *b)
 			err = silo_for_each_link_pin(d->silo, refresh_device,
 						     d);
 		if (!err && b->rules)
-			err = silo_sync_genid_flags(d->maps.fd[SILO_MAP_GENID]);
+			err = silo_sync_genid(d->maps.fd[SILO_MAP_GENID],
+					      SILO_SYNC_RULES);
 		if (!err && b->route_bumps)
 			err = genid_bump_by(d, b->route_bumps);
 		if (!err &&
