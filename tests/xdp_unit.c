@@ -5,7 +5,9 @@
  * libsilo loads onto veths in this test's own network namespace, where the
  * routes and neighbours bpf_fib_lookup answers from are set up.
  */
+#include <linux/limits.h>
 #include "fwd.h"
+#include "silo_test.skel.h"
 
 static __u32 out1;
 static int prog_out1;
@@ -542,6 +544,307 @@ static void test_fib_probe_matches_cache(void)
 	CHECK_EQ(p.params.mtu_result, e.mtu);
 }
 
+/*
+ * The in-lookup hooks of bpf/silo_test.bpf.c on this test's live maps: they
+ * act from inside bpf_fib_lookup (its FIB tracepoint), which makes the races
+ * of the data path deterministic under BPF_PROG_TEST_RUN.
+ */
+static struct silo_test *hooks;
+static struct bpf_link *hook_links[2];
+
+static int reuse_pin(struct bpf_map *map, const char *name)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map__reuse_fd(map, fd);
+	close(fd);
+	return err;
+}
+
+static int hooks_open(void)
+{
+	int err;
+
+	hooks = silo_test__open();
+	if (!hooks)
+		return -errno;
+	bpf_program__set_autoload(hooks->progs.in_fib4_lookup, true);
+	bpf_program__set_autoload(hooks->progs.in_fib6_lookup, true);
+	err = reuse_pin(hooks->maps.genid, "genid");
+	if (!err)
+		err = reuse_pin(hooks->maps.route_cache, "route_cache");
+	if (!err)
+		err = reuse_pin(hooks->maps.cpu_node, "cpu_node");
+	if (!err)
+		err = silo_test__load(hooks);
+	if (err) {
+		printf("# cannot load the in-lookup hooks: %s\n",
+		       strerror(-err));
+		return err;
+	}
+	hook_links[0] = bpf_program__attach(hooks->progs.in_fib4_lookup);
+	hook_links[1] = bpf_program__attach(hooks->progs.in_fib6_lookup);
+	if (!hook_links[0] || !hook_links[1]) {
+		err = -errno;
+		printf("# cannot attach to the FIB lookup tracepoints: %s\n",
+		       strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static void hooks_close(void)
+{
+	bpf_link__destroy(hook_links[0]);
+	bpf_link__destroy(hook_links[1]);
+	silo_test__destroy(hooks);
+}
+
+/* Runs pkt with the hooks armed for this process only. */
+static void run_pkt_hooked(const uint8_t *pkt, size_t len, struct result *r)
+{
+	hooks->bss->in_fired = 0;
+	hooks->bss->in_deleted = 0;
+	hooks->bss->in_tgid = getpid();
+	run_pkt(pkt, len, r);
+	hooks->bss->in_tgid = 0;
+}
+
+struct key_ctx {
+	const struct pkt_spec *sp;
+	struct silo_route_key key;
+	int found;
+};
+
+static int key_cb(__u32 node, const struct silo_route_key *k,
+		  const struct silo_route_entry *e, void *data)
+{
+	struct key_ctx *f = data;
+
+	(void)node;
+	(void)e;
+	if (k->ifindex == in0 && !memcmp(k->src, f->sp->src, 16) &&
+	    !memcmp(k->dst, f->sp->dst, 16)) {
+		f->key = *k;
+		f->found++;
+	}
+	return 0;
+}
+
+/*
+ * An entry carries the genid read before the lookup that filled it, never
+ * one read after: when a route changes (and genid is bumped) during the
+ * lookup, the entry must be stale at once, not look current with the old
+ * answer. The hook bumps genid from inside the lookup.
+ */
+static void genid_bump_during_lookup(struct pkt_spec sp)
+{
+	struct silo_route_entry e;
+	uint8_t pkt[PKT_MAX];
+	size_t len = pkt_build(pkt, &sp);
+	struct result r;
+
+	hooks->bss->in_bump = 1;
+	run_pkt_hooked(pkt, len, &r);
+	hooks->bss->in_bump = 0;
+	REQUIRE(hooks->bss->in_fired >= 1,
+		"the FIB lookup tracepoint did not fire: nothing tested");
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_insert, 1);
+	REQUIRE(cache_entry(&sp, &e) == 1, "no cache entry after a miss");
+	CHECK(e.genid < genid_now(),
+	      "entry stamped with genid %llu, the genid after its lookup "
+	      "(%llu): an entry newer than its answer",
+	      (unsigned long long)e.genid, (unsigned long long)genid_now());
+	/* So the next packet resolves again, and the one after hits. */
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_hit, 0);
+	CHECK_EQ(r.d.cache_stale, 1);
+	CHECK_EQ(r.d.fib_success, 1);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.d.cache_hit, 1);
+}
+
+static void test_genid_read_before_lookup(void)
+{
+	genid_bump_during_lookup(spec4("10.99.10.10"));
+	genid_bump_during_lookup(spec6("fd99::10"));
+}
+
+/*
+ * An entry refreshed in place gets its genid only if its key still owns
+ * it: the hook deletes the key during the lookup (a sweep, or an eviction
+ * that may hand the element to another key), and the refresh must count a
+ * race and publish nothing.
+ */
+static void test_refresh_checks_the_key_still_owns_the_entry(void)
+{
+	struct pkt_spec sp = spec4("10.99.11.11");
+	struct key_ctx k = { .sp = &sp };
+	struct silo_route_entry e;
+	uint8_t pkt[PKT_MAX];
+	size_t len = pkt_build(pkt, &sp);
+	struct result r;
+	__u64 g;
+
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.d.cache_insert, 1);
+	REQUIRE(silo_route_foreach(s, key_cb, &k) == 0 && k.found == 1,
+		"no cache entry after a miss");
+	REQUIRE(silo_genid_bump(s, &g) == 0, "genid bump failed");
+
+	hooks->bss->in_key = k.key;
+	hooks->bss->in_delete = 1;
+	run_pkt_hooked(pkt, len, &r);
+	hooks->bss->in_delete = 0;
+	REQUIRE(hooks->bss->in_deleted == 1,
+		"the hook did not delete the entry during the lookup");
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_stale, 1);
+	CHECK_EQ(r.d.cache_race, 1);
+	CHECK_EQ(r.d.cache_refresh, 0);
+	CHECK_EQ(cache_entry(&sp, &e), 0);
+	/* The next packet inserts afresh. */
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_miss, 1);
+	CHECK_EQ(r.d.cache_insert, 1);
+}
+
+/* Sets IPv4 total length (and the header checksum) of a built packet. */
+static void set_tot_len(uint8_t *pkt, size_t l3, uint16_t tot)
+{
+	uint16_t c;
+
+	pkt_put16(pkt + l3 + 2, tot);
+	memset(pkt + l3 + 10, 0, 2);
+	c = pkt_csum(pkt + l3, 20);
+	memcpy(pkt + l3 + 10, &c, 2);
+}
+
+/*
+ * Headers at the edge of the IP length: exactly fitting is forwarded, one
+ * byte short is the stack's (the frame itself is long enough either way).
+ */
+static void test_l4_and_exthdr_boundaries(void)
+{
+	uint8_t pkt[PKT_MAX];
+	struct pkt_spec sp;
+	struct result r;
+	size_t len, l3;
+
+	sp = spec4("10.99.13.13");
+	sp.payload = 0;
+	len = pkt_build(pkt, &sp);
+	l3 = pkt_l3_off(&sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	set_tot_len(pkt, l3, 20 + 8 - 1);
+	expect_pass("udp header one byte past ip length", pkt, len,
+		    SILO_STAT_PASS_L4_BAD);
+
+	sp = spec4("10.99.13.14");
+	sp.proto = IPPROTO_TCP;
+	sp.payload = 0;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	set_tot_len(pkt, l3, 20 + 20 - 1);
+	expect_pass("tcp header one byte past ip length", pkt, len,
+		    SILO_STAT_PASS_L4_BAD);
+
+	sp = spec6("fd99::13");
+	sp.payload = 0;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	pkt_put16(pkt + l3 + 4, 8 - 1);
+	expect_pass("ipv6 udp header one byte past the payload", pkt, len,
+		    SILO_STAT_PASS_L4_BAD);
+
+	/* destination options (8 bytes), then UDP, no payload */
+	sp = spec6("fd99::14");
+	sp.payload = 0;
+	sp.nr_exthdrs = 1;
+	sp.exthdr[0] = 60;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	pkt_put16(pkt + l3 + 4, 8 - 1);
+	expect_pass("extension header one byte past the payload", pkt, len,
+		    SILO_STAT_PASS_EXTHDR);
+	pkt_put16(pkt + l3 + 4, 0);
+	expect_pass("extension header 8 bytes past the payload", pkt, len,
+		    SILO_STAT_PASS_EXTHDR);
+}
+
+/* A packet of exactly the egress MTU fits, on a miss and on a hit. */
+static void test_packet_of_exactly_the_mtu_forwarded(void)
+{
+	struct pkt_spec sp = spec4("10.95.0.3"); /* mtu lock 1000 */
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len;
+
+	sp.payload = 1000 - 20 - 8;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_hit, 1);
+	sp.payload++;
+	len = pkt_build(pkt, &sp);
+	expect_pass("one byte over the cached mtu", pkt, len,
+		    SILO_STAT_PASS_MTU);
+}
+
+/*
+ * The TTL's incremental checksum update needs its end-around carry: with a
+ * header checksum of 0xFEFF, TTL - 1 makes it 0x0000 (as a full
+ * recomputation does), not 0xFFFF.
+ */
+static void test_ttl_checksum_carry(void)
+{
+	struct pkt_spec sp = spec4("10.99.12.12");
+	uint8_t pkt[PKT_MAX], want[PKT_MAX];
+	size_t len = pkt_build(pkt, &sp), l3 = pkt_l3_off(&sp);
+	struct result r;
+	uint16_t c;
+	unsigned int id;
+
+	for (id = 0; id <= 0xFFFF; id++) {
+		pkt_put16(pkt + l3 + 4, id);
+		memset(pkt + l3 + 10, 0, 2);
+		c = pkt_csum(pkt + l3, 20);
+		memcpy(pkt + l3 + 10, &c, 2);
+		if (pkt[l3 + 10] == 0xFE && pkt[l3 + 11] == 0xFF)
+			break;
+	}
+	REQUIRE(id <= 0xFFFF, "no IP id gives checksum 0xFEFF");
+	memcpy(want, pkt, len);
+	memcpy(want, mac_gw, 6);
+	memcpy(want + 6, mac_out0, 6);
+	want[l3 + 8]--;
+	memset(want + l3 + 10, 0, 2);
+	c = pkt_csum(want + l3, 20);
+	memcpy(want + l3 + 10, &c, 2);
+
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_REDIRECT);
+	CHECK_EQ(r.len, len);
+	CHECK(!memcmp(r.out, want, len),
+	      "checksum %02x%02x after TTL - 1, want %02x%02x (ttl %u)",
+	      r.out[l3 + 10], r.out[l3 + 11], want[l3 + 10], want[l3 + 11],
+	      r.out[l3 + 8]);
+}
+
 int main(void)
 {
 	if (test_init())
@@ -564,6 +867,16 @@ int main(void)
 	RUN(test_port_rules_key_on_ports);
 	RUN(test_route_flush);
 	RUN(test_fib_probe_matches_cache);
+	RUN(test_l4_and_exthdr_boundaries);
+	RUN(test_packet_of_exactly_the_mtu_forwarded);
+	RUN(test_ttl_checksum_carry);
+	if (hooks_open() == 0) {
+		RUN(test_genid_read_before_lookup);
+		RUN(test_refresh_checks_the_key_still_owns_the_entry);
+	} else {
+		printf("not ok - in-lookup hooks: cannot load or attach\n");
+	}
+	hooks_close();
 	silo_xdp_unload(s, "out1");
 	close(prog_out1);
 	fwd_teardown();
