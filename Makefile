@@ -2,6 +2,8 @@
 #
 # make                 build everything into $(OUTPUT) (default build/)
 # make test            build with ASan/UBSan into $(OUTPUT)/san and run tests
+# make mutate [M=ID]   plant each bug of tools/mutations.txt (or only ID) in
+#                      a scratch copy and check that its tests catch it
 # make bench           run the benchmarks (JSON lines)
 # make lab             run the built-in lab (network namespaces, veth)
 # make vmlinux         regenerate vmlinux/vmlinux.h from the running kernel
@@ -64,7 +66,7 @@ TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/*.c))
 TOOL_BINS := $(patsubst tools/%.c,$(OUTPUT)/tools/%,$(wildcard tools/*.c))
 BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS))
 
-.PHONY: all clean test bench lab vmlinux format install
+.PHONY: all clean test mutate bench lab vmlinux format install
 .DEFAULT_GOAL := all
 all: $(CLI) $(SILOD) $(LIBSILO) $(TEST_BINS) $(TOOL_BINS)
 
@@ -126,6 +128,11 @@ $(OUTPUT)/bpf $(OUTPUT)/skel:
 test:
 	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/san SANITIZE=1 all
 	$(Q)tests/run.sh $(OUTPUT)/san
+
+# Not part of "test": every mutant is a build and a test run.
+mutate:
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/san SANITIZE=1 all
+	$(Q)tools/mutate.sh $(OUTPUT)/san $(M)
 
 bench: all
 	$(Q)tools/bench.sh $(OUTPUT)
