@@ -438,31 +438,49 @@ static void test_device_without_forward(void)
 	CHECK_EQ(r.d.fib_success, 0);
 }
 
-static void test_rp_filter(void)
+static void rp_filter_mode(int mode)
 {
 	struct silo_xdp_load_opts fwd = { .forward = true, .replace = true };
+
+	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=%d", mode);
+	CHECK(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
+	close(prog_in0);
+	prog_in0 = prog_of(in0);
+}
+
+static void test_rp_filter(void)
+{
 	struct pkt_spec sp = spec4("10.99.6.6");
 	uint8_t pkt[PKT_MAX];
 	struct result r;
 	size_t len;
 
-	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=1");
-	REQUIRE(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
-	v4(sp.src, "10.55.0.1"); /* the way back is not through in0 */
+	rp_filter_mode(1);
+	v4(sp.src, "10.55.0.1"); /* no way back at all */
 	len = pkt_build(pkt, &sp);
-	expect_pass("strict rp_filter", pkt, len, SILO_STAT_PASS_RP_FILTER);
-
+	expect_pass("strict rp_filter, no route back", pkt, len,
+		    SILO_STAT_PASS_RP_FILTER);
+	v4(sp.src, "10.2.0.9"); /* the way back is through out0 */
+	len = pkt_build(pkt, &sp);
+	expect_pass("strict rp_filter, route back through another device", pkt,
+		    len, SILO_STAT_PASS_RP_FILTER);
 	sp = spec4("10.99.6.6");
 	len = pkt_build(pkt, &sp);
 	run_pkt(pkt, len, &r);
 	check_forwarded(&sp, &r, mac_gw);
 
-	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=0");
-	REQUIRE(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
+	/* Loose: any way back will do. */
+	rp_filter_mode(2);
+	v4(sp.src, "10.2.0.9");
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	v4(sp.src, "10.55.0.1");
+	len = pkt_build(pkt, &sp);
+	expect_pass("loose rp_filter, no route back", pkt, len,
+		    SILO_STAT_PASS_RP_FILTER);
+
+	rp_filter_mode(0);
 }
 
 /* A rule on ports puts protocol and ports into the cache key. */
@@ -609,7 +627,7 @@ static void hooks_close(void)
 static void run_pkt_hooked(const uint8_t *pkt, size_t len, struct result *r)
 {
 	hooks->bss->in_fired = 0;
-	hooks->bss->in_deleted = 0;
+	hooks->bss->in_taken = 0;
 	hooks->bss->in_tgid = getpid();
 	run_pkt(pkt, len, r);
 	hooks->bss->in_tgid = 0;
@@ -618,6 +636,7 @@ static void run_pkt_hooked(const uint8_t *pkt, size_t len, struct result *r)
 struct key_ctx {
 	const struct pkt_spec *sp;
 	struct silo_route_key key;
+	struct silo_route_entry entry;
 	int found;
 };
 
@@ -627,10 +646,10 @@ static int key_cb(__u32 node, const struct silo_route_key *k,
 	struct key_ctx *f = data;
 
 	(void)node;
-	(void)e;
 	if (k->ifindex == in0 && !memcmp(k->src, f->sp->src, 16) &&
 	    !memcmp(k->dst, f->sp->dst, 16)) {
 		f->key = *k;
+		f->entry = *e;
 		f->found++;
 	}
 	return 0;
@@ -678,43 +697,63 @@ static void test_genid_read_before_lookup(void)
 }
 
 /*
- * An entry refreshed in place gets its genid only if its key still owns
- * it: the hook deletes the key during the lookup (a sweep, or an eviction
- * that may hand the element to another key), and the refresh must count a
- * race and publish nothing.
+ * A refresh in place publishes its genid only if its key still owns the
+ * element. During the lookup of flow A's refresh, the hook deletes A and
+ * inserts flow B, which takes A's element (the test keeps to one CPU, where
+ * a freed element goes to the next insert). The refresh must see that (a
+ * race, no refresh) and leave the element unusable: B's next packet goes
+ * B's way, not by A's answer written over B's entry.
  */
 static void test_refresh_checks_the_key_still_owns_the_entry(void)
 {
-	struct pkt_spec sp = spec4("10.99.11.11");
-	struct key_ctx k = { .sp = &sp };
-	struct silo_route_entry e;
-	uint8_t pkt[PKT_MAX];
-	size_t len = pkt_build(pkt, &sp);
+	struct pkt_spec a = spec4("10.99.11.11"), b = spec4("10.93.0.1");
+	struct key_ctx ka = { .sp = &a }, kb = { .sp = &b };
+	uint8_t pkta[PKT_MAX], pktb[PKT_MAX];
+	size_t lena = pkt_build(pkta, &a), lenb = pkt_build(pktb, &b);
+	cpu_set_t all, one;
 	struct result r;
 	__u64 g;
 
-	run_pkt(pkt, len, &r);
-	CHECK_EQ(r.d.cache_insert, 1);
-	REQUIRE(silo_route_foreach(s, key_cb, &k) == 0 && k.found == 1,
-		"no cache entry after a miss");
-	REQUIRE(silo_genid_bump(s, &g) == 0, "genid bump failed");
+	REQUIRE(!sh("ip route add 10.93.0.0/16 via 10.2.0.3"), "route add");
+	REQUIRE(sched_getaffinity(0, sizeof(all), &all) == 0, "affinity");
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	REQUIRE(sched_setaffinity(0, sizeof(one), &one) == 0, "pin to a CPU");
 
-	hooks->bss->in_key = k.key;
-	hooks->bss->in_delete = 1;
-	run_pkt_hooked(pkt, len, &r);
-	hooks->bss->in_delete = 0;
-	REQUIRE(hooks->bss->in_deleted == 1,
-		"the hook did not delete the entry during the lookup");
-	check_forwarded(&sp, &r, mac_gw);
+	/* B first, then A: A's element is the last one this CPU took. */
+	run_pkt(pktb, lenb, &r);
+	check_forwarded(&b, &r, mac_gw2);
+	run_pkt(pkta, lena, &r);
+	check_forwarded(&a, &r, mac_gw);
+	CHECK(silo_route_foreach(s, key_cb, &kb) == 0 && kb.found == 1,
+	      "no cache entry for B");
+	CHECK(silo_route_foreach(s, key_cb, &ka) == 0 && ka.found == 1,
+	      "no cache entry for A");
+	CHECK(silo_genid_bump(s, &g) == 0, "genid bump failed");
+	if (t_failures)
+		goto out;
+
+	hooks->bss->in_key = ka.key;
+	hooks->bss->in_key2 = kb.key;
+	hooks->bss->in_val = kb.entry;
+	hooks->bss->in_val.genid = g; /* B's entry is current */
+	hooks->bss->in_take = 1;
+	run_pkt_hooked(pkta, lena, &r);
+	hooks->bss->in_take = 0;
+	if (!hooks->bss->in_taken) {
+		sched_setaffinity(0, sizeof(all), &all);
+		sh("ip route del 10.93.0.0/16");
+		SKIP("B did not get A's element: nothing to test here");
+	}
+	check_forwarded(&a, &r, mac_gw);
 	CHECK_EQ(r.d.cache_stale, 1);
 	CHECK_EQ(r.d.cache_race, 1);
 	CHECK_EQ(r.d.cache_refresh, 0);
-	CHECK_EQ(cache_entry(&sp, &e), 0);
-	/* The next packet inserts afresh. */
-	run_pkt(pkt, len, &r);
-	check_forwarded(&sp, &r, mac_gw);
-	CHECK_EQ(r.d.cache_miss, 1);
-	CHECK_EQ(r.d.cache_insert, 1);
+	run_pkt(pktb, lenb, &r);
+	check_forwarded(&b, &r, mac_gw2);
+out:
+	sched_setaffinity(0, sizeof(all), &all);
+	sh("ip route del 10.93.0.0/16");
 }
 
 /* Sets IPv4 total length (and the header checksum) of a built packet. */
