@@ -823,15 +823,21 @@ static void test_l4_and_exthdr_boundaries(void)
 		    SILO_STAT_PASS_EXTHDR);
 }
 
-/* A packet of exactly the egress MTU fits, on a miss and on a hit. */
+/*
+ * A packet of exactly the egress MTU fits, on a miss and on a hit; one byte
+ * more does not. The route's MTU is below the least PMTU (552), so the
+ * entry is cached and used.
+ */
 static void test_packet_of_exactly_the_mtu_forwarded(void)
 {
-	struct pkt_spec sp = spec4("10.95.0.3"); /* mtu lock 1000 */
+	struct pkt_spec sp = spec4("10.91.0.1");
 	uint8_t pkt[PKT_MAX];
 	struct result r;
 	size_t len;
 
-	sp.payload = 1000 - 20 - 8;
+	REQUIRE(!sh("ip route add 10.91.0.0/16 via 10.2.0.2 mtu lock 520"),
+		"route add");
+	sp.payload = 520 - 20 - 8;
 	len = pkt_build(pkt, &sp);
 	run_pkt(pkt, len, &r);
 	check_forwarded(&sp, &r, mac_gw);
@@ -842,6 +848,7 @@ static void test_packet_of_exactly_the_mtu_forwarded(void)
 	len = pkt_build(pkt, &sp);
 	expect_pass("one byte over the cached mtu", pkt, len,
 		    SILO_STAT_PASS_MTU);
+	sh("ip route del 10.91.0.0/16");
 }
 
 /*

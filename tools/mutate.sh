@@ -36,7 +36,7 @@ ids=() files=() finds=() repls=() tests=() timeouts=()
 
 # Reads the list into the arrays; a malformed entry stops everything.
 parse() {
-	local line key val cur=-1 last= n=0
+	local line key val cur=-1 last='' n=0
 	while IFS= read -r line || [[ -n $line ]]; do
 		((++n))
 		if [[ $line == '|'* ]]; then
@@ -51,7 +51,7 @@ parse() {
 			continue
 		fi
 		[[ -z ${line//[[:space:]]/} || $line == '#'* ]] && {
-			last=
+			last=''
 			continue
 		}
 		if [[ ! $line =~ ^([a-z]+):\ ?(.*)$ ]]; then
@@ -62,8 +62,8 @@ parse() {
 		case $key in
 		id)
 			cur=${#ids[@]}
-			ids[cur]=$val files[cur]= finds[cur]= repls[cur]=
-			tests[cur]= timeouts[cur]=
+			ids[cur]=$val files[cur]='' finds[cur]='' repls[cur]=''
+			tests[cur]='' timeouts[cur]=''
 			;;
 		file | find | replace | tests | timeout | why)
 			if ((cur < 0)); then
