@@ -35,6 +35,8 @@ struct pkt {
 	__u8 dst[16];
 	__u16 l3_off; /* from data to the IP header */
 	__u16 l3_len; /* IPv4 total length / IPv6 40 + payload length */
+	__u16 trailer; /* bytes after the IP packet (the stack trims them) */
+	__be32 flowinfo; /* IPv6 traffic class and flow label */
 	__be16 sport;
 	__be16 dport;
 	__u8 family;
@@ -120,6 +122,7 @@ static __always_inline int parse_ipv4(struct pkt *p, void *l3, void *data_end)
 	tot = bpf_ntohs(iph->tot_len);
 	if (tot < ihl || l3 + tot > data_end)
 		return SILO_STAT_PASS_BAD_LEN;
+	p->trailer = data_end - (l3 + tot);
 	if (iph->frag_off & bpf_htons(IP_MF | IP_OFFSET))
 		return SILO_STAT_PASS_FRAGMENT;
 
@@ -149,9 +152,12 @@ static __always_inline int parse_ipv6(struct pkt *p, void *l3, void *data_end)
 	l3_end = cur + bpf_ntohs(ip6->payload_len);
 	if (l3_end > data_end)
 		return SILO_STAT_PASS_BAD_LEN;
+	p->trailer = data_end - l3_end;
 
 	p->family = SILO_AF_INET6;
 	p->tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
+	/* What the kernel's flowi6 gets: ip6_flowinfo() */
+	p->flowinfo = *(__be32 *)ip6 & bpf_htonl(0x0FFFFFFF);
 	p->ttl = ip6->hop_limit;
 	p->l3_len = sizeof(*ip6) + bpf_ntohs(ip6->payload_len);
 	p->martian = ipv6_addr_martian(&ip6->saddr) ||

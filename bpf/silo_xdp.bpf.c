@@ -119,29 +119,27 @@ static __always_inline int mac_equal(const __u8 *a, const __u8 *b)
 		(a[4] ^ b[4]) | (a[5] ^ b[5])) == 0;
 }
 
-static __always_inline int is_local(const struct pkt *p)
-{
-	struct silo_addr a = { .family = p->family };
-
-	__builtin_memcpy(a.addr, p->dst, sizeof(a.addr));
-	return bpf_map_lookup_elem(&local_addrs, &a) != NULL;
-}
-
-/* Trusted unless silod has run here and has gone silent. */
+/*
+ * Only silod invalidates the cache, so it is used only while silod beats:
+ * not before it has run (0), not after it has exited (0 again), not when
+ * the beat is too old, and not when it lies in the future (a clock that is
+ * not ours: silod in another time namespace).
+ */
 static __always_inline int cache_trusted(void)
 {
 	const struct silo_heartbeat *hb;
 	__u32 zero = 0;
 	__u64 last;
+	__s64 age;
 
 	hb = bpf_map_lookup_elem(&heartbeat, &zero);
 	if (!hb)
 		return 0;
 	last = READ_ONCE(hb->last_ns);
 	if (!last)
-		return 1;
-	return (__s64)(bpf_ktime_get_coarse_ns() - last) <=
-	       (__s64)READ_ONCE(hb->timeout_ns);
+		return 0;
+	age = (__s64)(bpf_ktime_get_coarse_ns() - last);
+	return age >= 0 && age <= (__s64)READ_ONCE(hb->timeout_ns);
 }
 
 static __always_inline void *node_cache(void)
@@ -153,32 +151,74 @@ static __always_inline void *node_cache(void)
 	return bpf_map_lookup_elem(&route_cache, &n);
 }
 
+static __always_inline int addr_is_local(__u8 family, const __u8 *addr)
+{
+	struct silo_addr a = { .family = family };
+
+	__builtin_memcpy(a.addr, addr, sizeof(a.addr));
+	return bpf_map_lookup_elem(&local_addrs, &a) != NULL;
+}
+
 /*
- * IPv4 reverse path check as fib_validate_source() does it for rp_filter 1
- * (strict: the route back to the source leaves through the ingress device)
- * and 2 (loose: some unicast route back exists): an input lookup, like the
- * kernel's, with no output device to bias it. Only on a cache miss: the
- * answer is cached with the route, and any route change bumps genid.
+ * The IPv4 source check of the kernel's input route (fib_validate_source()),
+ * 0 where it accepts, or a pass reason where it might drop the packet, so
+ * that the stack decides:
+ *
+ *  - rp_filter 0 without accept_local: a source that is one of our
+ *    addresses is a martian. With custom rules or local routes (which we
+ *    cannot see) the kernel also looks the source up and drops it when the
+ *    answer is a local, broadcast or other non-unicast route; an error
+ *    (blackhole, unreachable, prohibit) is accepted. bpf_fib_lookup says
+ *    NOT_FWDED both for "no route" and for a non-unicast route: stand aside.
+ *  - rp_filter 1 (strict): the route back leaves through the ingress
+ *    device; 2 (loose): a unicast route back exists. The kernel accepts
+ *    when any nexthop of the route back uses the device; the one that
+ *    bpf_fib_lookup picks is one of them, so our "yes" implies its "yes".
+ *    Without an IPv4 address on the device only a direct match passes.
+ *
+ * The kernel's lookup has loopback (or the VRF device) as input device, not
+ * the ingress device: rules such as "iif DEV" do not apply to it. Only on a
+ * cache miss: the answer is cached with the route, and every change of
+ * routes, rules, addresses or sysctls invalidates it.
  */
-static __always_inline int rp_ok(struct xdp_md *ctx, const struct pkt *p,
-				 const struct silo_device *dev)
+static __always_inline int source_check(struct xdp_md *ctx, const struct pkt *p,
+					const struct silo_device *dev)
 {
 	struct bpf_fib_lookup fib = {};
 	int rc;
 
-	if (p->family != SILO_AF_INET || !dev->rp_filter)
-		return 1;
+	if (p->family != SILO_AF_INET)
+		return 0;
+	if (!dev->rp_filter) {
+		if (dev->flags & SILO_DEV_F_ACCEPT_LOCAL)
+			return 0;
+		if (addr_is_local(p->family, p->src))
+			return SILO_STAT_PASS_LOCAL_SRC;
+	}
 	fib.family = p->family;
-	fib.ifindex = ctx->ingress_ifindex;
+	fib.ifindex = dev->rp_ifindex ? dev->rp_ifindex : 1;
 	fib.tos = p->tos;
 	__builtin_memcpy(&fib.ipv4_src, p->dst, 4);
 	__builtin_memcpy(&fib.ipv4_dst, p->src, 4);
 	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_SKIP_NEIGH);
-	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
+	if (rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
+		if (!dev->rp_filter || fib.ifindex == ctx->ingress_ifindex)
+			return 0;
+		if (dev->rp_filter == 2 &&
+		    !(dev->flags & SILO_DEV_F_NO_V4_ADDR))
+			return 0;
+		return SILO_STAT_PASS_RP_FILTER;
+	}
+	if (dev->rp_filter)
+		return SILO_STAT_PASS_RP_FILTER;
+	if (rc == BPF_FIB_LKUP_RET_BLACKHOLE ||
+	    rc == BPF_FIB_LKUP_RET_UNREACHABLE ||
+	    rc == BPF_FIB_LKUP_RET_PROHIBIT)
 		return 0;
-	return dev->rp_filter == 2 || fib.ifindex == ctx->ingress_ifindex;
+	return SILO_STAT_PASS_LOCAL_SRC;
 }
 
+/* The key holds what the FIB's answer depends on under genid's flags. */
 static __always_inline void fill_key(struct silo_route_key *key,
 				     struct xdp_md *ctx, const struct pkt *p,
 				     __u32 flags)
@@ -191,8 +231,25 @@ static __always_inline void fill_key(struct silo_route_key *key,
 		key->sport = p->sport;
 		key->dport = p->dport;
 	}
+	if (p->family == SILO_AF_INET6 && (flags & SILO_GENID_KEY_FLOWLABEL)) {
+		/* The IPv6 L3 hash takes the next header with the label. */
+		key->l4_proto = p->l4_proto;
+		key->flowlabel = p->flowinfo & bpf_htonl(0x000FFFFF);
+	}
 	__builtin_memcpy(key->src, p->src, sizeof(key->src));
 	__builtin_memcpy(key->dst, p->dst, sizeof(key->dst));
+}
+
+static __always_inline int key_equal(const struct silo_route_key *a,
+				     const struct silo_route_key *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	__u64 diff = 0;
+	int i;
+
+	for (i = 0; i < (int)(sizeof(*a) / sizeof(__u64)); i++)
+		diff |= x[i] ^ y[i];
+	return diff == 0;
 }
 
 /*
@@ -200,19 +257,25 @@ static __always_inline void fill_key(struct silo_route_key *key,
  * shared by every CPU of the node on every packet). The writer zeroes genid,
  * writes the fields, then stores genid; a reader copies the fields between
  * two reads of genid and trusts the copy only if both equal the current
- * genid. Ordering relies on the JIT's plain loads and stores keeping program
- * order, which holds on x86 (TSO); compiler barriers keep clang from moving
- * them.
+ * genid and the copy names our key: an element evicted and reused by
+ * another key between our lookup and our copy holds that key, and is
+ * refused. Ordering relies on the JIT's plain loads and stores keeping
+ * program order, which holds on x86 (TSO); compiler barriers keep clang
+ * from moving them.
  */
 static __always_inline int entry_read(struct silo_route_entry *e,
-				      struct silo_route_entry *out, __u64 gen)
+				      struct silo_route_entry *out,
+				      const struct silo_route_key *key,
+				      __u64 gen)
 {
 	if (READ_ONCE(e->genid) != gen)
 		return -1;
 	barrier();
 	__builtin_memcpy(out, e, sizeof(*out));
 	barrier();
-	return READ_ONCE(e->genid) == gen ? 0 : -2;
+	if (READ_ONCE(e->genid) != gen || !key_equal(&out->key, key))
+		return -2;
+	return 0;
 }
 
 /*
@@ -235,6 +298,7 @@ static __always_inline int entry_write(void *cache,
 	__builtin_memcpy(e->smac, n->smac, sizeof(e->smac));
 	__builtin_memcpy(e->dmac, n->dmac, sizeof(e->dmac));
 	__builtin_memcpy(e->nexthop, n->nexthop, sizeof(e->nexthop));
+	__builtin_memcpy(&e->key, key, sizeof(e->key));
 	barrier();
 	if (bpf_map_lookup_elem(cache, key) != e) {
 		WRITE_ONCE(e->genid, 0);
@@ -251,6 +315,21 @@ static __always_inline void ipv4_decrease_ttl(struct iphdr *iph)
 	check += bpf_htons(0x0100);
 	iph->check = (__u16)(check + (check >= 0xFFFF));
 	iph->ttl--;
+}
+
+/*
+ * Larger packets may meet a path MTU exception, which the kernel learns
+ * without telling anyone: bpf_fib_lookup sees it, a cached MTU would not.
+ */
+static __always_inline int above_pmtu_floor(const struct pkt *p,
+					    const struct silo_genid *g)
+{
+	__u32 floor;
+
+	if (p->family == SILO_AF_INET6)
+		return p->l3_len > 1280;
+	floor = READ_ONCE(g->pmtu_floor_v4);
+	return p->l3_len > (floor ? floor : 552);
 }
 
 /* Forward from the cache, or resolve with bpf_fib_lookup and cache it. */
@@ -278,6 +357,16 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	dev = bpf_map_lookup_elem(&devices, &ifindex);
 	if (!dev || !mac_equal(dev->mac, eth->h_dest))
 		return pass(st, SILO_STAT_PASS_NOT_HOST);
+	/* A bridge or bond takes its ports' frames before IP sees them. */
+	if (dev->flags & SILO_DEV_F_PORT)
+		return pass(st, SILO_STAT_PASS_PORT);
+	g = bpf_map_lookup_elem(&genid, &zero);
+	if (!g)
+		return pass(st, SILO_STAT_PASS_FIB);
+	/* Something in the stack XDP cannot reproduce sees this family. */
+	if (READ_ONCE(g->outside[p->family == SILO_AF_INET ? SILO_FAM_V4 :
+							     SILO_FAM_V6]))
+		return pass(st, SILO_STAT_PASS_ENVELOPE);
 	if (p->ip_options)
 		return pass(st, SILO_STAT_PASS_IP_OPTIONS);
 	if (p->family == SILO_AF_INET && !ipv4_csum_ok(ctx))
@@ -289,24 +378,24 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	if (p->ttl <= 1)
 		return pass(st, SILO_STAT_PASS_TTL);
 
-	g = bpf_map_lookup_elem(&genid, &zero);
-	if (!g)
-		return pass(st, SILO_STAT_PASS_FIB);
 	/* Read before the lookup: an entry is never newer than its stamp. */
 	gen = READ_ONCE(g->genid);
-	fill_key(&key, ctx, p, g->flags);
+	fill_key(&key, ctx, p, READ_ONCE(g->flags));
 
-	if (cache_enabled && !cache_trusted()) {
+	if (!cache_enabled) {
+	} else if (!cache_trusted()) {
 		/* Nobody invalidates it now: neither read nor fill it. */
 		count(st, SILO_STAT_CACHE_UNTRUSTED);
-	} else if (cache_enabled) {
+	} else if (above_pmtu_floor(p, g)) {
+		count(st, SILO_STAT_CACHE_BIG);
+	} else {
 		cache = node_cache();
 		if (cache)
 			e = bpf_map_lookup_elem(cache, &key);
 		if (!e) {
 			count(st, SILO_STAT_CACHE_MISS);
 		} else {
-			rc = entry_read(e, &r, gen);
+			rc = entry_read(e, &r, &key, gen);
 			if (rc == 0) {
 				count(st, SILO_STAT_CACHE_HIT);
 				goto xmit;
@@ -316,16 +405,17 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 		}
 	}
 
+	/* Every input the kernel's lookup (and multipath hash) takes. */
 	fib.family = p->family;
 	fib.ifindex = ctx->ingress_ifindex;
 	fib.tot_len = p->l3_len;
-	fib.l4_protocol = key.l4_proto;
-	fib.sport = key.sport;
-	fib.dport = key.dport;
+	fib.l4_protocol = p->l4_proto;
+	fib.sport = p->sport;
+	fib.dport = p->dport;
 	if (p->family == SILO_AF_INET)
 		fib.tos = p->tos;
 	else
-		fib.flowinfo = bpf_htonl((__u32)p->tos << 20);
+		fib.flowinfo = p->flowinfo;
 	__builtin_memcpy(fib.ipv6_src, p->src, sizeof(fib.ipv6_src));
 	__builtin_memcpy(fib.ipv6_dst, p->dst, sizeof(fib.ipv6_dst));
 	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
@@ -335,16 +425,19 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 		count(st, SILO_STAT_FIB_FIRST + rc);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
 		return pass(st, SILO_STAT_PASS_FIB);
-	if (!rp_ok(ctx, p, dev))
-		return pass(st, SILO_STAT_PASS_RP_FILTER);
+	rc = source_check(ctx, p, dev);
+	if (rc)
+		return pass(st, rc);
 
 	r.genid = gen;
 	r.ifindex = fib.ifindex;
 	r.mtu = fib.mtu_result;
-	r.family = p->family;
+	/* An IPv4 route may have an IPv6 gateway: the lookup says so. */
+	r.family = fib.family == SILO_AF_INET6 ? SILO_AF_INET6 : SILO_AF_INET;
 	__builtin_memcpy(r.smac, fib.smac, sizeof(r.smac));
 	__builtin_memcpy(r.dmac, fib.dmac, sizeof(r.dmac));
 	__builtin_memcpy(r.nexthop, fib.ipv6_dst, sizeof(r.nexthop));
+	__builtin_memcpy(&r.key, &key, sizeof(r.key));
 	if (cache) {
 		if (e) {
 			/*
@@ -367,6 +460,12 @@ xmit:
 		return pass(st, SILO_STAT_PASS_MTU);
 	if (r.ifindex == ctx->ingress_ifindex)
 		return pass(st, SILO_STAT_PASS_HAIRPIN);
+	/* The stack trims what follows the IP packet before forwarding. */
+	if (p->trailer) {
+		if (bpf_xdp_adjust_tail(ctx, -(int)p->trailer))
+			return pass(st, SILO_STAT_PASS_TRUNCATED);
+		count(st, SILO_STAT_TRIMMED);
+	}
 	/* Only records the target: the packet is untouched until we return. */
 	if (bpf_redirect_map(&tx_ports, r.ifindex, XDP_PASS) != XDP_REDIRECT)
 		return pass(st, SILO_STAT_PASS_NO_TX_PORT);
@@ -409,7 +508,7 @@ int silo_xdp(struct xdp_md *ctx)
 	reason = parse_packet(ctx, &p);
 	if (reason)
 		return pass(st, reason);
-	if (is_local(&p))
+	if (addr_is_local(p.family, p.dst))
 		return pass(st, SILO_STAT_PASS_LOCAL);
 	if (!forward)
 		return pass(st, SILO_STAT_PASS_NO_FORWARD);

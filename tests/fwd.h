@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
+#include <time.h>
 #include "test.h"
 #include "pkt.h"
 
@@ -38,6 +39,32 @@ static inline int prog_of(__u32 ifindex)
 			fd = bpf_prog_get_fd_by_id(devs[i].prog_id);
 	free(devs);
 	return fd;
+}
+
+/*
+ * Stands in for silod's heartbeat: the data path uses the route cache only
+ * while one beats. live 0 writes "no silod", -1 a beat from the future.
+ */
+static inline int fwd_heartbeat(int live)
+{
+	struct silo_heartbeat hb = { .timeout_ns = 3600ULL * 1000000000 };
+	char path[PATH_MAX];
+	struct timespec ts;
+	__u32 zero = 0;
+	int fd, err;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	if (live)
+		hb.last_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	if (live < 0)
+		hb.last_ns += 60ULL * 1000000000;
+	snprintf(path, sizeof(path), "%s/heartbeat", silo_pin_dir(s));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map_update_elem(fd, &zero, &hb, BPF_ANY) ? -errno : 0;
+	close(fd);
+	return err;
 }
 
 /* in0 and out0 with their addresses, silo on both; then cmds (routes). */
@@ -80,7 +107,7 @@ static inline int fwd_setup(const char *cmds)
 		printf("# cannot find the loaded program\n");
 		return -1;
 	}
-	return 0;
+	return fwd_heartbeat(1);
 }
 
 static inline void fwd_teardown(void)

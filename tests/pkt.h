@@ -22,6 +22,7 @@ struct pkt_spec {
 	uint8_t dst[16];
 	uint8_t ttl; /* 0: 64 */
 	uint8_t tos;
+	uint32_t flowlabel; /* IPv6, 20 bits */
 	uint8_t proto; /* IPPROTO_UDP (default), IPPROTO_TCP, IPPROTO_ICMP */
 	uint16_t sport, dport;
 	size_t payload;
@@ -84,7 +85,8 @@ static inline size_t pkt_build(uint8_t *buf, const struct pkt_spec *s)
 		size_t ext = 8 * s->nr_exthdrs;
 
 		buf[l3] = 0x60 | (s->tos >> 4);
-		buf[l3 + 1] = (s->tos & 0xF) << 4;
+		buf[l3 + 1] = (s->tos & 0xF) << 4 | (s->flowlabel >> 16 & 0xF);
+		pkt_put16(buf + l3 + 2, s->flowlabel & 0xFFFF);
 		pkt_put16(buf + l3 + 4, ext + l4len);
 		buf[l3 + 6] = s->nr_exthdrs ? s->exthdr[0] : proto;
 		buf[l3 + 7] = s->ttl ? s->ttl : 64;

@@ -30,6 +30,7 @@ static int setup(void)
 		    "ip route add 10.97.0.0/16 via 10.3.0.2\n"
 		    "ip route add 10.96.0.0/16 via 10.1.0.3\n"
 		    "ip route add 10.95.0.0/16 via 10.2.0.2 mtu lock 1000\n"
+		    "ip route add 10.92.0.0/16 via 10.2.0.2 mtu lock 500\n"
 		    "ip route add unreachable 10.66.0.0/16\n"
 		    "ip route add blackhole 10.67.0.0/16\n"
 		    "ip route add prohibit 10.68.0.0/16\n"))
@@ -409,9 +410,13 @@ static void test_fib_codes_pass_and_are_not_cached(void)
 }
 
 /* The MTU is checked on a cache hit too. */
+/*
+ * A hit checks the route's MTU, cached with the entry (below the least
+ * PMTU: no exception can be lower). Above it, every packet is resolved.
+ */
 static void test_mtu_checked_on_hit(void)
 {
-	struct pkt_spec sp = spec4("10.95.0.1");
+	struct pkt_spec sp = spec4("10.92.0.1");
 	uint8_t pkt[PKT_MAX];
 	struct result r;
 	size_t len;
@@ -419,9 +424,24 @@ static void test_mtu_checked_on_hit(void)
 	len = pkt_build(pkt, &sp);
 	run_pkt(pkt, len, &r);
 	check_forwarded(&sp, &r, mac_gw);
+	sp.payload = 510; /* 538 bytes: above 500, below the floor 552 */
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.cache_hit, 1);
+	CHECK_EQ(r.d.pass_mtu, 1);
+
+	sp = spec4("10.95.0.1");
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
 	sp.payload = 1200;
 	len = pkt_build(pkt, &sp);
-	expect_pass("larger than the cached mtu", pkt, len, SILO_STAT_PASS_MTU);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.cache_big, 1);
+	CHECK_EQ(r.d.cache_hit, 0);
+	CHECK_EQ(r.d.fib_frag_needed, 1);
 }
 
 static void test_device_without_forward(void)

@@ -70,9 +70,11 @@ struct silo_local_addr {
  * the rules and sysctls (a change bumps genid, so no entry of the old key
  * format survives it).
  */
-#define SILO_GENID_KEY_L4 (1U << 0) /* protocol and ports: a rule or an
+#define SILO_GENID_KEY_L4 \
+	(1U << 0) /* protocol and ports: a rule or an
 				     * L4 multipath hash selects on them */
-#define SILO_GENID_KEY_FLOWLABEL (1U << 1) /* IPv6 flow label: the default
+#define SILO_GENID_KEY_FLOWLABEL \
+	(1U << 1) /* IPv6 flow label: the default
 					    * IPv6 multipath hash or a rule
 					    * uses it */
 
@@ -102,7 +104,7 @@ struct silo_local_addr {
 	X(MPATH_HASH, mpath_hash,                                              \
 	  "a multipath hash policy bpf_fib_lookup cannot reproduce",           \
 	  "use fib_multipath_hash_policy 0, 1 or 2")                           \
-	X(UNKNOWN, unknown, "the configuration could not be read",            \
+	X(UNKNOWN, unknown, "the configuration could not be read",             \
 	  "see silod's log; silo stands aside until it can")
 
 enum silo_envelope_bit {
@@ -162,6 +164,9 @@ struct silo_device {
 	__u8 mac[6]; /* frames for another MAC are not ours to forward */
 	__u8 rp_filter; /* max(conf/all, conf/DEV) rp_filter: 0, 1, 2 */
 	__u8 flags; /* SILO_DEV_F_* */
+	/* The input device of the source check's lookup: the kernel's is
+	 * loopback (1), or the VRF device of a VRF port. */
+	__u32 rp_ifindex;
 };
 
 /*
@@ -193,6 +198,7 @@ struct silo_route_entry {
 	__u8 smac[6];
 	__u8 dmac[6];
 	__u8 nexthop[16]; /* gateway, or the destination when on-link */
+	__u32 pad2; /* the key 8-byte aligned: compared as __u64 words */
 	/* The key that filled it, checked on every read: an LRU element can
 	 * be evicted and reused by another key while a reader holds it. */
 	struct silo_route_key key;
@@ -236,7 +242,8 @@ struct silo_route_entry {
 	X(PASS_NO_TX_PORT, pass_no_tx_port, "egress device not in tx_ports")   \
 	X(PASS_ENVELOPE, pass_envelope, "outside the envelope: xdp status")    \
 	X(PASS_PORT, pass_port, "ingress is a bridge or bond port")            \
-	X(PASS_LOCAL_SRC, pass_local_src, "source check: the stack decides")   \
+	X(PASS_LOCAL_SRC, pass_local_src,                                      \
+	  "source local or not unicast routed")                                \
 	X(FIB_SUCCESS, fib_success, "BPF_FIB_LKUP_RET_SUCCESS")                \
 	X(FIB_BLACKHOLE, fib_blackhole, "BPF_FIB_LKUP_RET_BLACKHOLE")          \
 	X(FIB_UNREACHABLE, fib_unreachable, "BPF_FIB_LKUP_RET_UNREACHABLE")    \

@@ -118,7 +118,14 @@ typedef int (*silo_nl_addr_fn)(const struct silo_nl_addr *a, void *ctx);
 int silo_nl_dump_addrs(silo_nl_addr_fn fn, void *ctx);
 /* Dumps run again because they came back with NLM_F_DUMP_INTR. */
 extern unsigned long silo_nl_dumps_retried;
-int silo_nl_link_mac(__u32 ifindex, __u8 mac[6]);
+struct silo_nl_link {
+	__u8 mac[6];
+	bool has_mac;
+	__u32 master; /* IFLA_MASTER, 0: none */
+	char slave_kind[16]; /* IFLA_INFO_SLAVE_KIND: bridge, bond, vrf... */
+};
+/* A device's MAC (-EOPNOTSUPP without one), master and port kind. */
+int silo_nl_link(__u32 ifindex, struct silo_nl_link *l);
 /* 1 when a policy rule selects on ipproto or ports, else 0. */
 int silo_nl_rules_use_l4(void);
 
@@ -144,7 +151,11 @@ int silo_envelope_apply(int genid_fd, const struct silo_envelope *env,
 int silo_fill_local_addrs(int map_fd);
 int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes);
 int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);
-int silo_fill_device(int map_fd, __u32 ifindex);
+/* Writes ifindex's record; bumps genid (unless genid_fd < 0) when an
+ * existing record changed, since cached answers depend on it. */
+int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex);
+/* genid + 1, never 0. */
+int silo_genid_bump_fd(int genid_fd);
 
 /* The current network namespace's cookie (SO_NETNS_COOKIE). */
 int netns_cookie(__u64 *cookie);

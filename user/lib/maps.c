@@ -393,54 +393,145 @@ int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes)
 	return err;
 }
 
-int silo_fill_device(int map_fd, __u32 ifindex)
+/* Stops the dump (returns 1) at an IPv4 address of ifindex *ctx. */
+static int find_v4_addr(const struct silo_nl_addr *a, void *ctx)
 {
-	struct silo_device dev = {};
-	char ifname[IF_NAMESIZE], path[128];
-	int all = 0, one = 0, err;
+	return a->family == AF_INET && a->ifindex == *(__u32 *)ctx;
+}
 
-	err = silo_nl_link_mac(ifindex, dev.mac);
+/* conf/all and conf/DEV of an IPv4 sysctl, or -1 where unreadable. */
+static void read_conf(const char *ifname, const char *name, int *all, int *one)
+{
+	char path[128];
+
+	*all = *one = -1;
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/all/%s", name);
+	read_sysctl_int(path, all);
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", ifname,
+		 name);
+	read_sysctl_int(path, one);
+}
+
+int silo_genid_bump_fd(int genid_fd)
+{
+	struct silo_genid g;
+	__u32 zero = 0;
+
+	/* Only user space writes genid, so read-modify-write is safe as long
+	 * as one writer runs at a time (the daemon, or the CLI by hand). */
+	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
+		return -errno;
+	g.genid++;
+	if (!g.genid)
+		g.genid = 1; /* 0 marks an entry being rewritten */
+	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex)
+{
+	struct silo_device dev = { .rp_ifindex = 1 /* loopback */ }, old;
+	struct silo_nl_link link;
+	char ifname[IF_NAMESIZE];
+	int all, one, err;
+	__u32 idx = ifindex;
+
+	err = silo_nl_link(ifindex, &link);
 	if (err) {
 		pr_err("cannot read the MAC address of ifindex %u: %s\n",
 		       ifindex, strerror(-err));
 		return err;
 	}
-	/* The kernel uses the larger of conf/all and conf/DEV. */
-	if (if_indextoname(ifindex, ifname)) {
-		read_sysctl_int("/proc/sys/net/ipv4/conf/all/rp_filter", &all);
-		snprintf(path, sizeof(path),
-			 "/proc/sys/net/ipv4/conf/%s/rp_filter", ifname);
-		read_sysctl_int(path, &one);
-	}
+	memcpy(dev.mac, link.mac, sizeof(dev.mac));
+	/* A port of a bridge or bond is not an IP interface; a VRF port is,
+	 * and the kernel's source check looks up in its VRF. */
+	if (link.master && !strcmp(link.slave_kind, "vrf"))
+		dev.rp_ifindex = link.master;
+	else if (link.master)
+		dev.flags |= SILO_DEV_F_PORT;
+	if (!if_indextoname(ifindex, ifname))
+		return -ENODEV;
+	/* The kernel uses the larger of conf/all and conf/DEV ... */
+	read_conf(ifname, "rp_filter", &all, &one);
 	dev.rp_filter = all > one ? all : one;
+	/* ... and either of them for accept_local. Unreadable: the safe
+	 * answer, which is off. */
+	read_conf(ifname, "accept_local", &all, &one);
+	if (all > 0 || one > 0)
+		dev.flags |= SILO_DEV_F_ACCEPT_LOCAL;
+	err = silo_nl_dump_addrs(find_v4_addr, &idx);
+	if (err < 0)
+		return err;
+	if (err == 0)
+		dev.flags |= SILO_DEV_F_NO_V4_ADDR;
+	if (!bpf_map_lookup_elem(map_fd, &ifindex, &old) &&
+	    !memcmp(&old, &dev, sizeof(dev)))
+		return 0;
 	if (bpf_map_update_elem(map_fd, &ifindex, &dev, BPF_ANY))
 		return -errno;
+	/* Cached answers took the old record's source check: they go. */
+	return genid_fd >= 0 ? silo_genid_bump_fd(genid_fd) : 0;
+}
+
+static int read_policy(const char *family, int *policy, int *fields)
+{
+	char path[96];
+
+	*policy = 0;
+	*fields = 0;
+	snprintf(path, sizeof(path),
+		 "/proc/sys/net/%s/fib_multipath_hash_policy", family);
+	read_sysctl_int(path, policy);
+	snprintf(path, sizeof(path),
+		 "/proc/sys/net/%s/fib_multipath_hash_fields", family);
+	read_sysctl_int(path, fields);
 	return 0;
 }
 
-/* Rules decide whether protocol and ports belong in the cache key. */
+/* fib_multipath_hash_fields: source and destination port (L4). */
+#define HASH_FIELDS_PORTS 0x0018
+/* and the IPv6 flow label */
+#define HASH_FIELD_FLOWLABEL 0x0020
+
+/*
+ * The cache key's format (and the least IPv4 PMTU) from the rules and
+ * sysctls: protocol and ports when a rule selects on them or a multipath
+ * hash takes them (policy 1; 3 with port fields), the IPv6 flow label when
+ * the IPv6 hash takes it (policy 0 and 2; 3 with the flow label field).
+ * A new format bumps genid: no entry made under the old one survives.
+ */
 int silo_sync_genid_flags(int genid_fd)
 {
+	int l4, p4, f4, p6, f6, floor = 0;
 	struct silo_genid g;
 	__u32 zero = 0, flags;
-	int l4;
 
 	l4 = silo_nl_rules_use_l4();
 	if (l4 < 0) {
 		pr_err("cannot read the policy rules: %s\n", strerror(-l4));
 		return l4;
 	}
+	read_policy("ipv4", &p4, &f4);
+	read_policy("ipv6", &p6, &f6);
+	if (p4 == 1 || p6 == 1 || (p4 == 3 && (f4 & HASH_FIELDS_PORTS)) ||
+	    (p6 == 3 && (f6 & HASH_FIELDS_PORTS)))
+		l4 = 1;
+	read_sysctl_int("/proc/sys/net/ipv4/route/min_pmtu", &floor);
 	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
 		return -errno;
-	flags = l4 ? g.flags | SILO_GENID_KEY_L4 : g.flags & ~SILO_GENID_KEY_L4;
-	if (flags == g.flags)
+	flags = g.flags & ~(SILO_GENID_KEY_L4 | SILO_GENID_KEY_FLOWLABEL);
+	if (l4)
+		flags |= SILO_GENID_KEY_L4;
+	if (p6 == 0 || p6 == 2 || (p6 == 3 && (f6 & HASH_FIELD_FLOWLABEL)))
+		flags |= SILO_GENID_KEY_FLOWLABEL;
+	if (flags == g.flags && (__u32)floor == g.pmtu_floor_v4)
 		return 0;
-	/* A new key format: every entry made under the old one goes. */
 	g.flags = flags;
-	g.genid++;
+	g.pmtu_floor_v4 = floor > 0 ? floor : 0;
 	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
 		return -errno;
-	return 0;
+	return silo_genid_bump_fd(genid_fd);
 }
 
 int silo_maps_cache_size(const struct silo_maps *m, __u32 *size)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* rtnetlink requests and dumps, through libmnl. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -150,11 +151,6 @@ int silo_nl_dump_addrs(silo_nl_addr_fn fn, void *ctx)
 	return d.err ? d.err : err;
 }
 
-struct link_query {
-	__u8 *mac;
-	bool found;
-};
-
 static int link_attr_cb(const struct nlattr *attr, void *data)
 {
 	const struct nlattr **tb = data;
@@ -165,40 +161,55 @@ static int link_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
+static int linkinfo_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct silo_nl_link *l = data;
+
+	if (mnl_attr_get_type(attr) == IFLA_INFO_SLAVE_KIND)
+		snprintf(l->slave_kind, sizeof(l->slave_kind), "%.*s",
+			 (int)mnl_attr_get_payload_len(attr),
+			 (const char *)mnl_attr_get_payload(attr));
+	return MNL_CB_OK;
+}
+
 static int link_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[IFLA_MAX + 1] = {};
-	struct link_query *q = data;
+	struct silo_nl_link *l = data;
 
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return MNL_CB_OK;
 	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr_cb, tb);
 	if (tb[IFLA_ADDRESS] &&
 	    mnl_attr_get_payload_len(tb[IFLA_ADDRESS]) == 6) {
-		memcpy(q->mac, mnl_attr_get_payload(tb[IFLA_ADDRESS]), 6);
-		q->found = true;
+		memcpy(l->mac, mnl_attr_get_payload(tb[IFLA_ADDRESS]), 6);
+		l->has_mac = true;
 	}
+	if (tb[IFLA_MASTER])
+		l->master = mnl_attr_get_u32(tb[IFLA_MASTER]);
+	if (tb[IFLA_LINKINFO])
+		mnl_attr_parse_nested(tb[IFLA_LINKINFO], linkinfo_attr_cb, l);
 	return MNL_CB_OK;
 }
 
-int silo_nl_link_mac(__u32 ifindex, __u8 mac[6])
+int silo_nl_link(__u32 ifindex, struct silo_nl_link *l)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct link_query q = { .mac = mac };
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifi;
 	int err;
 
+	memset(l, 0, sizeof(*l));
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = RTM_GETLINK;
 	nlh->nlmsg_flags = NLM_F_REQUEST;
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
-	err = nl_request(nlh, link_cb, &q);
+	err = nl_request(nlh, link_cb, l);
 	if (err)
 		return err;
-	return q.found ? 0 : -EOPNOTSUPP;
+	return l->has_mac ? 0 : -EOPNOTSUPP;
 }
 
 static int rule_attr_cb(const struct nlattr *attr, void *data)

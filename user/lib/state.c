@@ -75,21 +75,11 @@ int silo_genid_bump(struct silo *s, __u64 *genid)
 	err = open_maps(s, &m);
 	if (err)
 		return err;
-	/* Only user space writes genid, so read-modify-write is safe as long
-	 * as one writer runs at a time (the daemon, or the CLI by hand). */
-	if (bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g)) {
+	err = silo_genid_bump_fd(m.fd[SILO_MAP_GENID]);
+	if (!err && bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g))
 		err = -errno;
-		goto out;
-	}
-	g.genid++;
-	if (!g.genid)
-		g.genid = 1; /* 0 marks an entry being rewritten */
-	if (bpf_map_update_elem(m.fd[SILO_MAP_GENID], &zero, &g, BPF_ANY)) {
-		err = -errno;
-		goto out;
-	}
-	*genid = g.genid;
-out:
+	if (!err)
+		*genid = g.genid;
 	silo_maps_close(&m);
 	return err;
 }
@@ -205,14 +195,18 @@ int silo_route_resolve(struct silo *s, const struct silo_route_key *key,
 	if (key->family == SILO_AF_INET)
 		p.params.tos = key->tos;
 	else
-		p.params.flowinfo = htonl((__u32)key->tos << 20);
+		p.params.flowinfo =
+			htonl((__u32)key->tos << 20) | key->flowlabel;
 	memcpy(p.params.ipv6_src, key->src, 16);
 	memcpy(p.params.ipv6_dst, key->dst, 16);
 	err = silo_fib_lookup(s, &p);
 	if (err)
 		return err;
 	memset(entry, 0, sizeof(*entry));
-	entry->family = key->family;
+	entry->key = *key;
+	/* The nexthop's family: an IPv4 route may have an IPv6 gateway. */
+	entry->family =
+		p.params.family == AF_INET6 ? SILO_AF_INET6 : SILO_AF_INET;
 	/* Only these answers say where the packet would go. */
 	if (p.rc != BPF_FIB_LKUP_RET_SUCCESS &&
 	    p.rc != BPF_FIB_LKUP_RET_NO_NEIGH)
@@ -250,7 +244,8 @@ int silo_daemon_info(struct silo *s, struct silo_daemon_info *info)
 	/* The data path's rule, on the data path's clock. */
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-	info->cache_trusted = !info->heartbeat.last_ns ||
+	info->cache_trusted = info->heartbeat.last_ns &&
+			      (__s64)(now - info->heartbeat.last_ns) >= 0 &&
 			      (__s64)(now - info->heartbeat.last_ns) <=
 				      (__s64)info->heartbeat.timeout_ns;
 out:

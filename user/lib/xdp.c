@@ -208,7 +208,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	}
 
 	/* Per-device entries first, so the program finds them at once. */
-	err = silo_fill_device(maps.fd[SILO_MAP_DEVICES], ifindex);
+	err = silo_fill_device(maps.fd[SILO_MAP_DEVICES],
+			       maps.fd[SILO_MAP_GENID], ifindex);
 	if (err)
 		goto out;
 	had_tx = !bpf_map_lookup_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex,

@@ -487,7 +487,8 @@ static int refresh_device(struct silo *s, __u32 ifindex, void *ctx)
 	(void)s;
 	/* A device that went away keeps its link pin until unloaded. */
 	if (if_indextoname(ifindex, name) &&
-	    silo_fill_device(d->maps.fd[SILO_MAP_DEVICES], ifindex))
+	    silo_fill_device(d->maps.fd[SILO_MAP_DEVICES],
+			     d->maps.fd[SILO_MAP_GENID], ifindex))
 		pr_warn("cannot refresh device %s\n", name);
 	return 0;
 }
@@ -529,7 +530,8 @@ static int process(struct silod *d, struct burst *b)
 		if (b->addrs)
 			err = silo_fill_local_addrs(
 				d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
-		if (!err && b->devices)
+		/* Addresses too: a device's source check depends on them. */
+		if (!err && (b->devices || b->addrs))
 			err = silo_for_each_link_pin(d->silo, refresh_device,
 						     d);
 		if (!err && b->rules)
