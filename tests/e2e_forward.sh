@@ -19,15 +19,26 @@ n=$(ip -n "$R" link show | grep -c 'prog/xdp')
 [[ $n == 2 ]] && ok "attached after the CLI exits" ||
 	not_ok "attached after the CLI exits" "$n devices with XDP"
 
+# silod for the router, as the lab runs it: the data path uses the route
+# cache only while silod beats.
+"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$R" -q &
+silod=$!
+dstat() { silo --netns "$R" -j daemon status 2>/dev/null | jq "$1"; }
+for _ in $(seq 100); do [[ $(dstat .running) == true ]] && break; sleep 0.05; done
+[[ $(dstat .running) == true && $(dstat .cache_trusted) == true ]] &&
+	ok "daemon status: running, cache trusted" ||
+	not_ok "daemon status: running, cache trusted" "$(dstat -c .)"
+
 # What the receiver got against what the sender says it sent (and what was
 # asked): a loss anywhere on the path shows here.
 udp() { # udp NAME DST COUNT
 	ip netns exec "$P-server" "$TRAFFIC" udp-sink 7000 --count "$3" \
 		--timeout 3 >"$TMP/sink" 2>/dev/null &
+	sink=$! # not a bare wait: silod runs in the background too
 	sleep 0.3
 	ip netns exec "$P-client" "$TRAFFIC" udp-send "$2" 7000 --count "$3" \
 		--gap-us 100 >"$TMP/send"
-	wait
+	wait "$sink"
 	got=$(jq .datagrams "$TMP/sink") sent=$(jq .datagrams "$TMP/send")
 	[[ $got == "$sent" && $sent == "$3" ]] && ok "$1" ||
 		not_ok "$1" "$got of $sent datagrams arrived ($3 asked)"
@@ -38,10 +49,11 @@ udp() { # udp NAME DST COUNT
 tcp() { # tcp NAME DST
 	ip netns exec "$P-server" "$TRAFFIC" tcp-sink 7001 --conns 2 \
 		--timeout 3 >"$TMP/sink" 2>/dev/null &
+	sink=$!
 	sleep 0.3
 	ip netns exec "$P-client" "$TRAFFIC" tcp-send "$2" 7001 --conns 2 \
 		--bytes 2000000 >"$TMP/send"
-	wait
+	wait "$sink"
 	got=$(jq .bytes "$TMP/sink") sent=$(jq .bytes "$TMP/send")
 	[[ $got == "$sent" && $sent == 4000000 ]] && ok "$1" ||
 		not_ok "$1" "$got of $sent bytes arrived (4000000 asked)"
@@ -56,11 +68,14 @@ tcp "tcp over ipv4" 10.2.0.2
 tcp "tcp over ipv6" fd02::2
 
 rx=$(stat rx) redirect=$(stat redirect) hit=$(stat cache_hit)
+big=$(stat cache_big)
 # Everything but ARP/ND and the first packet of each flow.
 ((redirect * 100 >= rx * 95)) && ok "forwarded by XDP" ||
 	not_ok "forwarded by XDP" "$redirect of $rx packets redirected"
-((hit * 100 >= redirect * 99)) && ok "forwarded from the cache" ||
-	not_ok "forwarded from the cache" "$hit cache hits for $redirect redirects"
+# Packets above the least PMTU (full TCP segments) are resolved by design.
+(((hit + big) * 100 >= redirect * 99)) && ok "forwarded from the cache" ||
+	not_ok "forwarded from the cache" \
+		"$hit cache hits and $big above the PMTU floor for $redirect redirects"
 ((redirect - before > 1000)) && ok "tcp forwarded by XDP" ||
 	not_ok "tcp forwarded by XDP" "$((redirect - before)) packets"
 # silo never drops: every packet its program saw left with a verdict it
@@ -75,10 +90,14 @@ for _ in 1 2 3 4 5; do balanced && break; sleep 0.2; done
 balanced && ok "nothing dropped" || not_ok "nothing dropped" \
 	"$(jq -c '{rx, pass, redirect, drop}' "$TMP/stats") (rx != pass + redirect)"
 
+# Valid entries for both directions of both families (IPv6 entries may be
+# per flow label: count the address pairs).
 n=$(silo --netns "$R" -j route show |
-	jq '[.entries[] | select(.valid)] | length')
-[[ $n == 4 ]] && ok "four valid cache entries (two flows each way)" ||
-	not_ok "four valid cache entries (two flows each way)" "$n"
+	jq -r '[.entries[] | select(.valid) | "\(.key.src)>\(.key.dst)"] |
+	       unique | join(" ")')
+want="10.1.0.2>10.2.0.2 10.2.0.2>10.1.0.2 fd01::2>fd02::2 fd02::2>fd01::2"
+[[ $n == "$want" ]] && ok "valid cache entries both ways, both families" ||
+	not_ok "valid cache entries both ways, both families" "$n"
 check "lookup agrees with the FIB" bash -c \
 	"'$SILO' --pin-root '$PIN_ROOT' --netns '$R' -j route lookup 10.2.0.2 |
 	 jq -e '.results | length == 1 and .[0].agree and .[0].valid'"
@@ -105,20 +124,12 @@ for pin in "$DIR"/*; do
 	esac
 done
 
-# silod for the router, as the lab runs it.
-"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$R" -q &
-silod=$!
-dstat() { silo --netns "$R" -j daemon status 2>/dev/null | jq "$1"; }
-for _ in $(seq 100); do [[ $(dstat .running) == true ]] && break; sleep 0.05; done
-[[ $(dstat .running) == true && $(dstat .cache_trusted) == true ]] &&
-	ok "daemon status: running, cache trusted" ||
-	not_ok "daemon status: running, cache trusted" "$(dstat -c .)"
 ip -n "$R" route add 10.2.0.0/28 via 10.2.0.2 dev r-s
 for _ in $(seq 100); do [[ $(dstat .counters.invalidated) -ge 2 ]] && break; sleep 0.05; done
 [[ $(dstat .counters.events_route) -ge 1 && $(dstat .counters.invalidated) -ge 2 ]] &&
 	ok "a route change removes the entries inside it" ||
 	not_ok "a route change removes the entries inside it" "$(dstat -c .counters)"
-n=$(silo --netns "$R" -j route show | jq '[.entries[].key.dst] | sort | join(" ")')
+n=$(silo --netns "$R" -j route show | jq '[.entries[].key.dst] | unique | join(" ")')
 [[ $n == '"fd01::2 fd02::2"' ]] && ok "entries outside it stay" ||
 	not_ok "entries outside it stay" "$n"
 
