@@ -872,6 +872,43 @@ static void test_packet_of_exactly_the_mtu_forwarded(void)
 }
 
 /*
+ * The least PMTU (net.ipv4.route.min_pmtu) splits packets: up to it the
+ * cache serves them, above it bpf_fib_lookup does (it sees PMTU exceptions
+ * the kernel learned without a notification).
+ */
+static void test_pmtu_floor_boundary(void)
+{
+	struct pkt_spec sp = spec4("10.99.14.14");
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	unsigned int floor = 0;
+	size_t len;
+	FILE *f;
+
+	f = fopen("/proc/sys/net/ipv4/route/min_pmtu", "r");
+	REQUIRE(f, "cannot read min_pmtu");
+	if (fscanf(f, "%u", &floor) != 1)
+		floor = 0;
+	fclose(f);
+	REQUIRE(floor >= 68 && floor < 1400, "min_pmtu %u", floor);
+	sp.payload = floor - 20 - 8;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_hit, 1);
+	CHECK_EQ(r.d.cache_big, 0);
+	sp.payload++;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_big, 1);
+	CHECK_EQ(r.d.cache_hit, 0);
+	CHECK_EQ(r.d.fib_success, 1);
+}
+
+/*
  * The TTL's incremental checksum update needs its end-around carry: with a
  * header checksum of 0xFEFF, TTL - 1 makes it 0x0000 (as a full
  * recomputation does), not 0xFFFF.
@@ -935,6 +972,7 @@ int main(void)
 	RUN(test_fib_probe_matches_cache);
 	RUN(test_l4_and_exthdr_boundaries);
 	RUN(test_packet_of_exactly_the_mtu_forwarded);
+	RUN(test_pmtu_floor_boundary);
 	RUN(test_ttl_checksum_carry);
 	if (hooks_open() == 0) {
 		RUN(test_genid_read_before_lookup);
