@@ -79,7 +79,7 @@ done
 check "json after the command" bash -c \
 	"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' xdp status -j | jq -e '.devices[0].device == \"v0\"'"
 g=$(silo --netns "$N" -j genid show | jq .genid)
-expect "genid bump" 0 "genid $((g + 1))\b" silo --netns "$N" genid bump
+expect "genid bump" 0 "genid $((g + 1))\$" silo --netns "$N" genid bump
 
 expect "unload" 0 "silo unloaded from v0" silo --netns "$N" xdp unload v0
 [[ -z $(state) ]] && ok "unload leaves nothing" ||
