@@ -2,8 +2,9 @@
 #
 # make                 build everything into $(OUTPUT) (default build/)
 # make test            build with ASan/UBSan into $(OUTPUT)/san and run tests
-# make mutate [M=ID]   plant each bug of tools/mutations.txt (or only ID) in
-#                      a scratch copy and check that its tests catch it
+# make mutate [M=ID]   plant each bug of tools/mutations.txt (or only M, a
+#                      space-separated list of ids) in a scratch copy and
+#                      check that its tests catch it
 # make bench           run the benchmarks (JSON lines)
 # make lab             run the built-in lab (network namespaces, veth)
 # make vmlinux         regenerate vmlinux/vmlinux.h from the running kernel
