@@ -33,9 +33,10 @@ int xdp_pass(struct xdp_md *ctx __attribute__((unused)))
  * FIB lookup fires a tracepoint from inside bpf_fib_lookup, in the same
  * context. These programs, on that tracepoint, act as if silod (or another
  * CPU) changed something during the lookup: they bump genid, or hand a
- * cache entry's element to another key, exactly then. They act only for the process that armed them
- * (in_tgid), so other lookups on the machine are left alone. Not loaded
- * unless a test asks ('?'), and they share the live maps by reused fds.
+ * cache entry's element to another key, exactly then. They act only for
+ * the process that armed them (in_tgid), so other lookups on the machine
+ * are left alone. Not loaded unless a test asks ('?'); they share the live
+ * maps by reused fds. The tracepoints need no kprobes or trampolines.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
