@@ -2,6 +2,9 @@
 #
 # make                 build everything into $(OUTPUT) (default build/)
 # make test            build with ASan/UBSan into $(OUTPUT)/san and run tests
+# make mutate [M=ID]   plant each bug of tools/mutations.txt (or only M, a
+#                      space-separated list of ids) in a scratch copy and
+#                      check that its tests catch it
 # make bench           run the benchmarks (JSON lines)
 # make fuzz            mutated frames through silo's XDP program (as root)
 # make lab             run the built-in lab (network namespaces, veth)
@@ -65,7 +68,7 @@ TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/*.c))
 TOOL_BINS := $(patsubst tools/%.c,$(OUTPUT)/tools/%,$(wildcard tools/*.c))
 BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS))
 
-.PHONY: all clean test bench lab vmlinux format install fuzz
+.PHONY: all clean test mutate bench lab vmlinux format install fuzz
 .DEFAULT_GOAL := all
 all: $(CLI) $(SILOD) $(LIBSILO) $(TEST_BINS) $(TOOL_BINS)
 
@@ -134,6 +137,11 @@ FUZZ_COUNT ?= 1000000
 FUZZ_REPLAY ?= 10000
 fuzz: all
 	$(Q)$(OUTPUT)/tools/fuzz_xdp --count $(FUZZ_COUNT) --replay $(FUZZ_REPLAY) $(FUZZ_ARGS)
+
+# Not part of "test": every mutant is a build and a test run.
+mutate:
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(OUTPUT)/san SANITIZE=1 all
+	$(Q)tools/mutate.sh $(OUTPUT)/san $(M)
 
 bench: all
 	$(Q)tools/bench.sh $(OUTPUT)

@@ -23,6 +23,10 @@ expect "no object" 2 "Usage" silo
 expect "unknown object" 2 "unknown command 'frob'" silo frob
 expect "unknown command" 2 "unknown command 'frob'" silo xdp frob
 expect "unknown option" 2 "" silo xdp load v0 --bogus
+expect "unknown global option" 2 "unrecognized option '--bogus'" \
+	silo --bogus xdp status
+expect "global option missing its argument" 2 "requires an argument" \
+	silo --netns
 expect "missing device" 2 "xdp load DEV" silo xdp load
 expect "bad mode" 2 "bad --mode 'fast'" silo xdp load v0 --mode fast
 expect "bad cache size" 2 "bad --cache-size" silo xdp load v0 --cache-size -3

@@ -5,7 +5,9 @@
  * libsilo loads onto veths in this test's own network namespace, where the
  * routes and neighbours bpf_fib_lookup answers from are set up.
  */
+#include <linux/limits.h>
 #include "fwd.h"
+#include "silo_test.skel.h"
 
 static __u32 out1;
 static int prog_out1;
@@ -456,31 +458,49 @@ static void test_device_without_forward(void)
 	CHECK_EQ(r.d.fib_success, 0);
 }
 
-static void test_rp_filter(void)
+static void rp_filter_mode(int mode)
 {
 	struct silo_xdp_load_opts fwd = { .forward = true, .replace = true };
+
+	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=%d", mode);
+	CHECK(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
+	close(prog_in0);
+	prog_in0 = prog_of(in0);
+}
+
+static void test_rp_filter(void)
+{
 	struct pkt_spec sp = spec4("10.99.6.6");
 	uint8_t pkt[PKT_MAX];
 	struct result r;
 	size_t len;
 
-	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=1");
-	REQUIRE(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
-	v4(sp.src, "10.55.0.1"); /* the way back is not through in0 */
+	rp_filter_mode(1);
+	v4(sp.src, "10.55.0.1"); /* no way back at all */
 	len = pkt_build(pkt, &sp);
-	expect_pass("strict rp_filter", pkt, len, SILO_STAT_PASS_RP_FILTER);
-
+	expect_pass("strict rp_filter, no route back", pkt, len,
+		    SILO_STAT_PASS_RP_FILTER);
+	v4(sp.src, "10.2.0.9"); /* the way back is through out0 */
+	len = pkt_build(pkt, &sp);
+	expect_pass("strict rp_filter, route back through another device", pkt,
+		    len, SILO_STAT_PASS_RP_FILTER);
 	sp = spec4("10.99.6.6");
 	len = pkt_build(pkt, &sp);
 	run_pkt(pkt, len, &r);
 	check_forwarded(&sp, &r, mac_gw);
 
-	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=0");
-	REQUIRE(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
+	/* Loose: any way back will do. */
+	rp_filter_mode(2);
+	v4(sp.src, "10.2.0.9");
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	v4(sp.src, "10.55.0.1");
+	len = pkt_build(pkt, &sp);
+	expect_pass("loose rp_filter, no route back", pkt, len,
+		    SILO_STAT_PASS_RP_FILTER);
+
+	rp_filter_mode(0);
 }
 
 /* A rule on ports puts protocol and ports into the cache key. */
@@ -562,6 +582,372 @@ static void test_fib_probe_matches_cache(void)
 	CHECK_EQ(p.params.mtu_result, e.mtu);
 }
 
+/*
+ * The in-lookup hooks of bpf/silo_test.bpf.c on this test's live maps: they
+ * act from inside bpf_fib_lookup (its FIB tracepoint), which makes the races
+ * of the data path deterministic under BPF_PROG_TEST_RUN.
+ */
+static struct silo_test *hooks;
+static struct bpf_link *hook_links[2];
+
+static int reuse_pin(struct bpf_map *map, const char *name)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map__reuse_fd(map, fd);
+	close(fd);
+	return err;
+}
+
+static int hooks_open(void)
+{
+	int err;
+
+	hooks = silo_test__open();
+	if (!hooks)
+		return -errno;
+	bpf_program__set_autoload(hooks->progs.in_fib4_lookup, true);
+	bpf_program__set_autoload(hooks->progs.in_fib6_lookup, true);
+	err = reuse_pin(hooks->maps.genid, "genid");
+	if (!err)
+		err = reuse_pin(hooks->maps.route_cache, "route_cache");
+	if (!err)
+		err = reuse_pin(hooks->maps.cpu_node, "cpu_node");
+	if (!err)
+		err = silo_test__load(hooks);
+	if (err) {
+		printf("# cannot load the in-lookup hooks: %s\n",
+		       strerror(-err));
+		return err;
+	}
+	hook_links[0] = bpf_program__attach(hooks->progs.in_fib4_lookup);
+	hook_links[1] = bpf_program__attach(hooks->progs.in_fib6_lookup);
+	if (!hook_links[0] || !hook_links[1]) {
+		err = -errno;
+		printf("# cannot attach to the FIB lookup tracepoints: %s\n",
+		       strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static void hooks_close(void)
+{
+	bpf_link__destroy(hook_links[0]);
+	bpf_link__destroy(hook_links[1]);
+	silo_test__destroy(hooks);
+}
+
+/* Runs pkt with the hooks armed for this process only. */
+static void run_pkt_hooked(const uint8_t *pkt, size_t len, struct result *r)
+{
+	hooks->bss->in_fired = 0;
+	hooks->bss->in_taken = 0;
+	hooks->bss->in_tgid = getpid();
+	run_pkt(pkt, len, r);
+	hooks->bss->in_tgid = 0;
+}
+
+struct key_ctx {
+	const struct pkt_spec *sp;
+	struct silo_route_key key;
+	struct silo_route_entry entry;
+	int found;
+};
+
+static int key_cb(__u32 node, const struct silo_route_key *k,
+		  const struct silo_route_entry *e, void *data)
+{
+	struct key_ctx *f = data;
+
+	(void)node;
+	if (k->ifindex == in0 && !memcmp(k->src, f->sp->src, 16) &&
+	    !memcmp(k->dst, f->sp->dst, 16)) {
+		f->key = *k;
+		f->entry = *e;
+		f->found++;
+	}
+	return 0;
+}
+
+/*
+ * An entry carries the genid read before the lookup that filled it, never
+ * one read after: when a route changes (and genid is bumped) during the
+ * lookup, the entry must be stale at once, not look current with the old
+ * answer. The hook bumps genid from inside the lookup.
+ */
+static void genid_bump_during_lookup(struct pkt_spec sp)
+{
+	struct silo_route_entry e;
+	uint8_t pkt[PKT_MAX];
+	size_t len = pkt_build(pkt, &sp);
+	struct result r;
+
+	hooks->bss->in_bump = 1;
+	run_pkt_hooked(pkt, len, &r);
+	hooks->bss->in_bump = 0;
+	REQUIRE(hooks->bss->in_fired >= 1,
+		"the FIB lookup tracepoint did not fire: nothing tested");
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_insert, 1);
+	REQUIRE(cache_entry(&sp, &e) == 1, "no cache entry after a miss");
+	CHECK(e.genid < genid_now(),
+	      "entry stamped with genid %llu, the genid after its lookup "
+	      "(%llu): an entry newer than its answer",
+	      (unsigned long long)e.genid, (unsigned long long)genid_now());
+	/* So the next packet resolves again, and the one after hits. */
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_hit, 0);
+	CHECK_EQ(r.d.cache_stale, 1);
+	CHECK_EQ(r.d.fib_success, 1);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.d.cache_hit, 1);
+}
+
+static void test_genid_read_before_lookup(void)
+{
+	genid_bump_during_lookup(spec4("10.99.10.10"));
+	genid_bump_during_lookup(spec6("fd99::10"));
+}
+
+/*
+ * A refresh in place publishes its genid only if its key still owns the
+ * element. During the lookup of flow A's refresh, the hook deletes A and
+ * inserts flow B, which takes A's element (the test keeps to one CPU, where
+ * a freed element goes to the next insert). The refresh must see that (a
+ * race, no refresh) and leave the element unusable: B's next packet goes
+ * B's way, not by A's answer written over B's entry.
+ */
+static void test_refresh_checks_the_key_still_owns_the_entry(void)
+{
+	struct pkt_spec a = spec4("10.99.11.11"), b = spec4("10.93.0.1");
+	struct key_ctx ka = { .sp = &a }, kb = { .sp = &b };
+	uint8_t pkta[PKT_MAX], pktb[PKT_MAX];
+	size_t lena = pkt_build(pkta, &a), lenb = pkt_build(pktb, &b);
+	cpu_set_t all, one;
+	struct result r;
+	__u64 g;
+
+	REQUIRE(!sh("ip route add 10.93.0.0/16 via 10.2.0.3"), "route add");
+	REQUIRE(sched_getaffinity(0, sizeof(all), &all) == 0, "affinity");
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	REQUIRE(sched_setaffinity(0, sizeof(one), &one) == 0, "pin to a CPU");
+
+	/* B first, then A: A's element is the last one this CPU took. */
+	run_pkt(pktb, lenb, &r);
+	check_forwarded(&b, &r, mac_gw2);
+	run_pkt(pkta, lena, &r);
+	check_forwarded(&a, &r, mac_gw);
+	CHECK(silo_route_foreach(s, key_cb, &kb) == 0 && kb.found == 1,
+	      "no cache entry for B");
+	CHECK(silo_route_foreach(s, key_cb, &ka) == 0 && ka.found == 1,
+	      "no cache entry for A");
+	CHECK(silo_genid_bump(s, &g) == 0, "genid bump failed");
+	if (t_failures)
+		goto out;
+
+	hooks->bss->in_key = ka.key;
+	hooks->bss->in_key2 = kb.key;
+	hooks->bss->in_val = kb.entry;
+	hooks->bss->in_val.genid = g; /* B's entry is current */
+	hooks->bss->in_take = 1;
+	run_pkt_hooked(pkta, lena, &r);
+	hooks->bss->in_take = 0;
+	if (!hooks->bss->in_taken) {
+		sched_setaffinity(0, sizeof(all), &all);
+		sh("ip route del 10.93.0.0/16");
+		SKIP("B did not get A's element: nothing to test here");
+	}
+	check_forwarded(&a, &r, mac_gw);
+	CHECK_EQ(r.d.cache_stale, 1);
+	CHECK_EQ(r.d.cache_race, 1);
+	CHECK_EQ(r.d.cache_refresh, 0);
+	run_pkt(pktb, lenb, &r);
+	check_forwarded(&b, &r, mac_gw2);
+out:
+	sched_setaffinity(0, sizeof(all), &all);
+	sh("ip route del 10.93.0.0/16");
+}
+
+/* Sets IPv4 total length (and the header checksum) of a built packet. */
+static void set_tot_len(uint8_t *pkt, size_t l3, uint16_t tot)
+{
+	uint16_t c;
+
+	pkt_put16(pkt + l3 + 2, tot);
+	memset(pkt + l3 + 10, 0, 2);
+	c = pkt_csum(pkt + l3, 20);
+	memcpy(pkt + l3 + 10, &c, 2);
+}
+
+/*
+ * Headers at the edge of the IP length: exactly fitting is forwarded, one
+ * byte short is the stack's (the frame itself is long enough either way).
+ */
+static void test_l4_and_exthdr_boundaries(void)
+{
+	uint8_t pkt[PKT_MAX];
+	struct pkt_spec sp;
+	struct result r;
+	size_t len, l3;
+
+	sp = spec4("10.99.13.13");
+	sp.payload = 0;
+	len = pkt_build(pkt, &sp);
+	l3 = pkt_l3_off(&sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	set_tot_len(pkt, l3, 20 + 8 - 1);
+	expect_pass("udp header one byte past ip length", pkt, len,
+		    SILO_STAT_PASS_L4_BAD);
+
+	sp = spec4("10.99.13.14");
+	sp.proto = IPPROTO_TCP;
+	sp.payload = 0;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	set_tot_len(pkt, l3, 20 + 20 - 1);
+	expect_pass("tcp header one byte past ip length", pkt, len,
+		    SILO_STAT_PASS_L4_BAD);
+
+	sp = spec6("fd99::13");
+	sp.payload = 0;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	pkt_put16(pkt + l3 + 4, 8 - 1);
+	expect_pass("ipv6 udp header one byte past the payload", pkt, len,
+		    SILO_STAT_PASS_L4_BAD);
+
+	/* destination options (8 bytes), then UDP, no payload */
+	sp = spec6("fd99::14");
+	sp.payload = 0;
+	sp.nr_exthdrs = 1;
+	sp.exthdr[0] = 60;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	pkt_put16(pkt + l3 + 4, 8 - 1);
+	expect_pass("extension header one byte past the payload", pkt, len,
+		    SILO_STAT_PASS_EXTHDR);
+	pkt_put16(pkt + l3 + 4, 0);
+	expect_pass("extension header 8 bytes past the payload", pkt, len,
+		    SILO_STAT_PASS_EXTHDR);
+}
+
+/*
+ * A packet of exactly the egress MTU fits, on a miss and on a hit; one byte
+ * more does not. The route's MTU is below the least PMTU (552), so the
+ * entry is cached and used.
+ */
+static void test_packet_of_exactly_the_mtu_forwarded(void)
+{
+	struct pkt_spec sp = spec4("10.91.0.1");
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len;
+
+	REQUIRE(!sh("ip route add 10.91.0.0/16 via 10.2.0.2 mtu lock 520"),
+		"route add");
+	sp.payload = 520 - 20 - 8;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_hit, 1);
+	sp.payload++;
+	len = pkt_build(pkt, &sp);
+	expect_pass("one byte over the cached mtu", pkt, len,
+		    SILO_STAT_PASS_MTU);
+	sh("ip route del 10.91.0.0/16");
+}
+
+/*
+ * The least PMTU (net.ipv4.route.min_pmtu) splits packets: up to it the
+ * cache serves them, above it bpf_fib_lookup does (it sees PMTU exceptions
+ * the kernel learned without a notification).
+ */
+static void test_pmtu_floor_boundary(void)
+{
+	struct pkt_spec sp = spec4("10.99.14.14");
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	unsigned int floor = 0;
+	size_t len;
+	FILE *f;
+
+	f = fopen("/proc/sys/net/ipv4/route/min_pmtu", "r");
+	REQUIRE(f, "cannot read min_pmtu");
+	if (fscanf(f, "%u", &floor) != 1)
+		floor = 0;
+	fclose(f);
+	REQUIRE(floor >= 68 && floor < 1400, "min_pmtu %u", floor);
+	sp.payload = floor - 20 - 8;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_hit, 1);
+	CHECK_EQ(r.d.cache_big, 0);
+	sp.payload++;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_big, 1);
+	CHECK_EQ(r.d.cache_hit, 0);
+	CHECK_EQ(r.d.fib_success, 1);
+}
+
+/*
+ * The TTL's incremental checksum update needs its end-around carry: with a
+ * header checksum of 0xFEFF, TTL - 1 makes it 0x0000 (as a full
+ * recomputation does), not 0xFFFF.
+ */
+static void test_ttl_checksum_carry(void)
+{
+	struct pkt_spec sp = spec4("10.99.12.12");
+	uint8_t pkt[PKT_MAX], want[PKT_MAX];
+	size_t len = pkt_build(pkt, &sp), l3 = pkt_l3_off(&sp);
+	struct result r;
+	uint16_t c;
+	unsigned int id;
+
+	for (id = 0; id <= 0xFFFF; id++) {
+		pkt_put16(pkt + l3 + 4, id);
+		memset(pkt + l3 + 10, 0, 2);
+		c = pkt_csum(pkt + l3, 20);
+		memcpy(pkt + l3 + 10, &c, 2);
+		if (pkt[l3 + 10] == 0xFE && pkt[l3 + 11] == 0xFF)
+			break;
+	}
+	REQUIRE(id <= 0xFFFF, "no IP id gives checksum 0xFEFF");
+	memcpy(want, pkt, len);
+	memcpy(want, mac_gw, 6);
+	memcpy(want + 6, mac_out0, 6);
+	want[l3 + 8]--;
+	memset(want + l3 + 10, 0, 2);
+	c = pkt_csum(want + l3, 20);
+	memcpy(want + l3 + 10, &c, 2);
+
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_REDIRECT);
+	CHECK_EQ(r.len, len);
+	CHECK(!memcmp(r.out, want, len),
+	      "checksum %02x%02x after TTL - 1, want %02x%02x (ttl %u)",
+	      r.out[l3 + 10], r.out[l3 + 11], want[l3 + 10], want[l3 + 11],
+	      r.out[l3 + 8]);
+}
+
 int main(void)
 {
 	if (test_init())
@@ -584,6 +970,17 @@ int main(void)
 	RUN(test_port_rules_key_on_ports);
 	RUN(test_route_flush);
 	RUN(test_fib_probe_matches_cache);
+	RUN(test_l4_and_exthdr_boundaries);
+	RUN(test_packet_of_exactly_the_mtu_forwarded);
+	RUN(test_pmtu_floor_boundary);
+	RUN(test_ttl_checksum_carry);
+	if (hooks_open() == 0) {
+		RUN(test_genid_read_before_lookup);
+		RUN(test_refresh_checks_the_key_still_owns_the_entry);
+	} else {
+		printf("not ok - in-lookup hooks: cannot load or attach\n");
+	}
+	hooks_close();
 	silo_xdp_unload(s, "out1");
 	close(prog_out1);
 	fwd_teardown();
