@@ -72,6 +72,18 @@ struct silod {
 	bool regrace_pending;
 	bool stopping;
 	__u64 last_resync_ns;
+	/* Serializes genid's read-modify-writes: both threads bump it. */
+	pthread_mutex_t genid_lock;
+	/* An invalidation may have been lost while lost != synced: no
+	 * heartbeat (the data path bypasses the cache) until a resync
+	 * succeeds. */
+	__u32 lost; /* invalidations lost (atomic: both threads) */
+	__u32 synced; /* lost when the last good resync began */
+	__u64 resync_warned; /* when a failed resync was last logged */
+	int device_err; /* refresh_device's */
+	int fail_resyncs; /* tests: resyncs still to fail */
+	void *rx_buf; /* netlink notifications */
+	size_t rx_len;
 };
 
 #define DSTAT_ADD(d, field, n)                    \
@@ -86,8 +98,9 @@ __u64 coarse_ns(void); /* CLOCK_MONOTONIC_COARSE: the data path's clock */
 
 /* events.c */
 int nl_events_open(int rcvbuf);
-/* Reads every pending message into b; -ENOBUFS after an overrun (b->resync
- * is then set and reading goes on). */
+/* Reads every pending message into b; -ENOBUFS after an overrun or a
+ * truncated or unreadable message (b->resync is then set and reading goes
+ * on). */
 int nl_events_drain(struct silod *d, struct burst *b);
 
 /* sweep.c */
@@ -106,5 +119,8 @@ void regrace_stop(struct silod *d);
 __u64 cache_fills(struct silod *d);
 int genid_bump(struct silod *d);
 int genid_bump_by(struct silod *d, unsigned int n);
+
+/* main.c: the cache must not be trusted until a resync succeeds. */
+void invalidation_lost(struct silod *d);
 
 #endif /* SILOD_H */
