@@ -604,7 +604,9 @@ static int resync(struct silod *d)
 
 	d->last_resync_ns = now_ns();
 	err = genid_bump(d);
-	if (!err && d->fail_resyncs > 0) {
+	if (!err && d->fail_skip > 0)
+		d->fail_skip--;
+	else if (!err && d->fail_resyncs > 0) {
 		d->fail_resyncs--;
 		err = -EIO; /* SILOD_TEST_FAIL_RESYNC */
 	}
@@ -833,9 +835,11 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_mutex_init(&d->genid_lock, NULL);
 	d->nl_fd = -1;
+	/* Tests: "N" fails the first N resyncs, "N@K" the N after K. */
 	test_env = getenv("SILOD_TEST_FAIL_RESYNC");
-	if (test_env)
-		d->fail_resyncs = atoi(test_env);
+	if (test_env &&
+	    sscanf(test_env, "%d@%d", &d->fail_resyncs, &d->fail_skip) < 1)
+		d->fail_resyncs = 0;
 	err = check_time_ns();
 	if (err)
 		return 1;

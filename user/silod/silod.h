@@ -82,6 +82,7 @@ struct silod {
 	__u64 resync_warned; /* when a failed resync was last logged */
 	int device_err; /* refresh_device's */
 	int fail_resyncs; /* tests: resyncs still to fail */
+	int fail_skip; /* tests: good resyncs before those */
 	void *rx_buf; /* netlink notifications */
 	size_t rx_len;
 };

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "silod.h"
@@ -281,8 +282,8 @@ static void test_hook(void)
 		return;
 	pfd.fd = fd;
 	pfd.events = POLLIN;
-	/* Never hang for a test that went away. */
-	if (write(fd, &c, 1) != 1 || poll(&pfd, 1, 5000) != 1 ||
+	/* Never hang for a test that went away (nor die of SIGPIPE). */
+	if (send(fd, &c, 1, MSG_NOSIGNAL) != 1 || poll(&pfd, 1, 5000) != 1 ||
 	    read(fd, &c, 1) != 1)
 		fd = -1;
 }
