@@ -6,6 +6,7 @@
  * restart with the heartbeat fail-safe, SIGTERM, and a faked two-node
  * topology set through the config file and SIGHUP.
  */
+#include <poll.h>
 #include "silod_util.h"
 
 static void scoped(struct pkt_spec in, struct pkt_spec out, struct pkt_spec sub,
@@ -266,7 +267,10 @@ static void race(bool second_sweep, const char *dst, const char *prefix)
 
 	sh("ip route replace %s via 10.2.0.3", prefix);
 	/* silod has swept once and waits for us */
-	REQUIRE(read(hook[0], &c, 1) == 1, "no first sweep");
+	REQUIRE(poll(&(struct pollfd){ .fd = hook[0], .events = POLLIN }, 1,
+		     10000) == 1 &&
+			read(hook[0], &c, 1) == 1,
+		"no first sweep");
 	CHECK_EQ(cache_entry(&sp, &e), 0);
 	REQUIRE(!late_store(&sp, mac_gw), "late store");
 	REQUIRE(write(hook[0], "G", 1) == 1, "release silod");
