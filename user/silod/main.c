@@ -494,21 +494,6 @@ static int apply_topology(struct silod *d)
 	return 0;
 }
 
-static void beat(struct silod *d)
-{
-	struct silo_heartbeat hb = {
-		.last_ns = coarse_ns(),
-		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
-	};
-	__u32 zero = 0;
-
-	if (!hb.last_ns)
-		hb.last_ns = 1; /* 0 means "no daemon" */
-	if (bpf_map_update_elem(d->maps.fd[SILO_MAP_HEARTBEAT], &zero, &hb,
-				BPF_ANY))
-		pr_err("cannot write the heartbeat: %s\n", strerror(errno));
-}
-
 /* The data path stops using the cache now, not after the timeout. */
 static void heartbeat_expire(struct silod *d)
 {
@@ -529,13 +514,34 @@ static void heartbeat_expire(struct silod *d)
  */
 void invalidation_lost(struct silod *d)
 {
+	pthread_mutex_lock(&d->lock);
 	__atomic_add_fetch(&d->lost, 1, __ATOMIC_SEQ_CST);
 	heartbeat_expire(d);
+	pthread_mutex_unlock(&d->lock);
 }
 
 static bool synced(struct silod *d)
 {
 	return __atomic_load_n(&d->lost, __ATOMIC_SEQ_CST) == d->synced;
+}
+
+/* Only while synced; under d->lock, so that a beat never lands just after
+ * invalidation_lost() expired the heartbeat. */
+static void beat(struct silod *d)
+{
+	struct silo_heartbeat hb = {
+		.last_ns = coarse_ns(),
+		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
+	};
+	__u32 zero = 0;
+
+	if (!hb.last_ns)
+		hb.last_ns = 1; /* 0 means "no daemon" */
+	pthread_mutex_lock(&d->lock);
+	if (synced(d) && bpf_map_update_elem(d->maps.fd[SILO_MAP_HEARTBEAT],
+					     &zero, &hb, BPF_ANY))
+		pr_err("cannot write the heartbeat: %s\n", strerror(errno));
+	pthread_mutex_unlock(&d->lock);
 }
 
 static void publish(struct silod *d)
@@ -753,8 +759,7 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		if (!synced(d))
 			b.resync = true;
 		if (now >= next_beat) {
-			if (synced(d))
-				beat(d);
+			beat(d);
 			publish(d);
 			next_beat = now + (__u64)d->cfg.heartbeat_ms * 1000000;
 		}
@@ -885,8 +890,7 @@ int main(int argc, char **argv)
 	err = regrace_start(d);
 	if (err)
 		goto out_release;
-	if (synced(d))
-		beat(d);
+	beat(d);
 	pr_info("serving %s (%s invalidation, heartbeat %d ms, timeout %d ms)\n",
 		silo_pin_dir(d->silo), d->cfg.global ? "global" : "scoped",
 		d->cfg.heartbeat_ms, d->cfg.timeout_ms);
