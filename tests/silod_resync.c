@@ -311,10 +311,10 @@ static void test_time_namespace_refused(void)
 		unlink(out);
 		SKIP("no time namespaces (unshare --time)");
 	}
-	rc = sh("unshare --time --monotonic 1000 --fork %s/silod --pin-root %s --config %s -q >%s 2>&1",
+	/* Exit status 1 expected: the shell turns it into success. */
+	rc = sh("unshare --time --monotonic 1000 --fork %s/silod --pin-root %s --config %s -q >%s 2>&1; test $? = 1",
 		getenv("BUILD"), test_pin_root(), config_path, out);
-	CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "silod exited with %d",
-	      rc);
+	CHECK(rc == 0, "silod did not exit with status 1");
 	CHECK(!sh("grep -q 'time namespace' %s", out),
 	      "silod did not say why it refused");
 	sh("sed 's/^/# /' %s", out);
