@@ -6,149 +6,8 @@
  * restart with the heartbeat fail-safe, SIGTERM, and a faked two-node
  * topology set through the config file and SIGHUP.
  */
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include "fwd.h"
-
-static pid_t silod_pid;
-static char config_path[] = "/tmp/silod-test-XXXXXX";
-
-/* Starts silod with extra arguments; hook_fd >= 0 arms the test hook. */
-static pid_t silod_start(const char *extra, int hook_fd)
-{
-	char args[512], bin[PATH_MAX], *argv[32], *tok, *save;
-	int argc = 0;
-	pid_t pid;
-
-	snprintf(bin, sizeof(bin), "%s/silod", getenv("BUILD"));
-	snprintf(
-		args, sizeof(args),
-		"-q --pin-root %s --config %s --heartbeat-ms 20 --timeout-ms 200 --min-sweep-us 200 %s",
-		test_pin_root(), config_path, extra);
-	argv[argc++] = bin;
-	for (tok = strtok_r(args, " ", &save); tok && argc < 31;
-	     tok = strtok_r(NULL, " ", &save))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		char fd[16];
-
-		/* Dies with the test, whatever kills it. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (hook_fd >= 0) {
-			snprintf(fd, sizeof(fd), "%d", hook_fd);
-			setenv("SILOD_TEST_HOOK_FD", fd, 1);
-		}
-		execv(bin, argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* Ready: silod published its pid and beats. */
-static int silod_wait_ready(pid_t pid)
-{
-	struct silo_daemon_info di;
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		if (!silo_daemon_info(s, &di) && di.running &&
-		    di.state.pid == (__u32)pid && di.state.resyncs &&
-		    di.heartbeat.last_ns)
-			return 0;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return -1;
-		usleep(10000);
-	}
-	return -1;
-}
-
-static int silod_stop(pid_t pid, int sig)
-{
-	int status;
-
-	if (pid <= 0)
-		return -1;
-	kill(pid, sig);
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return status;
-}
-
-static int silod_restart(const char *extra, int hook_fd)
-{
-	silod_stop(silod_pid, SIGTERM);
-	silod_pid = silod_start(extra, hook_fd);
-	return silod_wait_ready(silod_pid);
-}
-
-static struct silo_daemon daemon_counters(void)
-{
-	struct silo_daemon_info di;
-
-	silo_daemon_info(s, &di);
-	return di.state;
-}
-
-/*
- * Waits until silod has handled a change: a first sweep after prev, and no
- * second sweep still to come (which would remove entries primed meanwhile).
- */
-static void wait_settled(__u64 prev_sweeps)
-{
-	struct silo_daemon d;
-	int i;
-
-	for (i = 0; i < 400; i++) {
-		d = daemon_counters();
-		if (d.sweeps > prev_sweeps && !d.pending)
-			return;
-		usleep(5000);
-	}
-}
-
-/* Waits until the entry for sp is gone (1) or the time is up (0). */
-static int wait_gone(const struct pkt_spec *sp)
-{
-	struct silo_route_entry e;
-	int i;
-
-	for (i = 0; i < 400; i++) {
-		if (cache_entry(sp, &e) == 0)
-			return 1;
-		usleep(5000);
-	}
-	return 0;
-}
-
-/* Forwards sp, checks it went out through dmac; returns its counters. */
-static struct silo_stats forward_through(const struct pkt_spec *sp,
-					 const uint8_t *dmac)
-{
-	uint8_t pkt[PKT_MAX];
-	struct result r;
-	size_t len = pkt_build(pkt, sp);
-
-	run_pkt(pkt, len, &r);
-	check_forwarded(sp, &r, dmac);
-	return r.d;
-}
-
-/* Caches sp's route (a miss or a hit) through dmac. */
-static void prime(const struct pkt_spec *sp, const uint8_t *dmac)
-{
-	forward_through(sp, dmac);
-}
-
-static void expect_hit(const struct pkt_spec *sp, const uint8_t *dmac)
-{
-	CHECK_EQ(forward_through(sp, dmac).cache_hit, 1);
-}
+#include <poll.h>
+#include "silod_util.h"
 
 static void scoped(struct pkt_spec in, struct pkt_spec out, struct pkt_spec sub,
 		   const char *replace, const char *add, const char *del)
@@ -211,17 +70,143 @@ static void test_neighbour_mac_change(void)
 {
 	static const uint8_t mac_new[6] = { 0x02, 0, 0, 0, 0x02, 0x99 };
 	struct pkt_spec sp = spec4("10.97.0.1");
+	struct silo_route_entry e;
 
 	REQUIRE(!sh("ip neigh add 10.2.0.7 lladdr 02:00:00:00:02:02 dev out0 nud permanent\n"
 		    "ip route add 10.97.0.0/16 via 10.2.0.7"),
 		"setup");
+	/* Only the neighbour change may remove the entry: silod is done
+	 * with the route add, second sweep included, before it is cached. */
+	silod_quiet();
 	prime(&sp, mac_gw);
 	expect_hit(&sp, mac_gw);
+	silod_quiet();
+	REQUIRE(cache_entry(&sp, &e) == 1 && e.genid == genid_now(),
+		"the entry went before the neighbour changed");
 	REQUIRE(!sh("ip neigh replace 10.2.0.7 lladdr 02:00:00:00:02:99 dev out0 nud permanent"),
 		"neigh replace");
 	CHECK(wait_gone(&sp), "entry kept the old MAC");
 	prime(&sp, mac_new);
 	expect_hit(&sp, mac_new);
+}
+
+/*
+ * A policy rule can send any destination elsewhere: it cannot be scoped, so
+ * genid must change and entries from before must not be used.
+ */
+static void rule_change(const char *family, struct pkt_spec sp,
+			const char *rule)
+{
+	struct silo_route_entry e;
+	__u64 g;
+	int i;
+
+	prime(&sp, mac_gw);
+	expect_hit(&sp, mac_gw);
+	silod_quiet();
+	g = genid_now();
+	REQUIRE(!sh("ip %s rule add %s", family, rule), "rule add");
+	for (i = 0; i < 400 && genid_now() == g; i++)
+		usleep(5000);
+	CHECK(genid_now() != g, "no genid bump on a rule change");
+	REQUIRE(cache_entry(&sp, &e) == 1, "the entry is gone");
+	CHECK(e.genid != genid_now(),
+	      "an entry made before the rule change is still valid");
+	CHECK_EQ(forward_through(&sp, mac_gw).cache_hit, 0);
+	expect_hit(&sp, mac_gw);
+	sh("ip %s rule del %s", family, rule);
+}
+
+static void test_rule_change_bumps_genid(void)
+{
+	rule_change("-4", spec4("10.98.3.1"),
+		    "to 10.201.0.0/16 table 201 pref 201");
+	rule_change("-6", spec6("fd98::3:1"),
+		    "to fd21::/64 table 201 pref 201");
+}
+
+/*
+ * Entries just inside and just outside a prefix's boundaries: after cover
+ * (routes through the first gateway) and a change of the prefix (to the
+ * second), those inside go and those outside stay valid and hit.
+ */
+static void boundary(bool v6, const char *cover, const char *change,
+		     const char *const *inside, const char *const *outside)
+{
+	struct silo_route_entry e;
+	struct pkt_spec sp;
+	int i;
+
+#define SPEC(a) (v6 ? spec6(a) : spec4(a))
+	REQUIRE(!sh("%s", cover), "covering routes");
+	silod_quiet();
+	for (i = 0; inside[i]; i++) {
+		sp = SPEC(inside[i]);
+		prime(&sp, mac_gw);
+	}
+	for (i = 0; outside[i]; i++) {
+		sp = SPEC(outside[i]);
+		prime(&sp, mac_gw);
+	}
+	REQUIRE(!sh("%s", change), "route change");
+	for (i = 0; inside[i]; i++) {
+		sp = SPEC(inside[i]);
+		CHECK(wait_gone(&sp), "the entry for %s, inside, survived",
+		      inside[i]);
+	}
+	silod_quiet();
+	for (i = 0; outside[i]; i++) {
+		sp = SPEC(outside[i]);
+		CHECK(cache_entry(&sp, &e) == 1 && e.genid == genid_now(),
+		      "the entry for %s, outside, was removed", outside[i]);
+		expect_hit(&sp, mac_gw);
+	}
+	for (i = 0; inside[i]; i++) {
+		sp = SPEC(inside[i]);
+		prime(&sp, mac_gw2);
+		expect_hit(&sp, mac_gw2);
+	}
+#undef SPEC
+}
+
+static void test_prefix_boundaries_ipv4(void)
+{
+	/* /20: its last bit inside a byte; 10.77.16.0 - 10.77.31.255 */
+	static const char *const in[] = { "10.77.16.0", "10.77.31.255", NULL };
+	static const char *const out[] = { "10.77.15.255", "10.77.32.0", NULL };
+
+	boundary(false, "ip route add 10.77.0.0/16 via 10.2.0.2",
+		 "ip route add 10.77.16.0/20 via 10.2.0.3", in, out);
+}
+
+static void test_prefix_boundaries_ipv6(void)
+{
+	/* /61: fd77:0:0:10:: - fd77:0:0:17:ffff:ffff:ffff:ffff */
+	static const char *const in[] = {
+		"fd77:0:0:10::", "fd77:0:0:17:ffff:ffff:ffff:ffff", NULL
+	};
+	static const char *const out[] = { "fd77:0:0:f:ffff:ffff:ffff:ffff",
+					   "fd77:0:0:18::", NULL };
+
+	boundary(true, "ip -6 route add fd77::/48 via fd02::2",
+		 "ip -6 route add fd77:0:0:10::/61 via fd02::3", in, out);
+}
+
+static void test_host_routes_replaced(void)
+{
+	static const char *const in4[] = { "10.76.0.5", NULL };
+	static const char *const out4[] = { "10.76.0.4", "10.76.0.6", NULL };
+	static const char *const in6[] = { "fd76::5", NULL };
+	static const char *const out6[] = { "fd76::4", "fd76::6", NULL };
+
+	boundary(false,
+		 "ip route add 10.76.0.0/24 via 10.2.0.2\n"
+		 "ip route add 10.76.0.5/32 via 10.2.0.2",
+		 "ip route replace 10.76.0.5/32 via 10.2.0.3", in4, out4);
+	boundary(true,
+		 "ip -6 route add fd76::/64 via fd02::2\n"
+		 "ip -6 route add fd76::5/128 via fd02::2",
+		 "ip -6 route replace fd76::5/128 via fd02::3", in6, out6);
 }
 
 /*
@@ -282,7 +267,10 @@ static void race(bool second_sweep, const char *dst, const char *prefix)
 
 	sh("ip route replace %s via 10.2.0.3", prefix);
 	/* silod has swept once and waits for us */
-	REQUIRE(read(hook[0], &c, 1) == 1, "no first sweep");
+	REQUIRE(poll(&(struct pollfd){ .fd = hook[0], .events = POLLIN }, 1,
+		     10000) == 1 &&
+			read(hook[0], &c, 1) == 1,
+		"no first sweep");
 	CHECK_EQ(cache_entry(&sp, &e), 0);
 	REQUIRE(!late_store(&sp, mac_gw), "late store");
 	REQUIRE(write(hook[0], "G", 1) == 1, "release silod");
@@ -451,6 +439,9 @@ static void test_sigterm_leaves_data_path(void)
 	CHECK(!bpf_xdp_query(in0, 0, &q) && q.prog_id, "XDP detached");
 	CHECK(!silo_daemon_info(s, &di) && !di.running,
 	      "pins gone or silod still counted as running");
+	/* No silod, no invalidation: the cache must not be used now, not
+	 * only once the heartbeat is old. */
+	CHECK_EQ(di.heartbeat.last_ns, 0);
 	silod_pid = silod_start("", -1);
 	REQUIRE(!silod_wait_ready(silod_pid), "silod did not come back");
 }
@@ -543,6 +534,10 @@ int main(void)
 
 	if (test_init())
 		return 1;
+	/* No DAD: its end (seconds after setup) brings an address and a
+	 * route message, which would fall into a test's window at random. */
+	if (sh("sysctl -qw net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0"))
+		return 1;
 	if (fwd_setup("ip route add 10.99.0.0/16 via 10.2.0.2\n"
 		      "ip route add 10.98.0.0/16 via 10.2.0.2\n"
 		      "ip -6 route add fd99::/64 via fd02::2\n"
@@ -564,6 +559,10 @@ int main(void)
 	RUN(test_route_changes_scoped_ipv4);
 	RUN(test_route_changes_scoped_ipv6);
 	RUN(test_neighbour_mac_change);
+	RUN(test_rule_change_bumps_genid);
+	RUN(test_prefix_boundaries_ipv4);
+	RUN(test_prefix_boundaries_ipv6);
+	RUN(test_host_routes_replaced);
 	RUN(test_race_entry_resolved_before_change_is_removed);
 	RUN(test_race_without_second_sweep_is_seen);
 	RUN(test_overrun_resync_leaves_cache_consistent);

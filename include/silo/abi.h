@@ -320,6 +320,9 @@ struct silo_daemon {
 	__u32 pid; /* 0: not running */
 	__u32 pending; /* first sweeps whose grace period has not ended */
 	__u64 started_ns; /* CLOCK_MONOTONIC */
+	/* starttime of /proc/PID/stat (clock ticks since boot): tells silod
+	 * from a later process that reused its pid. */
+	__u64 start_ticks;
 #define SILO_X(name, field, desc) __u64 field;
 	SILO_DAEMON_STATS(SILO_X)
 #undef SILO_X

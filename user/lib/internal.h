@@ -76,6 +76,9 @@ int silo_maps_cache_size(const struct silo_maps *m, __u32 *size);
 int silo_sync_genid(int genid_fd, unsigned int what);
 /* The pid of a live silod serving this namespace's pins, or 0. */
 int silo_daemon_pid(struct silo *s);
+/* starttime (field 22 of /proc/PID/stat, clock ticks since boot); pid 0:
+ * this process. Tells a process from a later one that reused its pid. */
+int silo_proc_start_ticks(int pid, __u64 *ticks);
 /* True while an XDP link, a reuseport group or silod uses the shared maps. */
 bool silo_maps_in_use(struct silo *s);
 /* Removes the shared pins and empty directories, unless still in use. */

@@ -779,11 +779,35 @@ static int count_dir(const struct silo *s, const char *sub)
 	return n;
 }
 
+int silo_proc_start_ticks(int pid, __u64 *ticks)
+{
+	char path[64], buf[1024], *p;
+	int i, n;
+
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/stat");
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	/* The name (field 2) may hold spaces and parentheses: count from
+	 * its last ')'. Then state is field 3, starttime field 22. */
+	p = strrchr(buf, ')');
+	/* Field k + 2 follows the k-th space after it. */
+	for (i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", (unsigned long long *)ticks) != 1)
+		return -EINVAL;
+	return 0;
+}
+
 int silo_daemon_pid(struct silo *s)
 {
 	char path[64], comm[32];
 	struct silo_daemon d;
 	struct stat a, b;
+	__u64 ticks;
 	__u32 zero = 0;
 	int fd, err;
 
@@ -798,6 +822,10 @@ int silo_daemon_pid(struct silo *s)
 	snprintf(path, sizeof(path), "/proc/%u/comm", d.pid);
 	if (read_file(path, comm, sizeof(comm)) < 0 ||
 	    strncmp(comm, "silod", 5))
+		return 0;
+	/* The name alone is not enough: another silod (for another
+	 * namespace) may have taken the pid. Its start time tells. */
+	if (silo_proc_start_ticks(d.pid, &ticks) || ticks != d.start_ticks)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%u/ns/net", d.pid);
 	if (stat(path, &a) || stat("/proc/thread-self/ns/net", &b) ||

@@ -20,34 +20,75 @@
 unsigned long silo_nl_dumps_retried;
 
 struct nl_dump {
-	mnl_cb_t cb;
-	void *data;
 	bool intr;
+	/* The answer's datagrams, kept until it is known to be whole. */
+	struct nl_chunk {
+		void *buf;
+		size_t len;
+	} * chunks;
+	size_t nr, cap;
 };
 
-static int dump_cb(const struct nlmsghdr *nlh, void *data)
+static int check_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct nl_dump *d = data;
 
 	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 		d->intr = true;
-	return d->cb(nlh, d->data);
+	return MNL_CB_OK;
+}
+
+static int keep_chunk(struct nl_dump *d, const void *buf, size_t len)
+{
+	struct nl_chunk *c;
+
+	if (d->nr == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 8;
+
+		c = realloc(d->chunks, cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		d->chunks = c;
+		d->cap = cap;
+	}
+	c = &d->chunks[d->nr];
+	c->buf = malloc(len);
+	if (!c->buf)
+		return -ENOMEM;
+	memcpy(c->buf, buf, len);
+	c->len = len;
+	d->nr++;
+	return 0;
+}
+
+static void drop_chunks(struct nl_dump *d)
+{
+	while (d->nr)
+		free(d->chunks[--d->nr].buf);
+}
+
+static int cb_error(void)
+{
+	return errno ? -errno : -EIO;
 }
 
 /*
- * Sends req (a dump or a single request) on a socket of protocol and runs cb
- * on every answer. A dump that comes back inconsistent is run again from
- * scratch; cb must tolerate seeing an object more than once.
+ * Sends req (a dump or a single request) on a socket of protocol and runs
+ * cb on every answer. cb sees only a whole, consistent answer: a dump interrupted by a concurrent
+ * change (NLM_F_DUMP_INTR) is read to its end, dropped and run again; one
+ * still inconsistent after NL_DUMP_RETRIES tries fails with -EAGAIN, and cb
+ * has then seen nothing (partial data would pass for the whole state).
  */
 int silo_nl_request(int protocol, struct nlmsghdr *req,
 		    int (*cb)(const struct nlmsghdr *nlh, void *data),
 		    void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE * 4];
-	struct nl_dump d = { .cb = cb, .data = data };
+	struct nl_dump d = {};
 	struct mnl_socket *nl;
 	unsigned int portid, seq;
 	int ret, tries = 0;
+	size_t i;
 
 	nl = mnl_socket_open2(protocol, SOCK_CLOEXEC);
 	if (!nl)
@@ -63,27 +104,46 @@ int silo_nl_request(int protocol, struct nlmsghdr *req,
 again:
 	seq = req->nlmsg_seq = time(NULL) + tries;
 	d.intr = false;
+	drop_chunks(&d);
 	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0) {
 		ret = -errno;
-		goto out_close;
+		goto out_free;
 	}
 	do {
 		ret = mnl_socket_recvfrom(nl, buf, sizeof(buf));
 		if (ret < 0) {
 			ret = -errno;
-			goto out_close;
+			goto out_free;
 		}
-		ret = mnl_cb_run(buf, ret, seq, portid, dump_cb, &d);
+		if (keep_chunk(&d, buf, ret)) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+		errno = 0;
+		ret = mnl_cb_run(buf, ret, seq, portid, check_cb, &d);
 	} while (ret > 0);
 	if (ret < 0) {
-		ret = -errno;
-		goto out_close;
+		ret = cb_error();
+		goto out_free;
 	}
-	if (d.intr && ++tries < NL_DUMP_RETRIES) {
+	if (d.intr) {
+		if (++tries >= NL_DUMP_RETRIES) {
+			ret = -EAGAIN;
+			goto out_free;
+		}
 		__atomic_add_fetch(&silo_nl_dumps_retried, 1, __ATOMIC_RELAXED);
 		goto again;
 	}
-	ret = d.intr ? -EAGAIN : 0;
+	/* Whole: now the caller sees it. */
+	for (i = 0, ret = MNL_CB_OK; i < d.nr && ret > 0; i++) {
+		errno = 0;
+		ret = mnl_cb_run(d.chunks[i].buf, d.chunks[i].len, seq, portid,
+				 cb, data);
+	}
+	ret = ret < 0 ? cb_error() : 0;
+out_free:
+	drop_chunks(&d);
+	free(d.chunks);
 out_close:
 	mnl_socket_close(nl);
 	return ret;

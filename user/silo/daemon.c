@@ -14,7 +14,8 @@ static int daemon_help(int argc, char **argv)
 	printf("Usage: %s daemon status\n"
 	       "\n"
 	       "Whether silod runs for this namespace, the age of its heartbeat\n"
-	       "(the data path bypasses the route cache when it is too old),\n"
+	       "(the data path uses the route cache only while silod beats;\n"
+	       "without silod, or with too old a heartbeat, it bypasses it),\n"
 	       "the genid, and its counters: events by type, scoped and global\n"
 	       "invalidations, resyncs, overruns, coalesced bursts.\n"
 	       "Start silod with 'silod' (see 'silod --help') or its systemd\n"
@@ -114,13 +115,15 @@ static int daemon_status(int argc, char **argv)
 	else
 		printf("silod: not running\n");
 	if (age < 0)
-		printf("heartbeat: none yet; the route cache is trusted as loaded\n");
+		printf("heartbeat: none: silo does not forward (every packet goes to the stack) until silod runs\n"
+		       "  start it with 'silod --netns NAME' or 'systemctl start silod@NAME'\n"
+		       "  ('silod' or 'systemctl start silod' for the initial namespace)\n");
 	else
 		printf("heartbeat: %.3f s ago (timeout %.3f s): %s\n", age,
 		       di.heartbeat.timeout_ns / 1e9,
 		       di.cache_trusted ?
-			       "route cache trusted" :
-			       "route cache bypassed, bpf_fib_lookup for every packet");
+			       "forwarding and route cache live" :
+			       "stale: silo does not forward (every packet goes to the stack)");
 	printf("genid: %llu\n", (unsigned long long)di.genid);
 	for (i = 0; i < SILO_DSTAT_MAX; i++)
 		printf("  %-16s %12llu  %s\n", dstat_names[i],

@@ -128,7 +128,10 @@ int envelope_update(struct silod *d)
 	d->env.next_poll_ns = now_ns() + d->env.poll_ms * 1000000ULL;
 	/* What cannot be read comes back as UNKNOWN: the data path passes. */
 	silo_envelope_eval(&env);
+	/* The regrace thread bumps genid too: one writer at a time. */
+	pthread_mutex_lock(&d->genid_lock);
 	err = silo_envelope_apply(d->maps.fd[SILO_MAP_GENID], &env, -1);
+	pthread_mutex_unlock(&d->genid_lock);
 	if (err) {
 		pr_err("cannot write the envelope to genid: %s\n",
 		       strerror(-err));

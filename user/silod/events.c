@@ -4,6 +4,7 @@
  * neighbours to sweep, or a global bump for what cannot be scoped.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -181,31 +182,68 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* Messages were lost: only a resync is exact. */
+static void lost(struct silod *d, struct burst *b)
+{
+	DSTAT_ADD(d, overruns, 1);
+	b->resync = true;
+}
+
 int nl_events_drain(struct silod *d, struct burst *b)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE * 4];
 	void *data[2] = { d, b };
+	struct iovec iov;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	int overrun = 0;
 	ssize_t n;
 
+	if (!d->rx_buf) {
+		const char *env = getenv("SILOD_TEST_RECV_BUF");
+
+		/* Tests: a small start, to see a truncated read. */
+		d->rx_len = env ? strtoul(env, NULL, 10) : 0;
+		if (d->rx_len < 64)
+			d->rx_len = MNL_SOCKET_BUFFER_SIZE * 4;
+		d->rx_buf = malloc(d->rx_len);
+		if (!d->rx_buf)
+			return -ENOMEM;
+	}
 	for (;;) {
-		n = recv(d->nl_fd, buf, sizeof(buf), MSG_DONTWAIT);
+		iov.iov_base = d->rx_buf;
+		iov.iov_len = d->rx_len;
+		/* MSG_TRUNC: the datagram's real length, even when larger. */
+		n = recvmsg(d->nl_fd, &msg, MSG_DONTWAIT | MSG_TRUNC);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN)
 				break;
 			if (errno == ENOBUFS) {
-				/* Messages were lost: only a resync is exact. */
-				DSTAT_ADD(d, overruns, 1);
-				b->resync = true;
+				lost(d, b);
 				overrun = -ENOBUFS;
 				continue;
 			}
 			return -errno;
 		}
-		/* Notifications: any sequence number, from the kernel. */
-		mnl_cb_run(buf, n, 0, 0, event_cb, data);
+		if ((msg.msg_flags & MSG_TRUNC) || (size_t)n > d->rx_len) {
+			/* Its tail is gone: lost, and room for the next. */
+			void *p = malloc(n);
+
+			lost(d, b);
+			overrun = -ENOBUFS;
+			if (p) {
+				free(d->rx_buf);
+				d->rx_buf = p;
+				d->rx_len = n;
+			}
+			continue;
+		}
+		/* Notifications: any sequence number, from the kernel. A
+		 * message it cannot parse hides those after it. */
+		if (mnl_cb_run(d->rx_buf, n, 0, 0, event_cb, data) < 0) {
+			lost(d, b);
+			overrun = -ENOBUFS;
+		}
 	}
 	return overrun;
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "silod.h"
@@ -43,6 +44,48 @@ __u64 coarse_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Offset of CLOCK_MONOTONIC in this time namespace ("monotonic S NS"). */
+static bool monotonic_offset(void)
+{
+	char line[128];
+	long long sec, nsec;
+	bool offset = false;
+	FILE *f;
+
+	f = fopen("/proc/self/timens_offsets", "re");
+	if (!f)
+		return false; /* a kernel without time namespaces */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "monotonic %lld %lld", &sec, &nsec) == 2)
+			offset = sec || nsec;
+	fclose(f);
+	return offset;
+}
+
+/*
+ * The heartbeat is stamped with CLOCK_MONOTONIC_COARSE and read by the data
+ * path with bpf_ktime_get_coarse_ns, the kernel's own clock. A time
+ * namespace shifts the first and not the second: the data path would trust
+ * a dead silod or bypass the cache of a live one.
+ */
+static int check_time_ns(void)
+{
+	struct stat self, init;
+
+	if (stat("/proc/self/ns/time", &self))
+		return 0; /* a kernel without time namespaces */
+	if (!stat("/proc/1/ns/time", &init) &&
+	    (self.st_ino != init.st_ino || self.st_dev != init.st_dev)) {
+		pr_err("silod runs in another time namespace than pid 1: its CLOCK_MONOTONIC heartbeat would not match the kernel's bpf_ktime clock the data path reads; run silod in the initial time namespace\n");
+		return -EINVAL;
+	}
+	if (monotonic_offset()) {
+		pr_err("silod runs in a time namespace with a CLOCK_MONOTONIC offset: its heartbeat would not match the kernel's bpf_ktime clock the data path reads; run silod in the initial time namespace\n");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void print(enum silo_log_level level, const char *fmt, va_list ap)
@@ -101,8 +144,9 @@ static void usage(FILE *f)
 		"once; iptables-legacy tables and the forwarding and multipath\n"
 		"sysctls, which notify nothing, are polled every second (%d ms).\n"
 		"\n"
-		"Signals: SIGTERM/SIGINT exit and leave the data path attached;\n"
-		"SIGHUP reads the configuration again.\n",
+		"Signals: SIGTERM/SIGINT exit and leave the data path attached,\n"
+		"standing aside (every packet to the stack) until silod runs\n"
+		"again; SIGHUP reads the configuration again.\n",
 		SILO_PIN_ROOT_DEFAULT, DEFAULT_CONFIG, SILOD_ENVELOPE_POLL_MS);
 }
 
@@ -458,6 +502,39 @@ static int apply_topology(struct silod *d)
 	return 0;
 }
 
+/* The data path stops using the cache now, not after the timeout. */
+static void heartbeat_expire(struct silod *d)
+{
+	struct silo_heartbeat hb = {
+		.last_ns = 0, /* no silod */
+		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
+	};
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(d->maps.fd[SILO_MAP_HEARTBEAT], &zero, &hb,
+				BPF_ANY))
+		pr_err("cannot expire the heartbeat: %s\n", strerror(errno));
+}
+
+/*
+ * An invalidation may have been lost (a failed refresh, sweep or bump): the
+ * cache is not to be trusted until a resync succeeds. Either thread.
+ */
+void invalidation_lost(struct silod *d)
+{
+	pthread_mutex_lock(&d->lock);
+	__atomic_add_fetch(&d->lost, 1, __ATOMIC_SEQ_CST);
+	heartbeat_expire(d);
+	pthread_mutex_unlock(&d->lock);
+}
+
+static bool synced(struct silod *d)
+{
+	return __atomic_load_n(&d->lost, __ATOMIC_SEQ_CST) == d->synced;
+}
+
+/* Only while synced; under d->lock, so that a beat never lands just after
+ * invalidation_lost() expired the heartbeat. */
 static void beat(struct silod *d)
 {
 	struct silo_heartbeat hb = {
@@ -468,9 +545,11 @@ static void beat(struct silod *d)
 
 	if (!hb.last_ns)
 		hb.last_ns = 1; /* 0 means "no daemon" */
-	if (bpf_map_update_elem(d->maps.fd[SILO_MAP_HEARTBEAT], &zero, &hb,
-				BPF_ANY))
+	pthread_mutex_lock(&d->lock);
+	if (synced(d) && bpf_map_update_elem(d->maps.fd[SILO_MAP_HEARTBEAT],
+					     &zero, &hb, BPF_ANY))
 		pr_err("cannot write the heartbeat: %s\n", strerror(errno));
+	pthread_mutex_unlock(&d->lock);
 }
 
 static void publish(struct silod *d)
@@ -491,28 +570,70 @@ static int refresh_device(struct silo *s, __u32 ifindex, void *ctx)
 {
 	struct silod *d = ctx;
 	char name[IF_NAMESIZE];
+	int err;
 
 	(void)s;
 	/* A device that went away keeps its link pin until unloaded. */
-	if (if_indextoname(ifindex, name) &&
-	    silo_fill_device(d->maps.fd[SILO_MAP_DEVICES],
-			     d->maps.fd[SILO_MAP_GENID], ifindex))
+	if (!if_indextoname(ifindex, name))
+		return 0;
+	err = silo_fill_device(d->maps.fd[SILO_MAP_DEVICES],
+			       d->maps.fd[SILO_MAP_GENID], ifindex);
+	if (err) {
 		pr_warn("cannot refresh device %s\n", name);
+		/* The others still get theirs; the caller fails. */
+		d->device_err = err < 0 ? err : -EIO;
+	}
 	return 0;
 }
 
-/* Everything from the kernel again, then every entry stale. */
-static int resync(struct silod *d)
+static int refresh_devices(struct silod *d)
 {
 	int err;
 
+	d->device_err = 0;
+	/* A changed device bumps genid, as the regrace thread may. */
+	pthread_mutex_lock(&d->genid_lock);
+	err = silo_for_each_link_pin(d->silo, refresh_device, d);
+	pthread_mutex_unlock(&d->genid_lock);
+	return err ? err : d->device_err;
+}
+
+static int sync_genid(struct silod *d, unsigned int what)
+{
+	int err;
+
+	/* The regrace thread may bump genid meanwhile. */
+	pthread_mutex_lock(&d->genid_lock);
+	err = silo_sync_genid(d->maps.fd[SILO_MAP_GENID], what);
+	pthread_mutex_unlock(&d->genid_lock);
+	return err;
+}
+
+/*
+ * Everything from the kernel again. genid is bumped first, so no entry from
+ * before is used whatever fails next, and last, so none filled from the
+ * side maps while they were rewritten is. A failure leaves silod unsynced:
+ * no heartbeat, and run() tries again every resync-interval-ms.
+ */
+static int resync(struct silod *d)
+{
+	__u32 lost = __atomic_load_n(&d->lost, __ATOMIC_SEQ_CST);
+	int err;
+
 	d->last_resync_ns = now_ns();
-	err = silo_fill_local_addrs(d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
+	err = genid_bump(d);
+	if (!err && d->fail_skip > 0)
+		d->fail_skip--;
+	else if (!err && d->fail_resyncs > 0) {
+		d->fail_resyncs--;
+		err = -EIO; /* SILOD_TEST_FAIL_RESYNC */
+	}
 	if (!err)
-		err = silo_for_each_link_pin(d->silo, refresh_device, d);
+		err = silo_fill_local_addrs(d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
 	if (!err)
-		err = silo_sync_genid(d->maps.fd[SILO_MAP_GENID],
-				      SILO_SYNC_ALL);
+		err = refresh_devices(d);
+	if (!err)
+		err = sync_genid(d, SILO_SYNC_ALL);
 	if (!err)
 		err = apply_topology(d);
 	if (!err)
@@ -520,9 +641,19 @@ static int resync(struct silod *d)
 	if (!err)
 		err = genid_bump(d);
 	if (err) {
-		pr_err("resync failed: %s\n", strerror(-err));
+		/* Once a second is enough, however often it is retried. */
+		if (d->last_resync_ns >= d->resync_warned + 1000000000ULL) {
+			pr_err("resync failed (%s): the data path bypasses the route cache until one succeeds; retrying every %d ms\n",
+			       strerror(-err), d->cfg.resync_interval_ms);
+			d->resync_warned = d->last_resync_ns;
+		}
+		invalidation_lost(d);
 		return err;
 	}
+	if (d->resync_warned)
+		pr_info("resynced with the kernel: the route cache is used again\n");
+	d->resync_warned = 0;
+	d->synced = lost;
 	DSTAT_ADD(d, resyncs, 1);
 	pr_debug("resynced with the kernel\n");
 	return 0;
@@ -531,12 +662,23 @@ static int resync(struct silod *d)
 /* Sweeps of more prefixes than this cost more than a global bump. */
 #define MAX_SCOPED_PREFIXES 4096
 
-static int process(struct silod *d, struct burst *b)
+/*
+ * resync_due: the resync interval has passed. A resync still to come (after
+ * lost messages or a failure) makes every burst a genid bump: nothing it
+ * holds can be scoped, and its side maps wait for the resync.
+ */
+static int process(struct silod *d, struct burst *b, bool resync_due)
 {
+	bool keep_resync = false;
 	int err = 0;
 
-	if (b->resync) {
+	if (b->resync && resync_due) {
 		err = resync(d);
+	} else if (b->resync) {
+		err = genid_bump(d);
+		if (err)
+			invalidation_lost(d);
+		keep_resync = true;
 	} else {
 		if (b->addrs)
 			err = silo_fill_local_addrs(
@@ -545,11 +687,9 @@ static int process(struct silod *d, struct burst *b)
 			silo_xdp_prune(d->silo); /* devices deleted: pins go */
 		/* Addresses too: a device's source check depends on them. */
 		if (!err && (b->devices || b->addrs))
-			err = silo_for_each_link_pin(d->silo, refresh_device,
-						     d);
+			err = refresh_devices(d);
 		if (!err && b->rules)
-			err = silo_sync_genid(d->maps.fd[SILO_MAP_GENID],
-					      SILO_SYNC_RULES);
+			err = sync_genid(d, SILO_SYNC_RULES);
 		if (!err && b->route_bumps)
 			err = genid_bump_by(d, b->route_bumps);
 		if (!err &&
@@ -558,10 +698,12 @@ static int process(struct silod *d, struct burst *b)
 		else if (!err && (b->work.nr_prefixes || b->work.nr_neighs))
 			err = invalidate(d, &b->work);
 		if (err < 0) {
-			/* Whatever failed, a bump keeps the cache honest. */
-			pr_err("invalidation failed (%s): bumping genid\n",
+			/* Whatever failed, a bump keeps the cache honest, and
+			 * a resync makes the side maps right again. */
+			pr_err("invalidation failed (%s): bumping genid and resyncing\n",
 			       strerror(-err));
-			err = genid_bump(d);
+			genid_bump(d);
+			invalidation_lost(d);
 		}
 	}
 	pthread_mutex_lock(&d->lock);
@@ -571,7 +713,8 @@ static int process(struct silod *d, struct burst *b)
 	work_reset(&b->work);
 	b->messages = 0;
 	b->route_bumps = 0;
-	b->bump = b->addrs = b->devices = b->rules = b->resync = false;
+	b->bump = b->addrs = b->devices = b->rules = false;
+	b->resync = keep_resync;
 	return err;
 }
 
@@ -592,6 +735,8 @@ static int reload(struct silod *d, int argc, char **argv)
 	err = apply_topology(d);
 	if (!err)
 		err = genid_bump(d); /* the cache key's node may have moved */
+	if (err)
+		invalidation_lost(d);
 	pr_info("configuration reloaded\n");
 	return err;
 }
@@ -612,7 +757,8 @@ static int signals_open(void)
 static int run(struct silod *d, int sig_fd, int argc, char **argv)
 {
 	struct burst b = {};
-	__u64 now, next_beat = 0, last_sweep = 0, last_warn = 0, ready;
+	__u64 now, next_beat = 0, last_sweep = 0, last_warn = 0;
+	__u64 resync_at, sweep_at;
 	struct pollfd pfd[4] = {
 		{ .fd = d->nl_fd, .events = POLLIN },
 		{ .fd = sig_fd, .events = POLLIN },
@@ -625,6 +771,10 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		__u64 wait;
 
 		now = now_ns();
+		/* Unsynced (a failure, maybe in the regrace thread): resync
+		 * until it works, and no heartbeat meanwhile. */
+		if (!synced(d))
+			b.resync = true;
 		if (now >= next_beat) {
 			beat(d);
 			neigh_confirm(d);
@@ -633,23 +783,24 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		}
 		/* Coalesce: act at most every min-sweep (resyncs more
 		 * rarely still), and take in whatever arrives meanwhile. */
-		ready = b.resync ?
-				d->last_resync_ns +
-					(__u64)d->cfg.resync_interval_ms *
-						1000000 :
-				last_sweep + (__u64)d->cfg.min_sweep_us * 1000;
+		resync_at = d->last_resync_ns +
+			    (__u64)d->cfg.resync_interval_ms * 1000000;
+		sweep_at = last_sweep + (__u64)d->cfg.min_sweep_us * 1000;
 		/* The global baseline bumps as each change arrives. */
-		if (d->cfg.global && !b.resync)
-			ready = 0;
-		if ((b.messages || b.resync) && now >= ready) {
-			process(d, &b);
+		if (d->cfg.global)
+			sweep_at = 0;
+		if ((b.resync && now >= resync_at) ||
+		    (b.messages && now >= sweep_at)) {
+			process(d, &b, now >= resync_at);
 			last_sweep = now_ns();
 			publish(d);
 			continue;
 		}
 		wait = next_beat - now;
-		if ((b.messages || b.resync) && ready - now < wait)
-			wait = ready - now;
+		if (b.resync && resync_at - now < wait)
+			wait = resync_at - now;
+		if (b.messages && sweep_at - now < wait)
+			wait = sweep_at - now;
 		wait = envelope_wait(d, now, wait);
 		ts.tv_sec = wait / 1000000000;
 		ts.tv_nsec = wait % 1000000000;
@@ -658,6 +809,10 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		envelope_poll(d, pfd + 2, nfds - 2);
 		if (pfd[0].revents) {
 			err = nl_events_drain(d, &b);
+			/* Lost messages: no entry from before is used, now;
+			 * the resync follows within resync-interval-ms. */
+			if (err == -ENOBUFS && genid_bump(d))
+				invalidation_lost(d);
 			/* At most once a second, however many overruns. */
 			if (err == -ENOBUFS &&
 			    now > last_warn + 1000000000ULL) {
@@ -675,9 +830,10 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 			}
 			pr_info("signal %u: exiting, the data path stays\n",
 				si.ssi_signo);
-			/* Finish what is known, so no entry outlives it. */
+			/* Finish what is known, so no entry outlives it
+			 * (the heartbeat expires next anyway). */
 			if (b.messages || b.resync)
-				process(d, &b);
+				process(d, &b, false);
 			break;
 		}
 	}
@@ -690,6 +846,7 @@ int main(int argc, char **argv)
 {
 	struct silod *d = &daemon_state;
 	struct silo_opts opts = {};
+	const char *test_env;
 	struct args a;
 	int err, sig_fd = -1, pid;
 
@@ -702,8 +859,22 @@ int main(int argc, char **argv)
 		openlog("silod", LOG_PID, LOG_DAEMON);
 	silo_maps_init(&d->maps);
 	pthread_mutex_init(&d->lock, NULL);
+	pthread_mutex_init(&d->genid_lock, NULL);
 	d->nl_fd = -1;
 	envelope_init(d);
+	/* Tests: "N" fails the first N resyncs, "N@K" the N after K. */
+	test_env = getenv("SILOD_TEST_FAIL_RESYNC");
+	if (test_env &&
+	    sscanf(test_env, "%d@%d", &d->fail_resyncs, &d->fail_skip) < 1)
+		d->fail_resyncs = 0;
+	err = check_time_ns();
+	if (err)
+		return 1;
+	err = silo_proc_start_ticks(0, &d->state.start_ticks);
+	if (err) {
+		pr_err("cannot read /proc/self/stat: %s\n", strerror(-err));
+		return 1;
+	}
 
 	opts.netns = a.netns;
 	opts.pin_root = a.pin_root;
@@ -736,9 +907,9 @@ int main(int argc, char **argv)
 	d->state.pid = getpid();
 	d->state.started_ns = now_ns();
 	publish(d);
-	err = resync(d);
-	if (err)
-		goto out_release;
+	/* A failed first resync is tried again by run(), like any other;
+	 * until one succeeds there is no heartbeat. */
+	resync(d);
 	err = regrace_start(d);
 	if (err)
 		goto out_release;
@@ -750,6 +921,9 @@ int main(int argc, char **argv)
 	err = run(d, sig_fd, argc, argv);
 	regrace_stop(d);
 out_release:
+	/* Whatever the way out: without silod no change is invalidated, so
+	 * the data path must stop using the cache now. */
+	heartbeat_expire(d);
 	d->state.pid = 0;
 	publish(d);
 	/* Pins go only if no device or group uses them any more. */
@@ -762,6 +936,8 @@ out_close:
 	if (sig_fd >= 0)
 		close(sig_fd);
 	silo_close(d->silo);
+	free(d->rx_buf);
+	pthread_mutex_destroy(&d->genid_lock);
 	pthread_mutex_destroy(&d->lock);
 	return err ? 1 : 0;
 }

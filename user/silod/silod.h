@@ -86,6 +86,19 @@ struct silod {
 	bool stopping;
 	__u64 last_resync_ns;
 	struct silod_envelope env;
+	/* Serializes genid's read-modify-writes: both threads bump it. */
+	pthread_mutex_t genid_lock;
+	/* An invalidation may have been lost while lost != synced: no
+	 * heartbeat (the data path bypasses the cache) until a resync
+	 * succeeds. */
+	__u32 lost; /* invalidations lost (atomic: both threads) */
+	__u32 synced; /* lost when the last good resync began */
+	__u64 resync_warned; /* when a failed resync was last logged */
+	int device_err; /* refresh_device's */
+	int fail_resyncs; /* tests: resyncs still to fail */
+	int fail_skip; /* tests: good resyncs before those */
+	void *rx_buf; /* netlink notifications */
+	size_t rx_len;
 };
 
 #define DSTAT_ADD(d, field, n)                    \
@@ -100,8 +113,9 @@ __u64 coarse_ns(void); /* CLOCK_MONOTONIC_COARSE: the data path's clock */
 
 /* events.c */
 int nl_events_open(int rcvbuf);
-/* Reads every pending message into b; -ENOBUFS after an overrun (b->resync
- * is then set and reading goes on). */
+/* Reads every pending message into b; -ENOBUFS after an overrun or a
+ * truncated or unreadable message (b->resync is then set and reading goes
+ * on). */
 int nl_events_drain(struct silod *d, struct burst *b);
 
 /* sweep.c */
@@ -139,5 +153,7 @@ void envelope_poll(struct silod *d, const struct pollfd *pfd, int n);
 /* neigh.c: once a second, NTF_USE for the neighbours the caches send to. */
 void neigh_confirm(struct silod *d);
 void neigh_confirm_stop(void);
+/* main.c: the cache must not be trusted until a resync succeeds. */
+void invalidation_lost(struct silod *d);
 
 #endif /* SILOD_H */

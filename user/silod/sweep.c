@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "silod.h"
@@ -233,14 +234,24 @@ int genid_bump_by(struct silod *d, unsigned int n)
 {
 	struct silo_genid g;
 	__u32 zero = 0;
+	int err = 0;
 
-	if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g))
-		return -errno;
+	pthread_mutex_lock(&d->genid_lock);
+	if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g)) {
+		err = -errno;
+		goto out_unlock;
+	}
 	g.genid += n;
 	if (g.genid < n)
 		g.genid = 1; /* wrapped: 0 marks an entry being rewritten */
 	if (bpf_map_update_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g, BPF_ANY))
-		return -errno;
+		err = -errno;
+out_unlock:
+	pthread_mutex_unlock(&d->genid_lock);
+	if (err) {
+		pr_err("cannot bump genid: %s\n", strerror(-err));
+		return err;
+	}
 	DSTAT_ADD(d, genid_bumps, n);
 	return 0;
 }
@@ -271,8 +282,8 @@ static void test_hook(void)
 		return;
 	pfd.fd = fd;
 	pfd.events = POLLIN;
-	/* Never hang for a test that went away. */
-	if (write(fd, &c, 1) != 1 || poll(&pfd, 1, 5000) != 1 ||
+	/* Never hang for a test that went away (nor die of SIGPIPE). */
+	if (send(fd, &c, 1, MSG_NOSIGNAL) != 1 || poll(&pfd, 1, 5000) != 1 ||
 	    read(fd, &c, 1) != 1)
 		fd = -1;
 }
@@ -328,8 +339,16 @@ static void *regrace_main(void *arg)
 		/* Take everything queued: one grace period serves it all. */
 		work_reset(&w);
 		if (work_merge(&w, &d->regrace_work)) {
-			pr_err("out of memory\n");
-			break;
+			/* No second sweep: a bump covers what it would. */
+			pr_err("out of memory: bumping genid instead of sweeping again\n");
+			work_reset(&d->regrace_work);
+			d->regrace_pending = false;
+			d->state.pending = 0;
+			pthread_mutex_unlock(&d->lock);
+			if (genid_bump(d))
+				invalidation_lost(d);
+			pthread_mutex_lock(&d->lock);
+			continue;
 		}
 		work_reset(&d->regrace_work);
 		fills = d->regrace_fills;
@@ -337,14 +356,21 @@ static void *regrace_main(void *arg)
 		d->regrace_pending = false;
 		pthread_mutex_unlock(&d->lock);
 
-		if (grace_period(d))
-			pr_err("cannot wait for a grace period: %s\n",
+		if (grace_period(d)) {
+			/* A sweep now could miss a late store: only a bump
+			 * is sure to cover it. */
+			pr_err("cannot wait for a grace period (%s): bumping genid\n",
 			       strerror(errno));
-		now = cache_fills(d);
-		/* ~0: the count could not be read; sweep to be sure. */
-		if (now != fills || now == ~0ULL) {
-			sweep(d, &w);
-			DSTAT_ADD(d, sweeps_again, 1);
+			if (genid_bump(d))
+				invalidation_lost(d);
+		} else {
+			now = cache_fills(d);
+			/* ~0: the count could not be read; sweep to be sure. */
+			if (now != fills || now == ~0ULL) {
+				if (sweep(d, &w) < 0 && genid_bump(d))
+					invalidation_lost(d);
+				DSTAT_ADD(d, sweeps_again, 1);
+			}
 		}
 		pthread_mutex_lock(&d->lock);
 		d->state.pending -= taken;
