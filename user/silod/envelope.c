@@ -191,12 +191,14 @@ static bool drain(int fd)
 
 void envelope_poll(struct silod *d, const struct pollfd *pfd, int n)
 {
-	bool changed = false;
+	bool changed = false, due = now_ns() >= d->env.next_poll_ns;
 	int i;
 
 	for (i = 0; i < n; i++)
 		if (pfd[i].revents && drain(pfd[i].fd))
 			changed = true;
-	if (changed || now_ns() >= d->env.next_poll_ns)
+	if (changed || due)
 		envelope_update(d);
+	if (due)
+		config_poll(d);
 }

@@ -96,6 +96,24 @@ static int route_cb(const struct nlmsghdr *nlh, struct burst *b)
 	return work_add_prefix(&b->work, &p);
 }
 
+/* Does a route message carry an MTU (RTA_METRICS, RTAX_MTU)? */
+static bool route_has_mtu(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *attr, *m;
+
+	mnl_attr_for_each(attr, nlh, sizeof(struct rtmsg))
+	{
+		if (mnl_attr_get_type(attr) != RTA_METRICS)
+			continue;
+		mnl_attr_for_each_nested(m, attr)
+		{
+			if (mnl_attr_get_type(m) == RTAX_MTU)
+				return true;
+		}
+	}
+	return false;
+}
+
 static int neigh_cb(const struct nlmsghdr *nlh, struct burst *b)
 {
 	struct ndmsg *ndm = mnl_nlmsg_get_payload(nlh);
@@ -138,6 +156,8 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
 		DSTAT_ADD(d, events_route, 1);
+		if (route_has_mtu(nlh))
+			b->route_mtu = true;
 		if (d->cfg.global)
 			b->route_bumps++;
 		else if (route_cb(nlh, b))

@@ -609,6 +609,20 @@ static int sync_genid(struct silod *d, unsigned int what)
 	return err;
 }
 
+void config_poll(struct silod *d)
+{
+	unsigned int what = SILO_SYNC_SYSCTLS;
+	struct silo_genid g;
+	__u32 zero = 0;
+
+	if (!bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g) &&
+	    (g.route_mtu[SILO_FAM_V4] || g.route_mtu[SILO_FAM_V6]))
+		what |= SILO_SYNC_ROUTE_MTU;
+	/* Changes bump genid; a failure leaves silod unsynced. */
+	if (sync_genid(d, what) || refresh_devices(d))
+		invalidation_lost(d);
+}
+
 /*
  * Everything from the kernel again. genid is bumped first, so no entry from
  * before is used whatever fails next, and last, so none filled from the
@@ -690,6 +704,8 @@ static int process(struct silod *d, struct burst *b, bool resync_due)
 			err = refresh_devices(d);
 		if (!err && b->rules)
 			err = sync_genid(d, SILO_SYNC_RULES);
+		if (!err && b->route_mtu)
+			err = sync_genid(d, SILO_SYNC_ROUTE_MTU);
 		if (!err && b->route_bumps)
 			err = genid_bump_by(d, b->route_bumps);
 		if (!err &&
@@ -713,7 +729,7 @@ static int process(struct silod *d, struct burst *b, bool resync_due)
 	work_reset(&b->work);
 	b->messages = 0;
 	b->route_bumps = 0;
-	b->bump = b->addrs = b->devices = b->rules = false;
+	b->bump = b->addrs = b->devices = b->rules = b->route_mtu = false;
 	b->resync = keep_resync;
 	return err;
 }

@@ -51,6 +51,7 @@ struct burst {
 	bool addrs; /* refresh local_addrs */
 	bool devices; /* refresh devices (MAC, rp_filter) */
 	bool rules; /* refresh the cache key flags */
+	bool route_mtu; /* a route with an MTU: the least one again */
 	bool resync; /* everything: after an overrun */
 	unsigned int messages;
 };
@@ -155,5 +156,10 @@ void neigh_confirm(struct silod *d);
 void neigh_confirm_stop(void);
 /* main.c: the cache must not be trusted until a resync succeeds. */
 void invalidation_lost(struct silod *d);
+/* main.c, every envelope poll: what changes without a notification
+ * (sysctls: multipath hash, min_pmtu, accept_local, rp_filter; the least
+ * route MTU while one exists, since a route that loses its MTU says
+ * nothing of the one it had). */
+void config_poll(struct silod *d);
 
 #endif /* SILOD_H */
