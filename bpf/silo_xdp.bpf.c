@@ -161,26 +161,27 @@ static __always_inline int addr_is_local(__u8 family, const __u8 *addr)
 }
 
 /*
- * The IPv4 source check of the kernel's input route (fib_validate_source()),
+ * The IPv4 source check of the kernel's input route (fib_validate_source()):
  * 0 where it accepts, or a pass reason where it might drop the packet, so
- * that the stack decides:
+ * that the stack decides. The kernel's lookup of the route back has
+ * loopback (or the VRF device) as input device, not the ingress device:
+ * rules such as "iif DEV" do not apply to it.
  *
- *  - rp_filter 0 without accept_local: a source that is one of our
- *    addresses is a martian. With custom rules or local routes (which we
- *    cannot see) the kernel also looks the source up and drops it when the
- *    answer is a local, broadcast or other non-unicast route; an error
- *    (blackhole, unreachable, prohibit) is accepted. bpf_fib_lookup says
- *    NOT_FWDED both for "no route" and for a non-unicast route: stand aside.
+ *  - rp_filter 0 without accept_local: a packet from one of our addresses
+ *    is a martian; with custom rules or local routes (which we cannot see)
+ *    the kernel also drops one whose route back is local, broadcast or of
+ *    another non-unicast type, and accepts one with no route back or an
+ *    error route (blackhole, unreachable, prohibit). bpf_fib_lookup says
+ *    NOT_FWDED both for a local or non-unicast route and for no route at
+ *    all: stand aside.
  *  - rp_filter 1 (strict): the route back leaves through the ingress
  *    device; 2 (loose): a unicast route back exists. The kernel accepts
  *    when any nexthop of the route back uses the device; the one that
  *    bpf_fib_lookup picks is one of them, so our "yes" implies its "yes".
  *    Without an IPv4 address on the device only a direct match passes.
  *
- * The kernel's lookup has loopback (or the VRF device) as input device, not
- * the ingress device: rules such as "iif DEV" do not apply to it. Only on a
- * cache miss: the answer is cached with the route, and every change of
- * routes, rules, addresses or sysctls invalidates it.
+ * Only on a cache miss: the answer is cached with the route, and every
+ * change of routes, rules, addresses or sysctls invalidates it.
  */
 static __always_inline int source_check(struct xdp_md *ctx, const struct pkt *p,
 					const struct silo_device *dev)
@@ -190,12 +191,8 @@ static __always_inline int source_check(struct xdp_md *ctx, const struct pkt *p,
 
 	if (p->family != SILO_AF_INET)
 		return 0;
-	if (!dev->rp_filter) {
-		if (dev->flags & SILO_DEV_F_ACCEPT_LOCAL)
-			return 0;
-		if (addr_is_local(p->family, p->src))
-			return SILO_STAT_PASS_LOCAL_SRC;
-	}
+	if (!dev->rp_filter && (dev->flags & SILO_DEV_F_ACCEPT_LOCAL))
+		return 0;
 	fib.family = p->family;
 	fib.ifindex = dev->rp_ifindex ? dev->rp_ifindex : 1;
 	fib.tos = p->tos;
