@@ -16,16 +16,14 @@
  *   bench_xdp [--rounds N] [--calls N] [--routes N] [--rules N]
  */
 #include <getopt.h>
-#include <libgen.h>
-#include <signal.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include "../tests/fwd.h"
 #include "silo_test.skel.h"
 #include "bench.h"
+#include "silod_child.h"
 
 #define BATCH 200 /* TTL 255 stays above 1 */
 #define TARGET_RATIO 0.35
@@ -70,39 +68,6 @@ static int build_routes(int routes, int rules)
 }
 
 /* Average ns per packet over calls calls of BATCH repeats each. */
-/*
- * silod for the bench's namespace: the data path uses the route cache only
- * while silod beats. Its binary sits beside tools/ in the build directory.
- */
-static pid_t start_silod(const char *pin_root)
-{
-	char exe[PATH_MAX], silod[PATH_MAX + 16];
-	struct silo_daemon_info di;
-	ssize_t n;
-	pid_t pid;
-	int i;
-
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return -1;
-	exe[n] = '\0';
-	snprintf(silod, sizeof(silod), "%s/../silod", dirname(exe));
-	pid = fork();
-	if (pid == 0) {
-		execl(silod, "silod", "-q", "--pin-root", pin_root, NULL);
-		_exit(127);
-	}
-	for (i = 0; pid > 0 && i < 100; i++) {
-		if (!silo_daemon_info(s, &di) && di.running && di.cache_trusted)
-			return pid;
-		usleep(50000);
-	}
-	fprintf(stderr, "bench_xdp: %s did not start\n", silod);
-	if (pid > 0)
-		kill(pid, SIGTERM);
-	return -1;
-}
-
 static double measure(const struct variant *v, const uint8_t *pkt, size_t len,
 		      int calls)
 {
@@ -205,7 +170,7 @@ int main(int argc, char **argv)
 	    silo_xdp_load(s, "in1", &uncached) ||
 	    silo_xdp_load(s, "out0", &cached))
 		goto out;
-	silod = start_silod(opts.pin_root);
+	silod = silod_child_start(s, opts.pin_root);
 	if (silod < 0)
 		goto out;
 	v[0].ifindex = if_nametoindex("in0");
@@ -277,10 +242,7 @@ out:
 	}
 	free(per_cpu);
 	silo_test__destroy(empty);
-	if (silod > 0) {
-		kill(silod, SIGTERM);
-		waitpid(silod, NULL, 0);
-	}
+	silod_child_stop(silod);
 	if (s) {
 		silo_xdp_unload(s, "in0");
 		silo_xdp_unload(s, "in1");

@@ -28,6 +28,7 @@
 #include <linux/if_link.h>
 #include "silo/silo.h"
 #include "frames.h"
+#include "silod_child.h"
 
 static uint64_t rng_state;
 
@@ -480,6 +481,7 @@ int main(int argc, char **argv)
 	uint64_t seed = time(NULL);
 	long nsample = 0, redirects = 0;
 	int prog, rc = 1, unsent = 0;
+	pid_t silod = -1;
 	uint8_t in[FRAME_MAX], out[4096];
 	__u32 ifindex;
 
@@ -533,6 +535,12 @@ int main(int argc, char **argv)
 				       devs[i]);
 				goto unload;
 			}
+		/* silo forwards only while silod beats */
+		silod = silod_child_start(s, opts.pin_root);
+		if (silod < 0) {
+			printf("not ok - fuzz/setup: silod did not start\n");
+			goto unload;
+		}
 		prog = prog_fd_of(s, "r-c");
 		ifindex = if_nametoindex("r-c");
 		if (prog < 0) {
@@ -595,12 +603,19 @@ int main(int argc, char **argv)
 		if (bad)
 			printf("not ok - fuzz/verdicts: %ld of %ld frames got XDP_ABORTED or XDP_DROP\n",
 			       bad, count);
+		else if (!verdicts[XDP_REDIRECT] || nsample < nreplay)
+			printf("not ok - fuzz/verdicts: %ld frames redirected, %ld sampled of %ld wanted: silo did not forward\n",
+			       verdicts[XDP_REDIRECT], nsample, nreplay);
 		else
 			printf("ok - fuzz/verdicts: %ld frames: pass %ld, tx %ld, redirect %ld, none aborted or dropped\n",
 			       count, verdicts[XDP_PASS], verdicts[XDP_TX],
 			       verdicts[XDP_REDIRECT]);
+		if (!verdicts[XDP_REDIRECT] || nsample < nreplay)
+			bad++;
 		close(prog);
 		prog = -1;
+		silod_child_stop(silod);
+		silod = -1;
 		for (i = 0; i < 3; i++)
 			silo_xdp_unload(s, devs[i]);
 		silo_close(s);
@@ -640,6 +655,7 @@ int main(int argc, char **argv)
 close_prog:
 		close(prog);
 unload:
+		silod_child_stop(silod);
 		for (i = 0; i < 3; i++)
 			silo_xdp_unload(s, devs[i]);
 		silo_close(s);
