@@ -44,7 +44,6 @@
 #include "silod.h"
 
 #define NEIGH_CONFIRM_NS 1000000000ULL
-#define BATCH 1024
 
 struct nkey {
 	__u32 ifindex;
@@ -110,64 +109,38 @@ static int nset_add(struct nset *s, const struct nkey *k)
 	return 0;
 }
 
-/* The nexthops of one node's cache entries that the data path would use. */
-static int scan_node(int fd, __u64 genid, struct nset *s,
-		     struct silo_route_key *keys, struct silo_route_entry *vals)
+struct scan_ctx {
+	__u64 genid;
+	struct nset *set;
+};
+
+/* Collects the nexthop of an entry the data path would use. */
+static int scan_one(int fd, const struct silo_route_key *key,
+		    const struct silo_route_entry *e, void *ctx)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 in = 0, out = 0, n, i;
-	bool first = true, done = false;
-	int err;
+	struct scan_ctx *c = ctx;
+	struct nkey k = { .ifindex = e->ifindex, .family = e->family };
 
-	while (!done) {
-		n = BATCH;
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys,
-					   vals, &n, &opts);
-		if (err && errno != ENOENT)
-			return -errno;
-		done = err != 0;
-		first = false;
-		in = out;
-		for (i = 0; i < n; i++) {
-			const struct silo_route_entry *e = &vals[i];
-			struct nkey k = { .ifindex = e->ifindex,
-					  .family = e->family };
-
-			/* Stale, being rewritten, or another key's. */
-			if (e->genid != genid || !e->ifindex ||
-			    (e->family != SILO_AF_INET &&
-			     e->family != SILO_AF_INET6) ||
-			    memcmp(&e->key, &keys[i], sizeof(e->key)))
-				continue;
-			memcpy(k.addr, e->nexthop,
-			       e->family == SILO_AF_INET ? 4 : 16);
-			err = nset_add(s, &k);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
+	(void)fd;
+	/* Stale, being rewritten, or another key's. */
+	if (e->genid != c->genid || !e->ifindex ||
+	    (e->family != SILO_AF_INET && e->family != SILO_AF_INET6) ||
+	    memcmp(&e->key, key, sizeof(e->key)))
+		return 0;
+	memcpy(k.addr, e->nexthop, e->family == SILO_AF_INET ? 4 : 16);
+	return nset_add(c->set, &k);
 }
 
 static int scan(struct silod *d, struct nset *s)
 {
-	struct silo_route_entry *vals;
-	struct silo_route_key *keys;
+	struct scan_ctx c = { .set = s };
 	struct silo_genid g;
-	__u32 node, zero = 0;
-	int err = 0;
+	__u32 zero = 0;
 
 	if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g))
 		return -errno;
-	keys = malloc(BATCH * sizeof(*keys));
-	vals = malloc(BATCH * sizeof(*vals));
-	if (!keys || !vals)
-		err = -ENOMEM;
-	for (node = 0; node < d->maps.nr_nodes && !err; node++)
-		err = scan_node(d->maps.node_fd[node], g.genid, s, keys, vals);
-	free(keys);
-	free(vals);
-	return err;
+	c.genid = g.genid;
+	return cache_for_each(d, scan_one, &c);
 }
 
 static int nl_open(void)

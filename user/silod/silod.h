@@ -133,6 +133,14 @@ int regrace_start(struct silod *d);
 void regrace_stop(struct silod *d);
 /* Sum over CPUs of the data path's cache fills (inserts, refreshes). */
 __u64 cache_fills(struct silod *d);
+/*
+ * Calls fn for every entry of every node cache (fd: its node's map), read
+ * in batches, as the map holds them: stale, being rewritten or another
+ * key's included. fn returning non-zero stops the walk with that value.
+ */
+typedef int (*cache_entry_fn)(int fd, const struct silo_route_key *k,
+			      const struct silo_route_entry *e, void *ctx);
+int cache_for_each(struct silod *d, cache_entry_fn fn, void *ctx);
 int genid_bump(struct silod *d);
 int genid_bump_by(struct silod *d, unsigned int n);
 

@@ -153,60 +153,76 @@ static bool touched(const struct sweep_work *w, const struct silo_route_key *k,
 	return false;
 }
 
-static int sweep_node(int fd, const struct sweep_work *w,
-		      struct silo_route_key *keys,
-		      struct silo_route_entry *vals, int *deleted)
+int cache_for_each(struct silod *d, cache_entry_fn fn, void *ctx)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 in = 0, out = 0, n, i;
-	bool first = true, done = false;
-	int err;
+	struct silo_route_entry *vals;
+	struct silo_route_key *keys;
+	__u32 node, in, out, n, i;
+	bool first, done;
+	int fd, err = 0;
 
-	while (!done) {
-		n = BATCH;
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys,
-					   vals, &n, &opts);
-		if (err && errno != ENOENT)
-			return -errno;
-		done = err != 0;
-		first = false;
-		in = out;
-		for (i = 0; i < n; i++) {
-			if (!touched(w, &keys[i], &vals[i]))
-				continue;
-			/* Gone already (evicted, or a concurrent sweep): fine. */
-			if (!bpf_map_delete_elem(fd, &keys[i]))
-				++*deleted;
+	/* Per call: the event loop and the regrace thread both scan. */
+	keys = malloc(BATCH * sizeof(*keys));
+	vals = malloc(BATCH * sizeof(*vals));
+	if (!keys || !vals)
+		err = -ENOMEM;
+	for (node = 0; node < d->maps.nr_nodes && !err; node++) {
+		fd = d->maps.node_fd[node];
+		first = true;
+		done = false;
+		in = out = 0;
+		while (!done && !err) {
+			n = BATCH;
+			err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out,
+						   keys, vals, &n, &opts);
+			if (err && errno != ENOENT) {
+				err = -errno;
+				break;
+			}
+			done = err != 0;
+			err = 0;
+			first = false;
+			in = out;
+			for (i = 0; i < n && !err; i++)
+				err = fn(fd, &keys[i], &vals[i], ctx);
 		}
 	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+struct sweep_ctx {
+	const struct sweep_work *w;
+	int deleted;
+};
+
+static int sweep_one(int fd, const struct silo_route_key *k,
+		     const struct silo_route_entry *e, void *ctx)
+{
+	struct sweep_ctx *c = ctx;
+
+	/* Gone already (evicted, or a concurrent sweep): fine. */
+	if (touched(c->w, k, e) && !bpf_map_delete_elem(fd, k))
+		c->deleted++;
 	return 0;
 }
 
 int sweep(struct silod *d, const struct sweep_work *w)
 {
-	struct silo_route_entry *vals;
-	struct silo_route_key *keys;
-	int deleted = 0, err = 0;
-	__u32 node;
+	struct sweep_ctx c = { .w = w };
+	int err;
 
 	if (!w->nr_prefixes && !w->nr_neighs)
 		return 0;
-	/* Per call: the event loop and the regrace thread both sweep. */
-	keys = malloc(BATCH * sizeof(*keys));
-	vals = malloc(BATCH * sizeof(*vals));
-	if (!keys || !vals)
-		err = -ENOMEM;
-	for (node = 0; node < d->maps.nr_nodes && !err; node++)
-		err = sweep_node(d->maps.node_fd[node], w, keys, vals,
-				 &deleted);
-	free(keys);
-	free(vals);
+	err = cache_for_each(d, sweep_one, &c);
 	if (err) {
 		pr_err("sweeping the route cache failed: %s\n", strerror(-err));
 		return err;
 	}
-	DSTAT_ADD(d, invalidated, deleted);
-	return deleted;
+	DSTAT_ADD(d, invalidated, c.deleted);
+	return c.deleted;
 }
 
 __u64 cache_fills(struct silod *d)
