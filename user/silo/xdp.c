@@ -260,7 +260,8 @@ static json_object *envelope_json(const struct silo_envelope_info *e)
 	return o;
 }
 
-static void envelope_print(const struct silo_envelope_info *e, bool daemon)
+static void envelope_print(const struct silo_envelope_info *e, bool daemon,
+			   bool live)
 {
 	char bits[256];
 	__u32 out;
@@ -270,8 +271,9 @@ static void envelope_print(const struct silo_envelope_info *e, bool daemon)
 	for (f = 0; f < 2; f++) {
 		out = e->holds[f] & ~e->override;
 		printf("%s %s %s", f ? "         " : "envelope:", fam_title[f],
-		       out ? "outside, forwarded traffic goes to the stack" :
-			     "inside, forwarded by XDP");
+		       out  ? "outside, forwarded traffic goes to the stack" :
+		       live ? "inside, forwarded by XDP" :
+			      "inside (forwarded by XDP once silod runs)");
 		env_bits_str(bits, sizeof(bits), e->holds[f] & e->override);
 		if (bits[0])
 			printf(" (bypassing %s)", bits);
@@ -404,7 +406,7 @@ static int xdp_status(int argc, char **argv)
 	if (!loaded && !n) {
 		printf("silo is not loaded in this network namespace (pins: %s)\n",
 		       silo_pin_dir(s));
-		envelope_print(&env, false);
+		envelope_print(&env, false, false);
 		free(devs);
 		return 0;
 	}
@@ -437,7 +439,7 @@ static int xdp_status(int argc, char **argv)
 		silod_hint(stdout);
 		printf("\n");
 	}
-	envelope_print(&env, daemon);
+	envelope_print(&env, daemon, live);
 	free(devs);
 	return 0;
 }
