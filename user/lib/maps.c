@@ -452,7 +452,9 @@ int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex)
 		return -ENODEV;
 	/* The kernel uses the larger of conf/all and conf/DEV ... */
 	read_conf(ifname, "rp_filter", &all, &one);
-	dev.rp_filter = all > one ? all : one;
+	one = all > one ? all : one;
+	/* Unreadable: strict, which sends more to the stack, never less. */
+	dev.rp_filter = one < 0 ? 1 : one;
 	/* ... and either of them for accept_local. Unreadable: the safe
 	 * answer, which is off. */
 	read_conf(ifname, "accept_local", &all, &one);
