@@ -412,9 +412,7 @@ int silo_envelope_apply(int genid_fd, const struct silo_envelope *env,
 			return 0; /* no write: nothing to race with */
 	} else {
 		/* Entries made before are not trusted across the change. */
-		g.genid++;
-		if (!g.genid)
-			g.genid = 1; /* 0 marks an entry being rewritten */
+		silo_genid_advance(&g, 1);
 	}
 	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
 		return -errno;

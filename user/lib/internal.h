@@ -188,8 +188,17 @@ int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);
 /* Writes ifindex's record; bumps genid (unless genid_fd < 0) when an
  * existing record changed, since cached answers depend on it. */
 int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex);
-/* genid + 1, never 0. */
-int silo_genid_bump_fd(int genid_fd);
+/* genid + n; past the top it wraps to 1, never 0 (0 marks an entry being
+ * rewritten). For a bump written together with other fields of genid. */
+static inline void silo_genid_advance(struct silo_genid *g, unsigned int n)
+{
+	g->genid += n;
+	if (g->genid < n)
+		g->genid = 1;
+}
+
+/* genid + n in the map (one writer at a time: the caller's to ensure). */
+int silo_genid_bump_fd(int genid_fd, unsigned int n);
 
 /* The current network namespace's cookie (SO_NETNS_COOKIE). */
 int netns_cookie(__u64 *cookie);

@@ -410,7 +410,7 @@ static void read_conf(const char *ifname, const char *name, int *all, int *one)
 	read_sysctl_int(path, one);
 }
 
-int silo_genid_bump_fd(int genid_fd)
+int silo_genid_bump_fd(int genid_fd, unsigned int n)
 {
 	struct silo_genid g;
 	__u32 zero = 0;
@@ -419,9 +419,7 @@ int silo_genid_bump_fd(int genid_fd)
 	 * as one writer runs at a time (the daemon, or the CLI by hand). */
 	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
 		return -errno;
-	g.genid++;
-	if (!g.genid)
-		g.genid = 1; /* 0 marks an entry being rewritten */
+	silo_genid_advance(&g, n);
 	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
 		return -errno;
 	return 0;
@@ -471,10 +469,10 @@ int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex)
 	if (bpf_map_update_elem(map_fd, &ifindex, &dev, BPF_ANY))
 		return -errno;
 	/* Cached answers took the old record's source check: they go. */
-	return genid_fd >= 0 ? silo_genid_bump_fd(genid_fd) : 0;
+	return genid_fd >= 0 ? silo_genid_bump_fd(genid_fd, 1) : 0;
 }
 
-static int read_policy(const char *family, int *policy, int *fields)
+static void read_policy(const char *family, int *policy, int *fields)
 {
 	char path[96];
 
@@ -486,7 +484,6 @@ static int read_policy(const char *family, int *policy, int *fields)
 	snprintf(path, sizeof(path),
 		 "/proc/sys/net/%s/fib_multipath_hash_fields", family);
 	read_sysctl_int(path, fields);
-	return 0;
 }
 
 /* fib_multipath_hash_fields: IP protocol, source and destination port. */
@@ -560,7 +557,7 @@ int silo_sync_genid(int genid_fd, unsigned int what)
 		return 0;
 	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
 		return -errno;
-	return silo_genid_bump_fd(genid_fd);
+	return silo_genid_bump_fd(genid_fd, 1);
 }
 
 int silo_maps_cache_size(const struct silo_maps *m, __u32 *size)

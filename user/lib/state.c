@@ -75,7 +75,7 @@ int silo_genid_bump(struct silo *s, __u64 *genid)
 	err = open_maps(s, &m);
 	if (err)
 		return err;
-	err = silo_genid_bump_fd(m.fd[SILO_MAP_GENID]);
+	err = silo_genid_bump_fd(m.fd[SILO_MAP_GENID], 1);
 	if (!err && bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g))
 		err = -errno;
 	if (!err)

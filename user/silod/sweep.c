@@ -248,21 +248,10 @@ __u64 cache_fills(struct silod *d)
 /* n bumps written as one: the same to the data path, one syscall. */
 int genid_bump_by(struct silod *d, unsigned int n)
 {
-	struct silo_genid g;
-	__u32 zero = 0;
-	int err = 0;
+	int err;
 
 	pthread_mutex_lock(&d->genid_lock);
-	if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g)) {
-		err = -errno;
-		goto out_unlock;
-	}
-	g.genid += n;
-	if (g.genid < n)
-		g.genid = 1; /* wrapped: 0 marks an entry being rewritten */
-	if (bpf_map_update_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g, BPF_ANY))
-		err = -errno;
-out_unlock:
+	err = silo_genid_bump_fd(d->maps.fd[SILO_MAP_GENID], n);
 	pthread_mutex_unlock(&d->genid_lock);
 	if (err) {
 		pr_err("cannot bump genid: %s\n", strerror(-err));
