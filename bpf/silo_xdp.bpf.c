@@ -152,11 +152,11 @@ static __always_inline void *node_cache(void)
 	return bpf_map_lookup_elem(&route_cache, &n);
 }
 
-static __always_inline int addr_is_local(__u8 family, const __u8 *addr)
+static __always_inline int is_local(const struct pkt *p)
 {
-	struct silo_addr a = { .family = family };
+	struct silo_addr a = { .family = p->family };
 
-	__builtin_memcpy(a.addr, addr, sizeof(a.addr));
+	__builtin_memcpy(a.addr, p->dst, sizeof(a.addr));
 	return bpf_map_lookup_elem(&local_addrs, &a) != NULL;
 }
 
@@ -520,7 +520,7 @@ int silo_xdp(struct xdp_md *ctx)
 	reason = parse_packet(ctx, &p);
 	if (reason)
 		return pass(st, reason);
-	if (addr_is_local(p.family, p.dst))
+	if (is_local(&p))
 		return pass(st, SILO_STAT_PASS_LOCAL);
 	if (!forward)
 		return pass(st, SILO_STAT_PASS_NO_FORWARD);
