@@ -16,7 +16,7 @@
 #include <linux/bpf.h> /* struct bpf_fib_lookup */
 #endif
 
-#define SILO_LAYOUT_VERSION 2
+#define SILO_LAYOUT_VERSION 3
 
 /* Limits. */
 #define SILO_MAX_NODES 64 /* route_cache outer array: one slot per node */
@@ -66,17 +66,35 @@ struct silo_local_addr {
  * cache entry is valid while its genid equals this one. Never 0: 0 marks an
  * entry that is being rewritten.
  *
- * flags say what the cache key holds beyond the fixed fields, decided from
- * the rules and sysctls (a change bumps genid, so no entry of the old key
- * format survives it).
+ * flags say what the cache key holds beyond the fixed fields (ingress
+ * device, family, TOS, destination), decided from the rules, routes and
+ * sysctls: only the inputs the FIB's answer depends on in the current
+ * configuration, so that a flood of sources towards few destinations shares
+ * few entries. The low byte (SILO_GENID_KEY_MASK) is copied into every key
+ * (silo_route_key.format): a key made under other flags never matches. A
+ * writer that changes them stores the flags first and bumps genid after, so
+ * a reader that sees the new genid sees the new flags.
  */
-/* protocol and ports: a rule or an L4 multipath hash selects on them */
+/* protocol and ports: a rule selects on them, or an L4 multipath hash
+ * takes them where a multipath route exists */
 #define SILO_GENID_KEY_L4 (1U << 0)
-/* IPv6 flow label and next header: the IPv6 multipath hash takes them */
+/* IPv6 flow label and next header: the IPv6 multipath hash takes them and
+ * an IPv6 multipath route exists */
 #define SILO_GENID_KEY_FLOWLABEL (1U << 1)
-/* Why KEY_L4 is set, for user space: a rule, a multipath hash policy. */
-#define SILO_GENID_RULES_L4 (1U << 2)
-#define SILO_GENID_HASH_L4 (1U << 3)
+/* The source address, per family: a rule selects on it, a multipath route
+ * hashes it, or (IPv6) a route is source-specific ("from") */
+#define SILO_GENID_KEY_SRC_V4 (1U << 2)
+#define SILO_GENID_KEY_SRC_V6 (1U << 3)
+#define SILO_GENID_KEY_MASK 0x7FU
+/* Why, for user space and the source check (bits above the key byte). */
+#define SILO_GENID_RULES_L4 (1U << 8) /* a rule: ipproto, sport, dport */
+#define SILO_GENID_HASH_L4 (1U << 9) /* a hash policy that takes ports */
+#define SILO_GENID_RULES_SRC_V4 (1U << 10) /* an IPv4 rule "from" a prefix */
+#define SILO_GENID_RULES_SRC_V6 (1U << 11)
+#define SILO_GENID_MPATH_V4 (1U << 12) /* an IPv4 multipath route */
+#define SILO_GENID_MPATH_V6 (1U << 13)
+#define SILO_GENID_SRC_ROUTES_V6 (1U << 14) /* an IPv6 route "from" */
+#define SILO_GENID_HASH_FLOWLABEL (1U << 15) /* IPv6 hash takes the label */
 
 /*
  * The offload envelope: the configurations in which XDP forwarding is equal
@@ -176,18 +194,30 @@ struct silo_device {
 };
 
 /*
- * route_cache: array (by node) of LRU hashes. The key holds every input the
- * kernel FIB's answer depends on under the current rules and sysctls:
- * ingress device, addresses, TOS (IPv6: traffic class), protocol and ports
- * when a rule or the multipath hash selects on them (SILO_GENID_KEY_L4),
- * the IPv6 flow label when it matters (SILO_GENID_KEY_FLOWLABEL).
+ * route_cache: array (by node) of LRU hashes, two kinds of entry in each.
+ *
+ * A route entry (format without SILO_KEY_SOURCE) holds the forward lookup's
+ * answer. Its key holds every input the kernel FIB's answer depends on under
+ * the current rules, routes and sysctls (genid.flags): ingress device,
+ * destination, TOS (IPv6: traffic class), and only where they matter the
+ * source, protocol and ports, the IPv6 flow label; the fields left out are
+ * zero.
+ *
+ * A source entry (SILO_KEY_SOURCE) holds the IPv4 source check's answer
+ * (the kernel's fib_validate_source, a lookup of the route back), cached on
+ * its own: ingress device, TOS, source, and the destination only when a rule
+ * selects on source addresses (the lookup back has the destination as its
+ * source). A flood from many sources then costs a source entry each, not a
+ * route entry each.
  */
+#define SILO_KEY_SOURCE 0x80U
+
 struct silo_route_key {
 	__u32 ifindex; /* ingress */
 	__u8 family;
 	__u8 tos;
 	__u8 l4_proto;
-	__u8 pad;
+	__u8 format; /* genid.flags & SILO_GENID_KEY_MASK, | SILO_KEY_SOURCE */
 	__be16 sport;
 	__be16 dport;
 	__be32 flowlabel; /* IPv6 flow label, network order, 20 bits */
@@ -197,10 +227,12 @@ struct silo_route_key {
 
 struct silo_route_entry {
 	__u64 genid; /* genid read before the lookup that filled it */
-	__u32 ifindex; /* egress */
+	__u32 ifindex; /* egress; 0 in a source entry */
 	__u16 mtu;
 	__u8 family; /* the nexthop's: an IPv4 route may have an IPv6 gateway */
-	__u8 pad;
+	/* A source entry: 0 when the source check accepts, else the
+	 * SILO_STAT_PASS_* reason the packet goes to the stack for. */
+	__u8 verdict;
 	__u8 smac[6];
 	__u8 dmac[6];
 	__u8 nexthop[16]; /* gateway, or the destination when on-link */
@@ -208,6 +240,25 @@ struct silo_route_entry {
 	/* The key that filled it, checked on every read: an LRU element can
 	 * be evicted and reused by another key while a reader holds it. */
 	struct silo_route_key key;
+};
+
+/*
+ * admit[0], per CPU: admission to the route cache. A miss is inserted at
+ * once while this CPU's insert budget lasts (SILO_ADMIT_BURST inserts, one
+ * more every SILO_ADMIT_NS); past it, only a key seen before (its hash in
+ * seen[]) is inserted. A flood of one-packet flows then costs a lookup and
+ * a failed cache lookup each, not an insert and an eviction; a real flow is
+ * cached by its second packet.
+ */
+#define SILO_ADMIT_SLOTS 2048 /* a power of 2 */
+#define SILO_ADMIT_BURST 64
+#define SILO_ADMIT_NS 100000ULL /* 10,000 inserts a second per CPU */
+
+struct silo_admit {
+	__u64 last_ns; /* budget last refilled */
+	__u32 tokens;
+	__u32 pad;
+	__u32 seen[SILO_ADMIT_SLOTS]; /* key hashes, | 1 (0: empty) */
 };
 
 /*
@@ -264,10 +315,14 @@ struct silo_route_entry {
 	X(FIB_NO_SRC_ADDR, fib_no_src_addr, "BPF_FIB_LKUP_RET_NO_SRC_ADDR")    \
 	X(FIB_ERROR, fib_error, "bpf_fib_lookup returned an error")            \
 	X(CACHE_HIT, cache_hit, "route cache hit, current genid")              \
+	X(SRC_HIT, src_hit, "source check answered from the cache")          \
+	X(SRC_MISS, src_miss, "source check: a lookup of the route back")     \
 	X(CACHE_MISS, cache_miss, "route cache miss")                          \
 	X(CACHE_STALE, cache_stale, "entry found with an old genid")           \
 	X(CACHE_RACE, cache_race, "entry rewritten or reused meanwhile")       \
-	X(CACHE_INSERT, cache_insert, "entry added")                           \
+	X(CACHE_INSERT, cache_insert, "entry added (admitted)")                \
+	X(CACHE_REFUSED, cache_refused, "miss not cached: not admitted")      \
+	X(CACHE_EVICT, cache_evict, "entries evicted to make room")           \
 	X(CACHE_INSERT_FAIL, cache_insert_fail, "entry could not be added")    \
 	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")      \
 	X(CACHE_BIG, cache_big, "above the least PMTU: bpf_fib_lookup")        \
