@@ -74,6 +74,28 @@ struct {
 	__type(value, struct silo_stats);
 } stats SEC(".maps");
 
+/* Per-CPU admission state: see struct silo_admit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_admit);
+} admit SEC(".maps");
+
+/* Where a source entry is built: the stack has no room for it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_route_entry);
+} scratch SEC(".maps");
+
+/* Entries in a hash map, summed over CPUs (Linux 6.6): counts evictions. */
+extern __s64 bpf_map_sum_elem_count(const struct bpf_map *map) __ksym __weak;
+#ifndef bpf_ksym_exists /* libbpf before 1.2 */
+#define bpf_ksym_exists(sym) (!!(sym))
+#endif
+
 /*
  * One LRU cache per NUMA node, allocated on its node. Node 0's is made here
  * (and gives the others their BTF); user space makes the rest with the same
@@ -180,8 +202,8 @@ static __always_inline int is_local(const struct pkt *p)
  *    bpf_fib_lookup picks is one of them, so our "yes" implies its "yes".
  *    Without an IPv4 address on the device only a direct match passes.
  *
- * Only on a cache miss: the answer is cached with the route, and every
- * change of routes, rules, addresses or sysctls invalidates it.
+ * Its answer is cached in a source entry of its own (source_verdict()):
+ * every change of routes, rules, addresses or sysctls invalidates it.
  */
 static __always_inline int source_check(struct xdp_md *ctx, const struct pkt *p,
 					const struct silo_device *dev)
@@ -216,14 +238,31 @@ static __always_inline int source_check(struct xdp_md *ctx, const struct pkt *p,
 	return SILO_STAT_PASS_LOCAL_SRC;
 }
 
-/* The key holds what the FIB's answer depends on under genid's flags. */
+/* Does the source check run for this packet on this device? */
+static __always_inline int source_checked(const struct pkt *p,
+					  const struct silo_device *dev)
+{
+	return p->family == SILO_AF_INET &&
+	       (dev->rp_filter || !(dev->flags & SILO_DEV_F_ACCEPT_LOCAL));
+}
+
+/*
+ * A route key holds what the forward lookup's answer depends on under
+ * genid's flags, and nothing more: a field left out is zero. The flags
+ * themselves are part of the key, so a key made under other flags never
+ * matches one made under these.
+ */
 static __always_inline void fill_key(struct silo_route_key *key,
 				     struct xdp_md *ctx, const struct pkt *p,
 				     __u32 flags)
 {
+	__u32 src_bit = p->family == SILO_AF_INET ? SILO_GENID_KEY_SRC_V4 :
+						    SILO_GENID_KEY_SRC_V6;
+
 	key->ifindex = ctx->ingress_ifindex;
 	key->family = p->family;
 	key->tos = p->tos;
+	key->format = flags & SILO_GENID_KEY_MASK;
 	if (flags & SILO_GENID_KEY_L4) {
 		key->l4_proto = p->l4_proto;
 		key->sport = p->sport;
@@ -234,8 +273,29 @@ static __always_inline void fill_key(struct silo_route_key *key,
 		key->l4_proto = p->l4_proto;
 		key->flowlabel = p->flowinfo & bpf_htonl(0x000FFFFF);
 	}
-	__builtin_memcpy(key->src, p->src, sizeof(key->src));
+	if (flags & src_bit)
+		__builtin_memcpy(key->src, p->src, sizeof(key->src));
 	__builtin_memcpy(key->dst, p->dst, sizeof(key->dst));
+}
+
+/*
+ * A source entry's key: what source_check() looks up with. The route back
+ * is looked up from the destination: it depends on that only when a rule
+ * selects on source addresses. Which of several multipath routes back the
+ * lookup picks does not matter: any that uses the ingress device is a
+ * "yes" for the kernel too, and a "no" sends the packet to the stack.
+ */
+static __always_inline void fill_src_key(struct silo_route_key *key,
+					 struct xdp_md *ctx,
+					 const struct pkt *p, __u32 flags)
+{
+	key->ifindex = ctx->ingress_ifindex;
+	key->family = p->family;
+	key->tos = p->tos;
+	key->format = (flags & SILO_GENID_KEY_MASK) | SILO_KEY_SOURCE;
+	__builtin_memcpy(key->src, p->src, sizeof(key->src));
+	if (flags & SILO_GENID_RULES_SRC_V4)
+		__builtin_memcpy(key->dst, p->dst, sizeof(key->dst));
 }
 
 static __always_inline int key_equal(const struct silo_route_key *a,
@@ -293,6 +353,7 @@ static __always_inline int entry_write(void *cache,
 	e->ifindex = n->ifindex;
 	e->mtu = n->mtu;
 	e->family = n->family;
+	e->verdict = n->verdict;
 	__builtin_memcpy(e->smac, n->smac, sizeof(e->smac));
 	__builtin_memcpy(e->dmac, n->dmac, sizeof(e->dmac));
 	__builtin_memcpy(e->nexthop, n->nexthop, sizeof(e->nexthop));
@@ -304,6 +365,146 @@ static __always_inline int entry_write(void *cache,
 	}
 	WRITE_ONCE(e->genid, n->genid);
 	return 0;
+}
+
+static __always_inline __u32 key_hash(const struct silo_route_key *k)
+{
+	const __u32 *w = (const __u32 *)k;
+	__u32 h = 0x9747B28C;
+	int i;
+
+	for (i = 0; i < (int)(sizeof(*k) / sizeof(__u32)); i++) {
+		h ^= w[i];
+		h *= 0x9E3779B1;
+		h ^= h >> 16;
+	}
+	return h;
+}
+
+/*
+ * Admission (struct silo_admit): 1 to insert this key, 0 to leave it out.
+ * Within the budget every miss is inserted; past it, a key on its second
+ * sighting. Per CPU: nothing here is written by another CPU.
+ */
+static __always_inline int admit_key(const struct silo_route_key *k)
+{
+	struct silo_admit *a;
+	__u32 zero = 0, h, slot;
+	__u64 now, elapsed, n;
+
+	a = bpf_map_lookup_elem(&admit, &zero);
+	if (!a)
+		return 1;
+	now = bpf_ktime_get_coarse_ns();
+	elapsed = now - a->last_ns;
+	if (elapsed >= SILO_ADMIT_BURST * SILO_ADMIT_NS) {
+		a->tokens = SILO_ADMIT_BURST;
+		a->last_ns = now;
+	} else if (elapsed >= SILO_ADMIT_NS) {
+		n = elapsed / SILO_ADMIT_NS;
+		a->tokens = a->tokens + n > SILO_ADMIT_BURST ?
+				    SILO_ADMIT_BURST :
+				    a->tokens + n;
+		a->last_ns += n * SILO_ADMIT_NS;
+	}
+	if (a->tokens) {
+		a->tokens--;
+		return 1;
+	}
+	h = key_hash(k) | 1;
+	slot = (h >> 1) & (SILO_ADMIT_SLOTS - 1);
+	if (a->seen[slot] == h)
+		return 1;
+	a->seen[slot] = h;
+	return 0;
+}
+
+/*
+ * Stores a new answer: in place over e, an element of this key found stale
+ * (an update on a full LRU map takes a new element and may evict another
+ * live entry), or as a new element if admitted. Counts what it did; an
+ * insert that shrinks the map below its size plus one evicted the rest.
+ */
+static __always_inline void cache_fill(void *cache,
+				       const struct silo_route_key *key,
+				       struct silo_route_entry *e,
+				       const struct silo_route_entry *n,
+				       struct silo_stats *st)
+{
+	__s64 before = 0, after;
+
+	if (e) {
+		if (entry_write(cache, key, e, n))
+			count(st, SILO_STAT_CACHE_RACE);
+		else
+			count(st, SILO_STAT_CACHE_REFRESH);
+		return;
+	}
+	if (!admit_key(key)) {
+		count(st, SILO_STAT_CACHE_REFUSED);
+		return;
+	}
+	if (bpf_ksym_exists(bpf_map_sum_elem_count))
+		before = bpf_map_sum_elem_count(cache);
+	/* NOEXIST: another CPU's insert of this key meanwhile stays. */
+	if (bpf_map_update_elem(cache, key, n, BPF_NOEXIST)) {
+		count(st, SILO_STAT_CACHE_INSERT_FAIL);
+		return;
+	}
+	count(st, SILO_STAT_CACHE_INSERT);
+	if (!bpf_ksym_exists(bpf_map_sum_elem_count))
+		return;
+	after = bpf_map_sum_elem_count(cache);
+	if (after <= before)
+		st->cache_evict += before + 1 - after;
+}
+
+/*
+ * The source check's verdict (0, or the pass reason), from a source entry
+ * when the cache holds a current one, else from source_check(), cached.
+ * key is the caller's, no longer needed: the stack has no room for
+ * another, and a new entry is built in per-CPU scratch space.
+ */
+static __always_inline int source_verdict(struct xdp_md *ctx,
+					  const struct pkt *p,
+					  const struct silo_device *dev,
+					  void *cache, __u64 gen, __u32 flags,
+					  struct silo_route_key *key,
+					  struct silo_stats *st)
+{
+	struct silo_route_entry *e = NULL, *n;
+	__u32 zero = 0;
+	int rc, ok;
+
+	if (!source_checked(p, dev))
+		return 0;
+	if (!cache)
+		return source_check(ctx, p, dev);
+	__builtin_memset(key, 0, sizeof(*key));
+	fill_src_key(key, ctx, p, flags);
+	e = bpf_map_lookup_elem(cache, key);
+	/* entry_read() without the copy: the verdict is one byte. */
+	if (e && READ_ONCE(e->genid) == gen) {
+		barrier();
+		rc = READ_ONCE(e->verdict);
+		ok = key_equal(&e->key, key);
+		barrier();
+		if (ok && READ_ONCE(e->genid) == gen) {
+			count(st, SILO_STAT_SRC_HIT);
+			return rc;
+		}
+	}
+	count(st, SILO_STAT_SRC_MISS);
+	rc = source_check(ctx, p, dev);
+	n = bpf_map_lookup_elem(&scratch, &zero);
+	if (!n)
+		return rc;
+	__builtin_memset(n, 0, sizeof(*n));
+	n->genid = gen;
+	n->verdict = rc;
+	__builtin_memcpy(&n->key, key, sizeof(n->key));
+	cache_fill(cache, key, e, n, st);
+	return rc;
 }
 
 static __always_inline void ipv4_decrease_ttl(struct iphdr *iph)
@@ -352,10 +553,10 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	const struct silo_device *dev;
 	struct silo_route_key key = {};
 	struct bpf_fib_lookup fib = {};
-	__u32 zero = 0, ifindex;
+	__u32 zero = 0, ifindex, flags;
 	void *cache = NULL;
+	int rc, big = 0;
 	__u64 gen;
-	int rc;
 
 	if ((void *)(eth + 1) > data_end)
 		return pass(st, SILO_STAT_PASS_TRUNCATED);
@@ -391,17 +592,21 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	if (above_route_mtu(p, g))
 		return pass(st, SILO_STAT_PASS_ROUTE_MTU);
 
-	/* Read before the lookup: an entry is never newer than its stamp. */
+	/* Read before the lookup: an entry is never newer than its stamp.
+	 * Flags after genid: user space stores them before it bumps genid. */
 	gen = READ_ONCE(g->genid);
-	fill_key(&key, ctx, p, READ_ONCE(g->flags));
+	barrier();
+	flags = READ_ONCE(g->flags);
+	fill_key(&key, ctx, p, flags);
 
 	if (!cache_enabled)
 		goto resolve;
+	cache = node_cache();
 	if (above_pmtu_floor(p, g)) {
 		count(st, SILO_STAT_CACHE_BIG);
+		big = 1;
 		goto resolve;
 	}
-	cache = node_cache();
 	if (cache)
 		e = bpf_map_lookup_elem(cache, &key);
 	if (!e) {
@@ -410,7 +615,7 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 		rc = entry_read(e, &r, &key, gen);
 		if (rc == 0) {
 			count(st, SILO_STAT_CACHE_HIT);
-			goto xmit;
+			goto source;
 		}
 		count(st,
 		      rc == -1 ? SILO_STAT_CACHE_STALE : SILO_STAT_CACHE_RACE);
@@ -437,9 +642,6 @@ resolve:
 		count(st, SILO_STAT_FIB_FIRST + rc);
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
 		return pass(st, SILO_STAT_PASS_FIB);
-	rc = source_check(ctx, p, dev);
-	if (rc)
-		return pass(st, rc);
 
 	r.genid = gen;
 	r.ifindex = fib.ifindex;
@@ -450,24 +652,19 @@ resolve:
 	__builtin_memcpy(r.dmac, fib.dmac, sizeof(r.dmac));
 	__builtin_memcpy(r.nexthop, fib.ipv6_dst, sizeof(r.nexthop));
 	__builtin_memcpy(&r.key, &key, sizeof(r.key));
-	if (cache) {
-		if (e) {
-			/*
-			 * In place: an update on a full LRU map takes a new
-			 * node and may evict another live entry.
-			 */
-			if (entry_write(cache, &key, e, &r))
-				count(st, SILO_STAT_CACHE_RACE);
-			else
-				count(st, SILO_STAT_CACHE_REFRESH);
-		} else if (bpf_map_update_elem(cache, &key, &r, BPF_ANY)) {
-			count(st, SILO_STAT_CACHE_INSERT_FAIL);
-		} else {
-			count(st, SILO_STAT_CACHE_INSERT);
-		}
-	}
+	/* Big packets leave the route cache alone: its entries stay. */
+	if (cache && !big)
+		cache_fill(cache, &key, e, &r, st);
 
-xmit:
+source:
+	/* The source check, cached on its own: by source, not by route. */
+	rc = source_verdict(ctx, p, dev, cache, gen, flags, &key, st);
+	/* Constants: the verifier keeps no bounds on a byte from a map. */
+	if (rc == SILO_STAT_PASS_RP_FILTER)
+		return pass(st, SILO_STAT_PASS_RP_FILTER);
+	if (rc)
+		return pass(st, SILO_STAT_PASS_LOCAL_SRC);
+
 	if (p->l3_len > r.mtu)
 		return pass(st, SILO_STAT_PASS_MTU);
 	if (r.ifindex == ctx->ingress_ifindex)

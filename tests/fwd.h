@@ -221,11 +221,15 @@ struct find_ctx {
 static inline int find_cb(__u32 node, const struct silo_route_key *k,
 			  const struct silo_route_entry *e, void *data)
 {
+	static const __u8 zero[16];
 	struct find_ctx *f = data;
 
-	if (k->ifindex == f->key.ifindex && k->family == f->key.family &&
-	    !memcmp(k->src, f->key.src, 16) &&
-	    !memcmp(k->dst, f->key.dst, 16) && k->sport == f->key.sport &&
+	/* A route key holds the source only where it matters. */
+	if ((k->format & SILO_KEY_SOURCE) == (f->key.format & SILO_KEY_SOURCE) &&
+	    k->ifindex == f->key.ifindex && k->family == f->key.family &&
+	    (!memcmp(k->src, f->key.src, 16) || !memcmp(k->src, zero, 16)) &&
+	    (!memcmp(k->dst, f->key.dst, 16) ||
+	     ((k->format & SILO_KEY_SOURCE) && !memcmp(k->dst, zero, 16))) && k->sport == f->key.sport &&
 	    k->dport == f->key.dport) {
 		f->entry = *e;
 		f->node = node;
@@ -240,6 +244,24 @@ static inline int cache_entry(const struct pkt_spec *sp,
 {
 	struct find_ctx f = {};
 
+	f.key.ifindex = in0;
+	f.key.family = sp->family == AF_INET6 ? SILO_AF_INET6 : SILO_AF_INET;
+	memcpy(f.key.src, sp->src, 16);
+	memcpy(f.key.dst, sp->dst, 16);
+	if (silo_route_foreach(s, find_cb, &f))
+		return -1;
+	if (f.found)
+		*e = f.entry;
+	return f.found;
+}
+
+/* The source entry (the source check's answer) for sp arriving on in0. */
+static inline int source_entry(const struct pkt_spec *sp,
+			       struct silo_route_entry *e)
+{
+	struct find_ctx f = {};
+
+	f.key.format = SILO_KEY_SOURCE;
 	f.key.ifindex = in0;
 	f.key.family = sp->family == AF_INET6 ? SILO_AF_INET6 : SILO_AF_INET;
 	memcpy(f.key.src, sp->src, 16);

@@ -54,8 +54,14 @@ static void test_ipv4_forward_miss_then_hit(void)
 	run_pkt(pkt, len, &r);
 	check_forwarded(&sp, &r, mac_gw);
 	CHECK_EQ(r.d.cache_miss, 1);
-	CHECK_EQ(r.d.cache_insert, 1);
-	CHECK_EQ(r.d.fib_success, 1);
+	/* The route, and the source check's answer in an entry of its own. */
+	CHECK_EQ(r.d.src_miss, 1);
+	CHECK_EQ(r.d.cache_insert, 2);
+	CHECK_EQ(r.d.fib_success, 1); /* counts forward lookups */
+	REQUIRE(source_entry(&sp, &e) == 1, "no source entry after a miss");
+	CHECK_EQ(e.verdict, 0);
+	CHECK_EQ(e.ifindex, 0);
+	CHECK_EQ(e.genid, genid_now());
 	REQUIRE(cache_entry(&sp, &e) == 1, "no cache entry after a miss");
 	CHECK_EQ(e.ifindex, out0);
 	CHECK_EQ(e.genid, genid_now());
@@ -69,6 +75,7 @@ static void test_ipv4_forward_miss_then_hit(void)
 	run_pkt(pkt, len, &r);
 	check_forwarded(&sp, &r, mac_gw);
 	CHECK_EQ(r.d.cache_hit, 1);
+	CHECK_EQ(r.d.src_hit, 1);
 	CHECK_EQ(r.d.fib_success, 0);
 	CHECK_EQ(r.d.cache_miss, 0);
 }
@@ -107,7 +114,7 @@ static void test_genid_bump_refreshes_with_current_genid(void)
 	__u64 g;
 
 	run_pkt(pkt, len, &r);
-	CHECK_EQ(r.d.cache_insert, 1);
+	CHECK_EQ(r.d.cache_insert, 1); /* the source entry is 10.99.1.1's */
 	REQUIRE(silo_genid_bump(s, &g) == 0, "genid bump failed");
 	REQUIRE(cache_entry(&sp, &e) == 1, "entry gone after a bump");
 	CHECK(e.genid < g, "entry genid %llu not older than %llu",
@@ -116,7 +123,8 @@ static void test_genid_bump_refreshes_with_current_genid(void)
 	run_pkt(pkt, len, &r);
 	check_forwarded(&sp, &r, mac_gw);
 	CHECK_EQ(r.d.cache_stale, 1);
-	CHECK_EQ(r.d.cache_refresh, 1);
+	/* The route entry and the (shared) source entry, both in place. */
+	CHECK_EQ(r.d.cache_refresh, 2);
 	CHECK_EQ(r.d.cache_insert, 0);
 	CHECK_EQ(r.d.fib_success, 1);
 	REQUIRE(cache_entry(&sp, &e) == 1, "entry gone after a refresh");
@@ -666,7 +674,7 @@ static int key_cb(__u32 node, const struct silo_route_key *k,
 	struct key_ctx *f = data;
 
 	(void)node;
-	if (k->ifindex == in0 && !memcmp(k->src, f->sp->src, 16) &&
+	if (k->ifindex == in0 && !(k->format & SILO_KEY_SOURCE) &&
 	    !memcmp(k->dst, f->sp->dst, 16)) {
 		f->key = *k;
 		f->entry = *e;
@@ -768,7 +776,7 @@ static void test_refresh_checks_the_key_still_owns_the_entry(void)
 	check_forwarded(&a, &r, mac_gw);
 	CHECK_EQ(r.d.cache_stale, 1);
 	CHECK_EQ(r.d.cache_race, 1);
-	CHECK_EQ(r.d.cache_refresh, 0);
+	CHECK_EQ(r.d.cache_refresh, 1); /* the source entry, not A's */
 	run_pkt(pktb, lenb, &r);
 	check_forwarded(&b, &r, mac_gw2);
 out:

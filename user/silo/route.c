@@ -55,18 +55,44 @@ static json_object *entry_json(const struct silo_route_entry *e)
 	return o;
 }
 
+/* A source entry always keys its source; a route entry always its
+ * destination; the other one only under some rules and routes. */
+static bool key_has_src(const struct silo_route_key *k)
+{
+	__u32 bit = k->family == SILO_AF_INET ? SILO_GENID_KEY_SRC_V4 :
+						SILO_GENID_KEY_SRC_V6;
+
+	return (k->format & SILO_KEY_SOURCE) || (k->format & bit);
+}
+
+static bool key_has_dst(const struct silo_route_key *k)
+{
+	static const __u8 zero[16];
+
+	return !(k->format & SILO_KEY_SOURCE) || memcmp(k->dst, zero, 16);
+}
+
 static json_object *key_json(const struct silo_route_key *k)
 {
 	json_object *o = json_object_new_object();
 	char buf[INET6_ADDRSTRLEN], ifname[IF_NAMESIZE];
 
 	json_object_object_add(
+		o, "kind",
+		json_object_new_string(k->format & SILO_KEY_SOURCE ? "source" :
+								     "route"));
+	json_object_object_add(
 		o, "iif",
 		json_object_new_string(fmt_ifname(ifname, k->ifindex)));
-	fmt_addr(buf, sizeof(buf), k->family, k->src);
-	json_object_object_add(o, "src", json_object_new_string(buf));
-	fmt_addr(buf, sizeof(buf), k->family, k->dst);
-	json_object_object_add(o, "dst", json_object_new_string(buf));
+	/* What the key leaves out is absent, not 0.0.0.0. */
+	if (key_has_src(k)) {
+		fmt_addr(buf, sizeof(buf), k->family, k->src);
+		json_object_object_add(o, "src", json_object_new_string(buf));
+	}
+	if (key_has_dst(k)) {
+		fmt_addr(buf, sizeof(buf), k->family, k->dst);
+		json_object_object_add(o, "dst", json_object_new_string(buf));
+	}
 	json_object_object_add(o, "tos", json_object_new_int(k->tos));
 	if (k->l4_proto) {
 		json_object_object_add(o, "proto",
@@ -99,7 +125,14 @@ static int show_one(__u32 node, const struct silo_route_key *k,
 
 		json_object_object_add(o, "node", json_object_new_int(node));
 		json_object_object_add(o, "key", key_json(k));
-		json_object_object_add(o, "entry", entry_json(e));
+		if (k->format & SILO_KEY_SOURCE)
+			json_object_object_add(
+				o, "source_check",
+				json_object_new_string(
+					e->verdict ? silo_stat_name(e->verdict) :
+						     "accept"));
+		else
+			json_object_object_add(o, "entry", entry_json(e));
 		json_object_object_add(o, "genid",
 				       json_object_new_uint64(e->genid));
 		json_object_object_add(o, "valid",
@@ -107,8 +140,23 @@ static int show_one(__u32 node, const struct silo_route_key *k,
 		json_object_array_add(c->arr, o);
 		return 0;
 	}
-	fmt_addr(src, sizeof(src), k->family, k->src);
-	fmt_addr(dst, sizeof(dst), k->family, k->dst);
+	if (key_has_src(k))
+		fmt_addr(src, sizeof(src), k->family, k->src);
+	else
+		strcpy(src, "*");
+	if (key_has_dst(k))
+		fmt_addr(dst, sizeof(dst), k->family, k->dst);
+	else
+		strcpy(dst, "*");
+	if (k->format & SILO_KEY_SOURCE) {
+		/* The source check's answer, in the egress columns. */
+		printf("%-4u %-10s %-18s %-18s %-4u %-10s %-36s %-5s %-6llu %s\n",
+		       node, fmt_ifname(iif, k->ifindex), src, dst, k->tos,
+		       "(source)",
+		       e->verdict ? silo_stat_name(e->verdict) : "accept", "-",
+		       (unsigned long long)e->genid, valid ? "yes" : "no");
+		return 0;
+	}
 	fmt_addr(nh, sizeof(nh), e->family, e->nexthop);
 	fmt_mac(dmac, sizeof(dmac), e->dmac);
 	printf("%-4u %-10s %-18s %-18s %-4u %-10s %-18s %-17s %-5u %-6llu %s\n",
@@ -221,13 +269,20 @@ static int lookup_one(__u32 node, const struct silo_route_key *k,
 	bool valid = e->genid && e->genid == c->genid, agree;
 	int rc;
 
-	if (k->family != c->want.family || memcmp(k->dst, c->want.dst, 16) ||
-	    (c->has_src && memcmp(k->src, c->want.src, 16)) ||
+	struct silo_route_key rk = *k;
+
+	/* A route entry without the source serves every source. */
+	if ((k->format & SILO_KEY_SOURCE) || k->family != c->want.family ||
+	    memcmp(k->dst, c->want.dst, 16) ||
+	    (c->has_src && key_has_src(k) &&
+	     memcmp(k->src, c->want.src, 16)) ||
 	    (c->has_iif && k->ifindex != c->want.ifindex) ||
 	    (c->has_tos && k->tos != c->want.tos))
 		return 0;
 	c->n++;
-	rc = silo_route_resolve(c->s, k, &fib);
+	if (c->has_src && !key_has_src(k))
+		memcpy(rk.src, c->want.src, 16);
+	rc = silo_route_resolve(c->s, &rk, &fib);
 	if (rc < 0) {
 		c->err = rc;
 		return rc;

@@ -129,19 +129,23 @@ static bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a)
 }
 
 /*
- * An entry is touched by a route change for a prefix holding its destination,
- * or its source (the reverse path check is cached with it), and by a change
- * of the neighbour it sends to that leaves it unusable or with another MAC.
+ * A route entry is touched by a route change for a prefix holding its
+ * destination, and by a change of the neighbour it sends to that leaves it
+ * unusable or with another MAC. A source entry (the source check's lookup
+ * of the route back) is touched by a route change for a prefix holding its
+ * source.
  */
 static bool touched(const struct sweep_work *w, const struct silo_route_key *k,
 		    const struct silo_route_entry *e)
 {
+	const __u8 *a = k->format & SILO_KEY_SOURCE ? k->src : k->dst;
 	size_t i;
 
 	for (i = 0; i < w->nr_prefixes; i++)
-		if (in_prefix(&w->prefixes[i], k->family, k->dst) ||
-		    in_prefix(&w->prefixes[i], k->family, k->src))
+		if (in_prefix(&w->prefixes[i], k->family, a))
 			return true;
+	if (k->format & SILO_KEY_SOURCE)
+		return false;
 	for (i = 0; i < w->nr_neighs; i++) {
 		const struct neigh *n = &w->neighs[i];
 
