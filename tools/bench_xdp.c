@@ -7,18 +7,26 @@
  *   fwd_cache_hit      silo, route cache on, every packet a hit
  *   fwd_fib_every_pkt  silo, cache off: bpf_fib_lookup for every packet
  *   xdp_empty          a program that returns XDP_PASS: the floor
- *   miss_storm_src     a million packets, each of its own source, through
- *   miss_storm_dst     silo with the cache and without (then each of its
- *                      own destination): ns per packet and their ratio
+ *   miss_storm         a million packets, each of its own source, then each
+ *                      of its own destination (inside the routes), through
+ *                      silo with the cache and without: ns per packet and
+ *                      their ratio (target <= 1.05)
+ *   cache_kind         the same, for each route cache map type (LRU with
+ *                      one list, LRU with per-CPU lists, plain hash): which
+ *                      is fastest under steady flows and under storms
  *
  * Variants alternate in rounds; the median round is reported, one JSON object
  * per line. The forward path rewrites the packet it runs on (TTL), so each
  * BPF_PROG_TEST_RUN call runs a fresh copy BATCH times and the kernel's
- * per-repeat time is averaged over calls.
+ * per-repeat time is averaged over calls. Storms run one packet a call, on
+ * --cpus threads at once (each pinned to its CPU, each with its own share
+ * of the addresses), as a flood spread by RSS would.
  *
  *   bench_xdp [--rounds N] [--calls N] [--routes N] [--rules N] [--storm N]
+ *             [--cpus N] [--kinds all|lru|lru-percpu|hash]
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -31,6 +39,7 @@
 #define BATCH 200 /* TTL 255 stays above 1 */
 #define TARGET_RATIO 0.35
 #define STORM_TARGET 1.05
+#define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 struct variant {
 	const char *name;
@@ -41,14 +50,14 @@ struct variant {
 };
 
 /*
- * A miss storm: n packets, each of its own source (what = 's') or
- * destination ('d'), inside the routes build_routes makes (12.A.B.C, A <
+ * A miss storm: packets first..last-1, each of its own source (what = 's')
+ * or destination ('d'), inside the routes build_routes makes (12.A.B.C, A <
  * 16 for a million), so every one is forwarded and, with the cache, a miss.
  * One packet a call: the kernel's duration is the program's time alone.
  * Returns the average ns per packet.
  */
 static double storm(const struct variant *v, struct pkt_spec sp, char what,
-		    int n)
+		    int first, int last)
 {
 	struct xdp_md ctx = { .ingress_ifindex = v->ifindex };
 	uint8_t pkt[PKT_MAX], out[PKT_MAX];
@@ -58,7 +67,7 @@ static double storm(const struct variant *v, struct pkt_spec sp, char what,
 	double total = 0;
 	int i;
 
-	for (i = 0; i < n; i++) {
+	for (i = first; i < last; i++) {
 		a[0] = 12;
 		a[1] = (i >> 16) & 15;
 		a[2] = (i >> 8) & 255;
@@ -73,7 +82,55 @@ static double storm(const struct variant *v, struct pkt_spec sp, char what,
 		}
 		total += opts.duration;
 	}
-	return total / n;
+	return last > first ? total / (last - first) : 0;
+}
+
+struct storm_job {
+	pthread_t tid;
+	const struct variant *v;
+	struct pkt_spec sp;
+	char what;
+	int cpu, first, last;
+	double ns;
+};
+
+static void *storm_thread(void *arg)
+{
+	struct storm_job *j = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(j->cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	j->ns = storm(j->v, j->sp, j->what, j->first, j->last);
+	return NULL;
+}
+
+/* n packets of a storm on cpus threads at once: the mean ns per packet. */
+static double storm_cpus(const struct variant *v, struct pkt_spec sp,
+			 char what, int n, int cpus)
+{
+	struct storm_job job[64];
+	double sum = 0;
+	int i, started = 0;
+
+	for (i = 0; i < cpus; i++) {
+		job[i] = (struct storm_job){ .v = v, .sp = sp, .what = what,
+					     .cpu = i % silo_nr_cpus(),
+					     .first = (long long)n * i / cpus,
+					     .last = (long long)n * (i + 1) /
+						     cpus };
+		if (pthread_create(&job[i].tid, NULL, storm_thread, &job[i]))
+			break;
+		started++;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(job[i].tid, NULL);
+		if (job[i].ns < 0)
+			return -1;
+		sum += job[i].ns;
+	}
+	return started == cpus ? sum / cpus : -1;
 }
 
 static int build_routes(int routes, int rules)
@@ -133,6 +190,133 @@ static double measure(const struct variant *v, const uint8_t *pkt, size_t len,
 	return total / calls;
 }
 
+struct kind_run {
+	const char *name;
+	enum silo_cache_kind kind;
+	double ns[3]; /* cache hit, fib every packet, empty */
+	double st[2][2]; /* [source, destination][cache, no cache] */
+	unsigned long long hits, lookups, inserts, refused, evicted;
+};
+
+static const struct {
+	const char *name;
+	enum silo_cache_kind kind;
+} kinds[] = {
+	{ "lru", SILO_CACHE_LRU },
+	{ "lru-percpu", SILO_CACHE_LRU_PERCPU },
+	{ "hash", SILO_CACHE_HASH },
+};
+
+struct setup {
+	struct silo_opts opts;
+	struct pkt_spec sp;
+	int empty_fd, rounds, calls, storm_n, cpus;
+};
+
+static void print_counters(struct silo *s)
+{
+	struct silo_stats *st = calloc(silo_nr_cpus(), sizeof(*st));
+	unsigned int k;
+	int i;
+
+	fprintf(stderr, "bench_xdp: failed; silo's counters:\n");
+	if (st && !silo_stats_read(s, st))
+		for (k = 0; k < SILO_STAT_MAX; k++) {
+			unsigned long long sum = 0;
+
+			for (i = 0; i < silo_nr_cpus(); i++)
+				sum += ((__u64 *)&st[i])[k];
+			if (sum)
+				fprintf(stderr, "  %s %llu\n",
+					silo_stat_name(k), sum);
+		}
+	free(st);
+}
+
+/* Everything for one kind of route cache: load, measure, unload. */
+static int run_kind(const struct setup *su, struct kind_run *k)
+{
+	struct silo_xdp_load_opts cached = { .forward = true,
+					     .cache_kind = k->kind };
+	struct silo_xdp_load_opts uncached = { .forward = true,
+					       .no_cache = true };
+	struct variant v[3] = {
+		{ .name = "fwd_cache_hit", .want_verdict = XDP_REDIRECT },
+		{ .name = "fwd_fib_every_pkt", .want_verdict = XDP_REDIRECT },
+		{ .name = "xdp_empty", .want_verdict = XDP_PASS },
+	};
+	struct silo_stats *per_cpu = NULL;
+	uint8_t pkt[PKT_MAX];
+	struct silo *s = NULL;
+	pid_t silod = -1;
+	int r, i, ret = -1;
+	size_t len;
+
+	sh("rm -rf %s", su->opts.pin_root);
+	if (silo_open(&s, &su->opts) || silo_xdp_load(s, "in0", &cached) ||
+	    silo_xdp_load(s, "in1", &uncached) ||
+	    silo_xdp_load(s, "out0", &cached))
+		goto out;
+	silod = silod_child_start(s, su->opts.pin_root);
+	if (silod < 0)
+		goto out;
+	v[0].ifindex = if_nametoindex("in0");
+	v[0].prog_fd = prog_of(v[0].ifindex);
+	v[1].ifindex = if_nametoindex("in1");
+	v[1].prog_fd = prog_of(v[1].ifindex);
+	v[2].ifindex = v[0].ifindex;
+	v[2].prog_fd = su->empty_fd;
+	if (v[0].prog_fd < 0 || v[1].prog_fd < 0)
+		goto out;
+	len = pkt_build(pkt, &su->sp);
+	for (r = 0; r < su->rounds; r++) {
+		for (i = 0; i < 3; i++) {
+			v[i].ns[r] = measure(&v[i], pkt, len, su->calls);
+			if (v[i].ns[r] < 0)
+				goto out;
+		}
+	}
+	for (i = 0; i < 3; i++)
+		k->ns[i] = bench_median(v[i].ns, su->rounds);
+	/* Miss storms, with the cache and without, the same packets. */
+	for (r = 0; su->storm_n && r < 2; r++) {
+		for (i = 0; i < 2; i++) {
+			struct pkt_spec ssp = su->sp;
+
+			ssp.ttl = 64;
+			k->st[r][i] = storm_cpus(&v[i], ssp, r ? 'd' : 's',
+						 su->storm_n, su->cpus);
+			if (k->st[r][i] < 0)
+				goto out;
+		}
+	}
+	/* Each variant ran the path it is named for. */
+	per_cpu = calloc(silo_nr_cpus(), sizeof(*per_cpu));
+	if (!per_cpu || silo_stats_read(s, per_cpu))
+		goto out;
+	for (i = 0; i < silo_nr_cpus(); i++) {
+		k->hits += per_cpu[i].cache_hit;
+		k->lookups += per_cpu[i].fib_success;
+		k->inserts += per_cpu[i].cache_insert;
+		k->refused += per_cpu[i].cache_refused;
+		k->evicted += per_cpu[i].cache_evict;
+	}
+	ret = 0;
+out:
+	if (ret && s)
+		print_counters(s);
+	free(per_cpu);
+	silod_child_stop(silod);
+	if (s) {
+		silo_xdp_unload(s, "in0");
+		silo_xdp_unload(s, "in1");
+		silo_xdp_unload(s, "out0");
+		silo_close(s);
+	}
+	sh("rm -rf %s", su->opts.pin_root);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -141,38 +325,33 @@ int main(int argc, char **argv)
 		{ "routes", required_argument, NULL, 'R' },
 		{ "rules", required_argument, NULL, 'u' },
 		{ "storm", required_argument, NULL, 's' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "kinds", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct silo_opts opts = { .pin_root = "/sys/fs/bpf/silo-bench" };
-	struct silo_xdp_load_opts cached = { .forward = true };
-	struct silo_xdp_load_opts uncached = { .forward = true,
-					       .no_cache = true };
-	int rounds = 9, calls = 2000, routes = 100000, rules = 10, c, r, i;
-	int storm_n = 1000000;
-	double st[2][2]; /* [source, destination][cache, no cache] */
-	struct pkt_spec sp = { .family = AF_INET, .payload = 18, .ttl = 255 };
-	struct variant v[3] = {
-		{ .name = "fwd_cache_hit", .want_verdict = XDP_REDIRECT },
-		{ .name = "fwd_fib_every_pkt", .want_verdict = XDP_REDIRECT },
-		{ .name = "xdp_empty", .want_verdict = XDP_PASS },
+	struct setup su = {
+		.opts = { .pin_root = "/sys/fs/bpf/silo-bench" },
+		.sp = { .family = AF_INET, .payload = 18, .ttl = 255 },
+		.rounds = 9,
+		.calls = 2000,
+		.storm_n = 1000000,
+		.cpus = silo_nr_cpus(),
 	};
-	unsigned long long hits = 0, lookups = 0;
-	struct silo_stats *per_cpu = NULL;
+	struct kind_run runs[NR_KINDS] = {};
+	int routes = 100000, rules = 10, c, i, nr = 0;
+	const char *which = "all";
 	struct silo_test *empty = NULL;
-	uint8_t pkt[PKT_MAX];
-	double ns[3];
-	size_t len;
-	pid_t silod = -1;
+	struct kind_run *k;
 	int ret = 1;
 
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			rounds = atoi(optarg);
+			su.rounds = atoi(optarg);
 			break;
 		case 'c':
-			calls = atoi(optarg);
+			su.calls = atoi(optarg);
 			break;
 		case 'R':
 			routes = atoi(optarg);
@@ -181,17 +360,31 @@ int main(int argc, char **argv)
 			rules = atoi(optarg);
 			break;
 		case 's':
-			storm_n = atoi(optarg);
+			su.storm_n = atoi(optarg);
+			break;
+		case 'C':
+			su.cpus = atoi(optarg);
+			break;
+		case 'k':
+			which = optarg;
 			break;
 		default:
 			fprintf(stderr,
 				"usage: bench_xdp [--rounds N] [--calls N] [--routes N] [--rules N]\n"
-				"                 [--storm N]  (packets of the miss storms, <= 1048576)\n");
+				"                 [--storm N]  (packets of the miss storms, <= 1048576)\n"
+				"                 [--cpus N]   (threads a storm runs on; default: every CPU)\n"
+				"                 [--kinds all|lru|lru-percpu|hash]  (route cache map types)\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (rounds < 1 || rounds > 64 || calls < 1 || routes < 1 || rules < 0 ||
-	    storm_n < 0 || storm_n > (1 << 20)) {
+	for (i = 0; i < (int)NR_KINDS; i++)
+		if (!strcmp(which, "all") || !strcmp(which, kinds[i].name)) {
+			runs[nr].name = kinds[i].name;
+			runs[nr++].kind = kinds[i].kind;
+		}
+	if (su.rounds < 1 || su.rounds > 64 || su.calls < 1 || routes < 1 ||
+	    rules < 0 || su.storm_n < 0 || su.storm_n > (1 << 20) ||
+	    su.cpus < 1 || su.cpus > 64 || !nr) {
 		fprintf(stderr, "bench_xdp: bad arguments\n");
 		return 2;
 	}
@@ -213,105 +406,54 @@ int main(int argc, char **argv)
 	       "sysctl -qw net.ipv4.ip_forward=1\n") ||
 	    build_routes(routes, rules))
 		return 1;
-	sh("rm -rf %s", opts.pin_root);
-	if (silo_open(&s, &opts) || silo_xdp_load(s, "in0", &cached) ||
-	    silo_xdp_load(s, "in1", &uncached) ||
-	    silo_xdp_load(s, "out0", &cached))
-		goto out;
-	silod = silod_child_start(s, opts.pin_root);
-	if (silod < 0)
-		goto out;
-	v[0].ifindex = if_nametoindex("in0");
-	v[0].prog_fd = prog_of(v[0].ifindex);
-	v[1].ifindex = if_nametoindex("in1");
-	v[1].prog_fd = prog_of(v[1].ifindex);
 	empty = silo_test__open_and_load();
-	if (!empty || v[0].prog_fd < 0 || v[1].prog_fd < 0)
+	if (!empty)
 		goto out;
-	v[2].ifindex = v[0].ifindex;
-	v[2].prog_fd = bpf_program__fd(empty->progs.xdp_pass);
+	su.empty_fd = bpf_program__fd(empty->progs.xdp_pass);
 	/*
 	 * Attached somewhere, a program stays in the kernel's XDP dispatcher;
 	 * otherwise each BPF_PROG_TEST_RUN adds and removes it, which costs
 	 * milliseconds of wall time (not of the measured time).
 	 */
-	if (bpf_xdp_attach(if_nametoindex("out0p"), v[2].prog_fd,
+	if (bpf_xdp_attach(if_nametoindex("out0p"), su.empty_fd,
 			   XDP_FLAGS_DRV_MODE, NULL))
 		goto out;
-
-	if (read_mac("in0", sp.dmac))
+	if (read_mac("in0", su.sp.dmac))
 		goto out;
-	sp.src[0] = 10, sp.src[1] = 1, sp.src[3] = 2;
-	sp.dst[0] = 10, sp.dst[1] = 200, sp.dst[2] = 1, sp.dst[3] = 1;
-	len = pkt_build(pkt, &sp);
-	for (r = 0; r < rounds; r++) {
-		for (i = 0; i < 3; i++) {
-			v[i].ns[r] = measure(&v[i], pkt, len, calls);
-			if (v[i].ns[r] < 0)
-				goto out;
-		}
-	}
-	for (i = 0; i < 3; i++)
-		ns[i] = bench_median(v[i].ns, rounds);
-	/* Miss storms, with the cache and without, the same packets. */
-	for (r = 0; storm_n && r < 2; r++) {
-		for (i = 0; i < 2; i++) {
-			struct pkt_spec ssp = sp;
+	su.sp.src[0] = 10, su.sp.src[1] = 1, su.sp.src[3] = 2;
+	su.sp.dst[0] = 10, su.sp.dst[1] = 200, su.sp.dst[2] = 1,
+	su.sp.dst[3] = 1;
+	for (i = 0; i < nr; i++)
+		if (run_kind(&su, &runs[i]))
+			goto out;
 
-			ssp.ttl = 64;
-			st[r][i] = storm(&v[i], ssp, r ? 'd' : 's', storm_n);
-			if (st[r][i] < 0)
-				goto out;
-		}
-	}
-	/* Each variant ran the path it is named for. */
-	per_cpu = calloc(silo_nr_cpus(), sizeof(*per_cpu));
-	if (!per_cpu || silo_stats_read(s, per_cpu))
-		goto out;
-	for (i = 0; i < silo_nr_cpus(); i++) {
-		hits += per_cpu[i].cache_hit;
-		lookups += per_cpu[i].fib_success;
-	}
-	printf("{\"bench\":\"xdp_setup\",\"routes\":%d,\"rules\":%d,\"rounds\":%d,\"pkts_per_round\":%d,\"cache_hits\":%llu,\"fib_lookups\":%llu}\n",
-	       routes, rules, rounds, calls * BATCH, hits, lookups);
-	printf("{\"bench\":\"xdp_empty\",\"ns_per_pkt\":%.1f}\n", ns[2]);
+	/* The headline figures: the first kind, silo's default. */
+	k = &runs[0];
+	printf("{\"bench\":\"xdp_setup\",\"routes\":%d,\"rules\":%d,\"rounds\":%d,\"pkts_per_round\":%d,\"storm_cpus\":%d,\"cache\":\"%s\",\"cache_hits\":%llu,\"fib_lookups\":%llu}\n",
+	       routes, rules, su.rounds, su.calls * BATCH, su.cpus, k->name,
+	       k->hits, k->lookups);
+	printf("{\"bench\":\"xdp_empty\",\"ns_per_pkt\":%.1f}\n", k->ns[2]);
 	printf("{\"bench\":\"fwd_fib_every_pkt\",\"ns_per_pkt\":%.1f,\"vs\":\"xdp_empty\",\"ratio\":%.2f}\n",
-	       ns[1], ns[1] / ns[2]);
+	       k->ns[1], k->ns[1] / k->ns[2]);
 	printf("{\"bench\":\"fwd_cache_hit\",\"ns_per_pkt\":%.1f,\"vs\":\"fwd_fib_every_pkt\",\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
-	       ns[0], ns[0] / ns[1], TARGET_RATIO,
-	       ns[0] / ns[1] <= TARGET_RATIO ? "true" : "false");
-	for (r = 0; storm_n && r < 2; r++)
-		printf("{\"bench\":\"miss_storm_%s\",\"packets\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
-		       r ? "dst" : "src", storm_n, st[r][0], st[r][1],
-		       st[r][0] / st[r][1], STORM_TARGET,
-		       st[r][0] / st[r][1] <= STORM_TARGET ? "true" : "false");
+	       k->ns[0], k->ns[0] / k->ns[1], TARGET_RATIO,
+	       k->ns[0] / k->ns[1] <= TARGET_RATIO ? "true" : "false");
+	for (c = 0; su.storm_n && c < 2; c++)
+		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
+		       c ? "destinations" : "sources", su.storm_n, su.cpus,
+		       k->st[c][0], k->st[c][1], k->st[c][0] / k->st[c][1],
+		       STORM_TARGET,
+		       k->st[c][0] / k->st[c][1] <= STORM_TARGET ? "true" :
+								   "false");
+	for (i = 0; su.storm_n && i < nr; i++) {
+		k = &runs[i];
+		printf("{\"bench\":\"cache_kind\",\"cache\":\"%s\",\"hit_ns\":%.1f,\"hit_ratio\":%.3f,\"storm_src_ratio\":%.3f,\"storm_dst_ratio\":%.3f,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
+		       k->name, k->ns[0], k->ns[0] / k->ns[1],
+		       k->st[0][0] / k->st[0][1], k->st[1][0] / k->st[1][1],
+		       k->inserts, k->refused, k->evicted);
+	}
 	ret = 0;
 out:
-	if (ret && s) {
-		struct silo_stats *st = calloc(silo_nr_cpus(), sizeof(*st));
-		unsigned int k;
-
-		fprintf(stderr, "bench_xdp: failed; silo's counters:\n");
-		if (st && !silo_stats_read(s, st))
-			for (k = 0; k < SILO_STAT_MAX; k++) {
-				unsigned long long sum = 0;
-
-				for (i = 0; i < silo_nr_cpus(); i++)
-					sum += ((__u64 *)&st[i])[k];
-				if (sum)
-					fprintf(stderr, "  %s %llu\n",
-						silo_stat_name(k), sum);
-			}
-		free(st);
-	}
-	free(per_cpu);
 	silo_test__destroy(empty);
-	silod_child_stop(silod);
-	if (s) {
-		silo_xdp_unload(s, "in0");
-		silo_xdp_unload(s, "in1");
-		silo_xdp_unload(s, "out0");
-		silo_close(s);
-	}
 	return ret;
 }

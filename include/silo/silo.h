@@ -62,6 +62,20 @@ enum silo_xdp_mode {
 	SILO_XDP_SKB,
 };
 
+/*
+ * The route caches' map type, chosen when the caches are made (see
+ * docs/ARCHITECTURE.md "Route cache" for the measurements behind the
+ * default): an LRU hash with one LRU list, an LRU hash with a list per CPU
+ * (BPF_F_NO_COMMON_LRU), or a plain hash, which never evicts (inserts fail
+ * once it is full, until silod's sweeps or a flush make room).
+ */
+enum silo_cache_kind {
+	SILO_CACHE_DEFAULT, /* LRU when made; whatever exists otherwise */
+	SILO_CACHE_LRU,
+	SILO_CACHE_LRU_PERCPU,
+	SILO_CACHE_HASH,
+};
+
 struct silo_xdp_load_opts {
 	enum silo_xdp_mode mode;
 	bool forward; /* forward from the route cache */
@@ -69,6 +83,7 @@ struct silo_xdp_load_opts {
 	bool force; /* replace another program (not attached by a link) */
 	bool no_cache; /* bpf_fib_lookup every packet: the benchmark baseline */
 	__u32 cache_size; /* entries per node, when the caches are made; 0: default */
+	enum silo_cache_kind cache_kind; /* when the caches are made */
 	/*
 	 * With forward: forward even though an nftables chain or an
 	 * iptables-legacy table sees forwarded packets (SILO_ENV_OVERRIDABLE):

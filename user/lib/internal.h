@@ -62,6 +62,7 @@ int silo_maps_open(struct silo *s, struct silo_maps *m);
  * size than the existing one is refused. *created says which happened.
  */
 int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
+		     enum silo_cache_kind kind,
 		     bool *created);
 struct bpf_object;
 /* Points every map of obj named like a shared map at the shared one. */

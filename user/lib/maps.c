@@ -572,6 +572,27 @@ int silo_maps_cache_size(const struct silo_maps *m, __u32 *size)
 	return 0;
 }
 
+/* The kind of the caches m holds (SILO_CACHE_*), or a negative errno. */
+static int maps_cache_kind(const struct silo_maps *m)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (m->nr_nodes == 0 ||
+	    bpf_obj_get_info_by_fd(m->node_fd[0], &info, &len))
+		return -ENOENT;
+	if (info.type == BPF_MAP_TYPE_HASH)
+		return SILO_CACHE_HASH;
+	return info.map_flags & BPF_F_NO_COMMON_LRU ? SILO_CACHE_LRU_PERCPU :
+						      SILO_CACHE_LRU;
+}
+
+static const char *const cache_kind_names[] = {
+	[SILO_CACHE_LRU] = "LRU hashes",
+	[SILO_CACHE_LRU_PERCPU] = "LRU hashes with per-CPU lists",
+	[SILO_CACHE_HASH] = "plain hashes",
+};
+
 int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj)
 {
 	struct bpf_map *map;
@@ -606,15 +627,21 @@ int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj)
  * map's template in size and flags. libbpf makes the template from the
  * declaration (default size), so another size needs a template of our own.
  */
-static int size_inner_template(struct silo_xdp *skel, __u32 size, int *fd)
+static int size_inner_template(struct silo_xdp *skel, __u32 size,
+			       enum silo_cache_kind kind, int *fd)
 {
 	struct bpf_map *n0 = skel->maps.route_cache_n0;
-	LIBBPF_OPTS(bpf_map_create_opts, opts,
-		    .map_flags = bpf_map__map_flags(n0), .numa_node = 0);
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .numa_node = 0);
 	int err;
 
+	if (kind == SILO_CACHE_HASH)
+		bpf_map__set_type(n0, BPF_MAP_TYPE_HASH);
+	else if (kind == SILO_CACHE_LRU_PERCPU)
+		bpf_map__set_map_flags(n0, bpf_map__map_flags(n0) |
+						   BPF_F_NO_COMMON_LRU);
+	opts.map_flags = bpf_map__map_flags(n0);
 	bpf_map__set_max_entries(n0, size);
-	if (size == SILO_ROUTE_CACHE_DEFAULT)
+	if (size == SILO_ROUTE_CACHE_DEFAULT && kind <= SILO_CACHE_LRU)
 		return 0;
 	*fd = bpf_map_create(bpf_map__type(n0), "route_cache_t",
 			     bpf_map__key_size(n0), bpf_map__value_size(n0),
@@ -668,7 +695,7 @@ static int init_fresh_maps(struct silo *s, struct silo_xdp *skel,
 }
 
 int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
-		     bool *created)
+		     enum silo_cache_kind kind, bool *created)
 {
 	struct silo_xdp *skel = NULL;
 	int err, tmpl_fd = -1;
@@ -682,6 +709,14 @@ int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
 		    existing != cache_size) {
 			pr_err("the route caches hold %u entries per node; unload silo from every device to change that\n",
 			       existing);
+			silo_maps_close(m);
+			return -EINVAL;
+		}
+		existing = maps_cache_kind(m);
+		if (kind != SILO_CACHE_DEFAULT && existing != (__u32)kind &&
+		    existing < ARRAY_SIZE(cache_kind_names)) {
+			pr_err("the route caches are %s; unload silo from every device to change that\n",
+			       cache_kind_names[existing]);
 			silo_maps_close(m);
 			return -EINVAL;
 		}
@@ -708,7 +743,7 @@ int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
 	bpf_map__set_max_entries(skel->maps.cpu_node,
 				 libbpf_num_possible_cpus());
 	err = size_inner_template(
-		skel, cache_size ? cache_size : SILO_ROUTE_CACHE_DEFAULT,
+		skel, cache_size ? cache_size : SILO_ROUTE_CACHE_DEFAULT, kind,
 		&tmpl_fd);
 	if (err)
 		goto out;

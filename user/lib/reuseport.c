@@ -880,7 +880,7 @@ again:
 		goto err_unlock;
 	}
 	dir_made = true;
-	err = silo_maps_ensure(s, &maps, 0, &created);
+	err = silo_maps_ensure(s, &maps, 0, SILO_CACHE_DEFAULT, &created);
 	if (err)
 		goto err_undo;
 	if (created)
