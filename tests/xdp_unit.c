@@ -511,7 +511,8 @@ static void test_rp_filter(void)
 	rp_filter_mode(0);
 }
 
-/* A rule on ports puts protocol and ports into the cache key. */
+/* A rule on ports puts protocol and ports into the cache key; a hash on
+ * ports without a multipath route does not. */
 static void test_port_rules_key_on_ports(void)
 {
 	struct silo_xdp_load_opts fwd = { .forward = true, .replace = true };
@@ -543,11 +544,17 @@ static void test_port_rules_key_on_ports(void)
 	CHECK_EQ(r.d.fib_prohibit, 1);
 
 	sh("ip rule del pref 100");
+	/* A hash on ports matters only where a multipath route exists. */
+	REQUIRE(!sh("sysctl -qw net.ipv4.fib_multipath_hash_policy=1"),
+		"hash policy 1");
 	REQUIRE(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
 	close(prog_in0);
 	prog_in0 = prog_of(in0);
 	REQUIRE(silo_info(s, &info) == 0, "info");
+	sh("sysctl -qw net.ipv4.fib_multipath_hash_policy=0");
 	CHECK(!(info.genid_flags & SILO_GENID_KEY_L4), "key_l4 flag left set");
+	CHECK(info.genid_flags & SILO_GENID_HASH_L4, "hash_l4 not set");
+	CHECK(!(info.genid_flags & SILO_GENID_RULES_L4), "rules_l4 left set");
 }
 
 static void test_route_flush(void)

@@ -69,11 +69,19 @@ struct bpf_object;
 int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
 /* Entries per node of the route caches. */
 int silo_maps_cache_size(const struct silo_maps *m, __u32 *size);
-/* Sets SILO_GENID_KEY_L4 from the policy rules; bumps genid when it flips. */
+/*
+ * Reads what is asked and writes genid's flags (the cache key's fields and
+ * why) and MTU floors; bumps genid when they changed. The multipath hash
+ * policies are read every time: the key needs each family's.
+ */
 #define SILO_SYNC_RULES (1U << 0) /* policy rules */
-#define SILO_SYNC_SYSCTLS (1U << 1) /* multipath hash policies, min_pmtu */
+#define SILO_SYNC_SYSCTLS (1U << 1) /* min_pmtu */
 #define SILO_SYNC_ROUTE_MTU (1U << 2) /* the least unlocked route MTUs */
-#define SILO_SYNC_ALL 7
+#define SILO_SYNC_ROUTES (1U << 3) /* multipath and "from" routes */
+#define SILO_SYNC_ALL 15
+/* The genid flags SILO_SYNC_ROUTES decides. */
+#define SILO_GENID_ROUTES_BITS \
+	(SILO_GENID_MPATH_V4 | SILO_GENID_MPATH_V6 | SILO_GENID_SRC_ROUTES_V6)
 int silo_sync_genid(int genid_fd, unsigned int what);
 /* The pid of a live silod serving this namespace's pins, or 0. */
 int silo_daemon_pid(struct silo *s);
@@ -158,11 +166,17 @@ struct silo_nl_link {
 };
 /* A device's MAC (-EOPNOTSUPP without one), master and port kind. */
 int silo_nl_link(__u32 ifindex, struct silo_nl_link *l);
-/* The least unlocked MTU metric of the family's routes, in every table;
- * 0: none. */
-int silo_nl_route_mtu_min(int family, __u32 *mtu);
-/* 1 when a policy rule selects on ipproto or ports, else 0. */
-int silo_nl_rules_use_l4(void);
+/* One walk of the IPv4 and IPv6 routes of every table. */
+struct silo_nl_routes {
+	__u32 mtu_min[2]; /* [SILO_FAM_*]: the least unlocked MTU, 0: none */
+	__u32 flags; /* SILO_GENID_MPATH_V4, _MPATH_V6, _SRC_ROUTES_V6 */
+};
+int silo_nl_routes_scan(struct silo_nl_routes *r);
+/* 1 when a nexthop group exists, else 0. */
+int silo_nl_nexthop_groups(void);
+/* What the policy rules select on: SILO_GENID_RULES_L4 (ipproto, ports),
+ * SILO_GENID_RULES_SRC_V4 and _V6 (a source prefix). */
+int silo_nl_rules_keys(__u32 *flags);
 
 /*
  * The offload envelope (envelope.c): which SILO_ENV_* conditions hold in

@@ -10,6 +10,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
+#include <linux/nexthop.h>
 #include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 #include "internal.h"
@@ -279,75 +280,152 @@ int silo_nl_link(__u32 ifindex, struct silo_nl_link *l)
 	return l->has_mac ? 0 : -EOPNOTSUPP;
 }
 
-struct route_mtu {
-	__u32 min; /* over the routes so far */
+/* What one walk of the routes collects. */
+struct route_walk {
+	struct silo_nl_routes *r;
+	__u32 nh_ids; /* families with a route through a nexthop object */
 	__u32 mtu, lock; /* of the route being read */
+	bool mpath, nh_id;
 };
 
 static int metrics_cb(const struct nlattr *attr, void *data)
 {
-	struct route_mtu *m = data;
+	struct route_walk *w = data;
 
 	if (mnl_attr_get_payload_len(attr) < sizeof(__u32))
 		return MNL_CB_OK;
 	if (mnl_attr_get_type(attr) == RTAX_MTU)
-		m->mtu = mnl_attr_get_u32(attr);
+		w->mtu = mnl_attr_get_u32(attr);
 	else if (mnl_attr_get_type(attr) == RTAX_LOCK)
-		m->lock = mnl_attr_get_u32(attr);
+		w->lock = mnl_attr_get_u32(attr);
 	return MNL_CB_OK;
 }
 
-static int route_mtu_attr_cb(const struct nlattr *attr, void *data)
+static int route_attr_cb(const struct nlattr *attr, void *data)
 {
-	if (mnl_attr_get_type(attr) == RTA_METRICS)
+	struct route_walk *w = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case RTA_METRICS:
 		mnl_attr_parse_nested(attr, metrics_cb, data);
+		break;
+	case RTA_MULTIPATH:
+		w->mpath = true;
+		break;
+	case RTA_NH_ID:
+		w->nh_id = true;
+		break;
+	}
 	return MNL_CB_OK;
 }
 
 /* A locked MTU bpf_fib_lookup applies itself: only the others count. */
-static int route_mtu_cb(const struct nlmsghdr *nlh, void *data)
+static int route_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct route_mtu *m = data;
+	struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	struct route_walk *w = data;
+	__u32 *min, mpath;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE)
 		return MNL_CB_OK;
-	m->mtu = m->lock = 0;
-	mnl_attr_parse(nlh, sizeof(struct rtmsg), route_mtu_attr_cb, m);
-	if (m->mtu && !(m->lock & (1U << RTAX_MTU)) &&
-	    (!m->min || m->mtu < m->min))
-		m->min = m->mtu;
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return MNL_CB_OK;
+	w->mtu = w->lock = 0;
+	w->mpath = w->nh_id = false;
+	mnl_attr_parse(nlh, sizeof(*rtm), route_attr_cb, w);
+	min = &w->r->mtu_min[rtm->rtm_family == AF_INET ? SILO_FAM_V4 :
+							  SILO_FAM_V6];
+	if (w->mtu && !(w->lock & (1U << RTAX_MTU)) && (!*min || w->mtu < *min))
+		*min = w->mtu;
+	mpath = rtm->rtm_family == AF_INET ? SILO_GENID_MPATH_V4 :
+					     SILO_GENID_MPATH_V6;
+	if (w->mpath)
+		w->r->flags |= mpath;
+	if (w->nh_id)
+		w->nh_ids |= mpath;
+	/* Source-specific routing ("from"): IPv6 only. */
+	if (rtm->rtm_family == AF_INET6 && rtm->rtm_src_len)
+		w->r->flags |= SILO_GENID_SRC_ROUTES_V6;
 	return MNL_CB_OK;
 }
 
-int silo_nl_route_mtu_min(int family, __u32 *mtu)
+int silo_nl_routes_scan(struct silo_nl_routes *r)
 {
+	static const int families[] = { AF_INET, AF_INET6 };
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct route_mtu m = {};
+	struct route_walk w = { .r = r };
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
+	unsigned int i;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		nlh = mnl_nlmsg_put_header(buf);
+		nlh->nlmsg_type = RTM_GETROUTE;
+		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+		rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+		rtm->rtm_family = families[i];
+		err = nl_request(nlh, route_cb, &w);
+		if (err)
+			return err;
+	}
+	/* A route through a nexthop object is multipath when the object is
+	 * a group; any group at all will do (few, and conservative). */
+	if (w.nh_ids & ~r->flags) {
+		err = silo_nl_nexthop_groups();
+		if (err < 0)
+			return err;
+		if (err)
+			r->flags |= w.nh_ids;
+	}
+	return 0;
+}
+
+static int nexthop_attr_cb(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == NHA_GROUP)
+		*(bool *)data = true;
+	return MNL_CB_OK;
+}
+
+static int nexthop_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type == RTM_NEWNEXTHOP)
+		mnl_attr_parse(nlh, sizeof(struct nhmsg), nexthop_attr_cb,
+			       data);
+	return MNL_CB_OK;
+}
+
+int silo_nl_nexthop_groups(void)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct nhmsg *nhm;
+	bool group = false;
 	int err;
 
 	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_GETROUTE;
+	nlh->nlmsg_type = RTM_GETNEXTHOP;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
-	rtm->rtm_family = family;
-	err = nl_request(nlh, route_mtu_cb, &m);
-	if (err)
-		return err;
-	*mtu = m.min;
-	return 0;
+	nhm = mnl_nlmsg_put_extra_header(nlh, sizeof(*nhm));
+	nhm->nh_family = AF_UNSPEC;
+	err = nl_request(nlh, nexthop_cb, &group);
+	/* A kernel without nexthop objects has no group. */
+	if (err == -EOPNOTSUPP)
+		return 0;
+	return err ? err : group;
 }
 
 static int rule_attr_cb(const struct nlattr *attr, void *data)
 {
-	bool *l4 = data;
+	__u32 *flags = data;
 
 	switch (mnl_attr_get_type(attr)) {
 	case FRA_IP_PROTO:
 	case FRA_SPORT_RANGE:
 	case FRA_DPORT_RANGE:
-		*l4 = true;
+		*flags |= SILO_GENID_RULES_L4;
 		break;
 	}
 	return MNL_CB_OK;
@@ -355,31 +433,38 @@ static int rule_attr_cb(const struct nlattr *attr, void *data)
 
 static int rule_cb(const struct nlmsghdr *nlh, void *data)
 {
-	if (nlh->nlmsg_type == RTM_NEWRULE)
-		mnl_attr_parse(nlh, sizeof(struct fib_rule_hdr), rule_attr_cb,
-			       data);
+	struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
+	__u32 *flags = data;
+
+	if (nlh->nlmsg_type != RTM_NEWRULE)
+		return MNL_CB_OK;
+	if (frh->src_len && frh->family == AF_INET)
+		*flags |= SILO_GENID_RULES_SRC_V4;
+	else if (frh->src_len && frh->family == AF_INET6)
+		*flags |= SILO_GENID_RULES_SRC_V6;
+	mnl_attr_parse(nlh, sizeof(*frh), rule_attr_cb, data);
 	return MNL_CB_OK;
 }
 
-int silo_nl_rules_use_l4(void)
+int silo_nl_rules_keys(__u32 *flags)
 {
 	static const int families[] = { AF_INET, AF_INET6 };
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct fib_rule_hdr *frh;
 	struct nlmsghdr *nlh;
-	bool l4 = false;
 	unsigned int i;
 	int err;
 
+	*flags = 0;
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
 		nlh = mnl_nlmsg_put_header(buf);
 		nlh->nlmsg_type = RTM_GETRULE;
 		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 		frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
 		frh->family = families[i];
-		err = nl_request(nlh, rule_cb, &l4);
+		err = nl_request(nlh, rule_cb, flags);
 		if (err)
 			return err;
 	}
-	return l4;
+	return 0;
 }

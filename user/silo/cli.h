@@ -60,6 +60,11 @@ int parse_addr(const char *s, int *family, __u8 addr[16]);
 int parse_u32(const char *s, __u32 *val);
 const char *fib_ret_name(int rc);
 
+/* The route cache key's fields and why, from genid's flags: a line of
+ * text ("destination, source (IPv4: ...)"), and JSON fields added to o. */
+void route_key_str(char *buf, size_t len, __u32 genid_flags);
+void route_key_json(json_object *o, __u32 genid_flags);
+
 int do_xdp(int argc, char **argv);
 int do_route(int argc, char **argv);
 int do_genid(int argc, char **argv);

@@ -311,6 +311,7 @@ static int xdp_status(int argc, char **argv)
 	struct silo_daemon_info di;
 	struct silo_info info;
 	bool loaded, daemon, live;
+	char key[256];
 	size_t n = 0, i;
 	struct silo *s;
 	int err;
@@ -340,7 +341,7 @@ static int xdp_status(int argc, char **argv)
 	live = daemon && di.cache_trusted;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
-		json_object *arr = json_object_new_array();
+		json_object *arr = json_object_new_array(), *rk;
 
 		json_object_object_add(o, "pin_dir",
 				       json_object_new_string(silo_pin_dir(s)));
@@ -360,6 +361,9 @@ static int xdp_status(int argc, char **argv)
 			json_object_object_add(
 				o, "local_addrs",
 				json_object_new_int(info.local_addrs));
+			rk = json_object_new_object();
+			route_key_json(rk, info.genid_flags);
+			json_object_object_add(o, "route_key", rk);
 		}
 		for (i = 0; i < n; i++) {
 			json_object *d = json_object_new_object();
@@ -410,11 +414,14 @@ static int xdp_status(int argc, char **argv)
 		free(devs);
 		return 0;
 	}
-	if (loaded)
+	if (loaded) {
 		printf("pins %s  layout %u  genid %llu  nodes %u  cache %u/node  local addresses %u\n",
 		       silo_pin_dir(s), info.layout_version,
 		       (unsigned long long)info.genid, info.nr_nodes,
 		       info.cache_size, info.local_addrs);
+		route_key_str(key, sizeof(key), info.genid_flags);
+		printf("route cache key: %s\n", key);
+	}
 	printf("%-16s %-8s %-7s %-8s %-8s %-8s %s\n", "DEVICE", "IFINDEX",
 	       "MODE", "PROG", "LINK", "FORWARD", "CACHE");
 	for (i = 0; i < n; i++) {

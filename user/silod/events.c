@@ -8,8 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <bpf/bpf.h>
 #include <libmnl/libmnl.h>
 #include <linux/neighbour.h>
+#include <linux/nexthop.h>
 #include <linux/netconf.h>
 #include <linux/rtnetlink.h>
 #include "silod.h"
@@ -114,6 +116,75 @@ static bool route_has_mtu(const struct nlmsghdr *nlh)
 	return false;
 }
 
+static __u32 genid_flags(struct silod *d)
+{
+	struct silo_genid g;
+	__u32 zero = 0;
+
+	/* Unreadable: as if nothing were set, which recounts. */
+	if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g))
+		return 0;
+	return g.flags;
+}
+
+/*
+ * A route that makes a key field matter (multipath, through a nexthop
+ * group, IPv6 "from") while its flag is off: recount in this burst, before
+ * its invalidation, so no answer keyed without the field is used. Only
+ * such routes cost a dump. What can only make a field stop mattering (a
+ * deletion, a replace: the kernel names what went only in part, e.g. one
+ * nexthop of an IPv6 multipath route) waits for config_poll.
+ */
+static void route_keys(struct silod *d, const struct nlmsghdr *nlh,
+		       struct burst *b)
+{
+	struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *attr;
+	__u32 need = 0, mpath;
+
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return;
+	if (nlh->nlmsg_type == RTM_DELROUTE ||
+	    (nlh->nlmsg_flags & NLM_F_REPLACE))
+		d->routes_lazy = true;
+	if (nlh->nlmsg_type == RTM_DELROUTE || b->routes)
+		return;
+	mpath = rtm->rtm_family == AF_INET ? SILO_GENID_MPATH_V4 :
+					     SILO_GENID_MPATH_V6;
+	if (rtm->rtm_family == AF_INET6 && rtm->rtm_src_len)
+		need |= SILO_GENID_SRC_ROUTES_V6;
+	mnl_attr_for_each(attr, nlh, sizeof(*rtm))
+	{
+		if (mnl_attr_get_type(attr) == RTA_MULTIPATH ||
+		    (mnl_attr_get_type(attr) == RTA_NH_ID && d->nh_groups))
+			need |= mpath;
+	}
+	if (need && (need & ~genid_flags(d)))
+		b->routes = true;
+}
+
+/* A new or changed nexthop group: its routes are multipath now. */
+static void nexthop_keys(struct silod *d, const struct nlmsghdr *nlh,
+			 struct burst *b)
+{
+	const __u32 mpath = SILO_GENID_MPATH_V4 | SILO_GENID_MPATH_V6;
+	const struct nlattr *attr;
+
+	if (nlh->nlmsg_type == RTM_DELNEXTHOP) {
+		d->routes_lazy = d->nh_lazy = true;
+		return;
+	}
+	mnl_attr_for_each(attr, nlh, sizeof(struct nhmsg))
+	{
+		if (mnl_attr_get_type(attr) != NHA_GROUP)
+			continue;
+		d->nh_groups = true;
+		if (!b->routes && (genid_flags(d) & mpath) != mpath)
+			b->routes = true;
+		return;
+	}
+}
+
 static int neigh_cb(const struct nlmsghdr *nlh, struct burst *b)
 {
 	struct ndmsg *ndm = mnl_nlmsg_get_payload(nlh);
@@ -158,6 +229,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 		DSTAT_ADD(d, events_route, 1);
 		if (route_has_mtu(nlh))
 			b->route_mtu = true;
+		route_keys(d, nlh, b);
 		if (d->cfg.global)
 			b->route_bumps++;
 		else if (route_cb(nlh, b))
@@ -178,16 +250,20 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	case RTM_DELADDR:
 		DSTAT_ADD(d, events_addr, 1);
 		b->bump = b->addrs = true;
+		/* Routes go with addresses and links, unannounced. */
+		d->routes_lazy = true;
 		break;
 	case RTM_NEWLINK:
 	case RTM_DELLINK:
 		DSTAT_ADD(d, events_link, 1);
 		b->bump = b->devices = true;
+		d->routes_lazy = true;
 		break;
 	case RTM_NEWNEXTHOP:
 	case RTM_DELNEXTHOP:
 		DSTAT_ADD(d, events_nexthop, 1);
 		b->bump = true;
+		nexthop_keys(d, nlh, b);
 		break;
 	case RTM_NEWNETCONF:
 	case RTM_DELNETCONF:

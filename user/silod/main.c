@@ -609,17 +609,47 @@ static int sync_genid(struct silod *d, unsigned int what)
 	return err;
 }
 
+/* Whether a nexthop group may exist: a failure to tell says yes. */
+static void nexthop_groups(struct silod *d)
+{
+	d->nh_groups = silo_nl_nexthop_groups() != 0;
+	d->nh_lazy = false;
+}
+
+/* Routes too, in the same walk as their MTUs. */
+static int sync_routes(struct silod *d, unsigned int what)
+{
+	int err;
+
+	if (d->nh_lazy)
+		nexthop_groups(d);
+	/* Tests count these: an ordinary route must cost none. */
+	if (what & SILO_SYNC_ROUTES)
+		pr_debug("counting multipath and source routes\n");
+	err = sync_genid(d, what);
+	if (!err && (what & SILO_SYNC_ROUTES))
+		d->routes_lazy = false;
+	return err;
+}
+
 void config_poll(struct silod *d)
 {
 	unsigned int what = SILO_SYNC_SYSCTLS;
 	struct silo_genid g;
 	__u32 zero = 0;
 
-	if (!bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g) &&
-	    (g.route_mtu[SILO_FAM_V4] || g.route_mtu[SILO_FAM_V6]))
-		what |= SILO_SYNC_ROUTE_MTU;
+	if (!bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g)) {
+		if (g.route_mtu[SILO_FAM_V4] || g.route_mtu[SILO_FAM_V6])
+			what |= SILO_SYNC_ROUTE_MTU;
+		/* A field set by the routes may have stopped mattering;
+		 * unset ones are set as the routes come. */
+		if (d->routes_lazy && (g.flags & SILO_GENID_ROUTES_BITS))
+			what |= SILO_SYNC_ROUTES;
+		else
+			d->routes_lazy = false;
+	}
 	/* Changes bump genid; a failure leaves silod unsynced. */
-	if (sync_genid(d, what) || refresh_devices(d))
+	if (sync_routes(d, what) || refresh_devices(d))
 		invalidation_lost(d);
 }
 
@@ -646,8 +676,10 @@ static int resync(struct silod *d)
 		err = silo_fill_local_addrs(d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
 	if (!err)
 		err = refresh_devices(d);
-	if (!err)
-		err = sync_genid(d, SILO_SYNC_ALL);
+	if (!err) {
+		nexthop_groups(d);
+		err = sync_routes(d, SILO_SYNC_ALL);
+	}
 	if (!err)
 		err = apply_topology(d);
 	if (!err)
@@ -684,6 +716,7 @@ static int resync(struct silod *d)
 static int process(struct silod *d, struct burst *b, bool resync_due)
 {
 	bool keep_resync = false;
+	unsigned int what;
 	int err = 0;
 
 	if (b->resync && resync_due) {
@@ -702,10 +735,13 @@ static int process(struct silod *d, struct burst *b, bool resync_due)
 		/* Addresses too: a device's source check depends on them. */
 		if (!err && (b->devices || b->addrs))
 			err = refresh_devices(d);
-		if (!err && b->rules)
-			err = sync_genid(d, SILO_SYNC_RULES);
-		if (!err && b->route_mtu)
-			err = sync_genid(d, SILO_SYNC_ROUTE_MTU);
+		/* The key first: the invalidation below is then made
+		 * under the new one. */
+		what = (b->rules ? SILO_SYNC_RULES : 0) |
+		       (b->route_mtu ? SILO_SYNC_ROUTE_MTU : 0) |
+		       (b->routes ? SILO_SYNC_ROUTES : 0);
+		if (!err && what)
+			err = sync_routes(d, what);
 		if (!err && b->route_bumps)
 			err = genid_bump_by(d, b->route_bumps);
 		if (!err &&
@@ -730,6 +766,7 @@ static int process(struct silod *d, struct burst *b, bool resync_due)
 	b->messages = 0;
 	b->route_bumps = 0;
 	b->bump = b->addrs = b->devices = b->rules = b->route_mtu = false;
+	b->routes = false;
 	b->resync = keep_resync;
 	return err;
 }

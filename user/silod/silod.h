@@ -52,6 +52,7 @@ struct burst {
 	bool devices; /* refresh devices (MAC, rp_filter) */
 	bool rules; /* refresh the cache key flags */
 	bool route_mtu; /* a route with an MTU: the least one again */
+	bool routes; /* a route may make a key field matter: recount now */
 	bool resync; /* everything: after an overrun */
 	unsigned int messages;
 };
@@ -98,6 +99,12 @@ struct silod {
 	int device_err; /* refresh_device's */
 	int fail_resyncs; /* tests: resyncs still to fail */
 	int fail_skip; /* tests: good resyncs before those */
+	/* A change may have made a key field stop mattering: the routes are
+	 * recounted at the next config_poll (the key keeps the field until
+	 * then, which is only slower). */
+	bool routes_lazy;
+	bool nh_lazy; /* a nexthop went: nh_groups again too */
+	bool nh_groups; /* a nexthop group may exist */
 	void *rx_buf; /* netlink notifications */
 	size_t rx_len;
 };
@@ -167,7 +174,7 @@ void invalidation_lost(struct silod *d);
 /* main.c, every envelope poll: what changes without a notification
  * (sysctls: multipath hash, min_pmtu, accept_local, rp_filter; the least
  * route MTU while one exists, since a route that loses its MTU says
- * nothing of the one it had). */
+ * nothing of the one it had; the key's route flags after a deletion). */
 void config_poll(struct silod *d);
 
 #endif /* SILOD_H */
