@@ -247,11 +247,12 @@ static int run_kind(const struct setup *su, struct kind_run *k)
 	};
 	struct silo_stats *per_cpu = NULL;
 	uint8_t pkt[PKT_MAX];
-	struct silo *s = NULL;
 	pid_t silod = -1;
 	int r, i, ret = -1;
 	size_t len;
 
+	/* s: fwd.h's, which prog_of() reads. */
+	s = NULL;
 	sh("rm -rf %s", su->opts.pin_root);
 	if (silo_open(&s, &su->opts) || silo_xdp_load(s, "in0", &cached) ||
 	    silo_xdp_load(s, "in1", &uncached) ||
