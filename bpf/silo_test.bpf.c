@@ -2,6 +2,7 @@
 /* Programs for tests and benchmarks only: never loaded onto a device by silo. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 #include "silo/abi.h"
 #include "cpu_node.h"
 
@@ -25,6 +26,116 @@ SEC("xdp")
 int xdp_pass(struct xdp_md *ctx __attribute__((unused)))
 {
 	return XDP_PASS;
+}
+
+/*
+ * A live traffic generator (tools/bench_live.c), run with
+ * BPF_F_TEST_XDP_LIVE_FRAMES and sent out of tx_ifindex. The kernel recycles
+ * the frames' pages and a page keeps what a forwarder rewrote (MACs, hop
+ * limit), so every header byte is written again from gen_tmpl (Ethernet,
+ * IPv6, UDP) for each frame. The source's last 32 bits are gen_src + k, k
+ * counting 0 .. gen_nsrc - 1 per CPU, with the UDP checksum adjusted:
+ * gen_csum is the template's sum with its own source words taken out.
+ */
+#define GEN_WORDS 8 /* 64 bytes: headers (62) and the start of the payload */
+#define GEN_SRC_OFF (14 + 8 + 12) /* the source's last 32 bits */
+#define GEN_CSUM_OFF (14 + 40 + 6)
+
+__u64 gen_tmpl[GEN_WORDS] = {};
+__u32 gen_nsrc = 0; /* 0 as 1; may change between runs */
+__u32 gen_src = 0; /* host order */
+__u32 gen_csum = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} gen_next SEC(".maps");
+
+SEC("xdp")
+int xdp_gen(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 zero = 0, k, n, src, sum;
+	__u64 *w = data;
+	__u32 *next;
+	int i;
+
+	if (data + GEN_WORDS * 8 > data_end)
+		return XDP_ABORTED;
+	next = bpf_map_lookup_elem(&gen_next, &zero);
+	if (!next)
+		return XDP_ABORTED;
+	n = gen_nsrc;
+	k = *next < n ? *next : 0;
+	*next = k + 1;
+	for (i = 0; i < GEN_WORDS; i++)
+		w[i] = gen_tmpl[i];
+	src = bpf_htonl(gen_src + k);
+	*(__u32 *)(data + GEN_SRC_OFF) = src;
+	/* One's complement sums do not care for byte order. */
+	sum = gen_csum + (src & 0xFFFF) + (src >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = ~sum & 0xFFFF;
+	*(__u16 *)(data + GEN_CSUM_OFF) = sum ? sum : 0xFFFF;
+	return bpf_redirect(tx_ifindex, 0);
+}
+
+/*
+ * A traffic sink: counts the frames the benchmark's generator sent that a
+ * router forwarded (IPv6, UDP, hop limit count_hlim) in count_pkts[0] and
+ * anything else in count_pkts[1], and drops them all.
+ */
+__u32 count_hlim = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} count_pkts SEC(".maps");
+
+SEC("xdp")
+int xdp_count(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct ipv6hdr *ip6 = data + sizeof(*eth);
+	__u32 idx = 1;
+	__u64 *n;
+
+	if ((void *)(ip6 + 1) <= data_end &&
+	    eth->h_proto == bpf_htons(0x86DD) && ip6->nexthdr == 17 &&
+	    ip6->hop_limit == count_hlim)
+		idx = 0;
+	n = bpf_map_lookup_elem(&count_pkts, &idx);
+	if (n)
+		*n += 1;
+	return XDP_DROP;
+}
+
+/*
+ * The least a forwarder can do (bench_live's floor): hop limit - 1 and out
+ * of bounce_ifindex, no lookup, no MAC rewrite. What remains of a live
+ * rate is the generator's, the veths' and the sink's cost.
+ */
+__u32 bounce_ifindex = 0;
+
+SEC("xdp")
+int xdp_bounce(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ipv6hdr *ip6 = data + sizeof(struct ethhdr);
+
+	if ((void *)(ip6 + 1) > data_end)
+		return XDP_PASS;
+	ip6->hop_limit--;
+	return bpf_redirect(bounce_ifindex, 0);
 }
 
 /*

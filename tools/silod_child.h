@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "silo/silo.h"
 
@@ -20,8 +21,8 @@ static inline pid_t silod_child_start(struct silo *s, const char *pin_root)
 {
 	char exe[PATH_MAX], silod[PATH_MAX + 16];
 	struct silo_daemon_info di;
+	pid_t pid, parent;
 	ssize_t n;
-	pid_t pid;
 	int i;
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -29,8 +30,12 @@ static inline pid_t silod_child_start(struct silo *s, const char *pin_root)
 		return -1;
 	exe[n] = '\0';
 	snprintf(silod, sizeof(silod), "%s/../silod", dirname(exe));
+	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
+		/* Goes with the tool, even one that was killed. */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+			_exit(127);
 		execl(silod, "silod", "-q", "--pin-root", pin_root, NULL);
 		_exit(127);
 	}
