@@ -397,6 +397,9 @@ static __always_inline int admit_key(const struct silo_route_key *k)
 		return 1;
 	now = bpf_ktime_get_coarse_ns();
 	elapsed = now - a->last_ns;
+	/* A stamp ahead of the clock (set by hand) refills nothing. */
+	if ((__s64)elapsed < 0)
+		elapsed = 0;
 	if (elapsed >= SILO_ADMIT_BURST * SILO_ADMIT_NS) {
 		a->tokens = SILO_ADMIT_BURST;
 		a->last_ns = now;

@@ -117,6 +117,51 @@ static void rule_change(const char *family, struct pkt_spec sp,
 	sh("ip %s rule del %s", family, rule);
 }
 
+/*
+ * The source check's answer is cached in a source entry: a route change for
+ * a prefix holding the source must remove it. Strict rp_filter; the way
+ * back to 10.77.0.1 moves from in0 to out0, so its packets, forwarded
+ * before, go to the stack after.
+ */
+static void test_source_entries_swept(void)
+{
+	struct pkt_spec sp = spec4("10.76.7.1");
+	struct silo_route_entry e;
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	__u64 sweeps;
+	size_t len;
+	int i;
+
+	v4(sp.src, "10.77.0.1");
+	len = pkt_build(pkt, &sp);
+	REQUIRE(!sh("ip route add 10.76.0.0/16 via 10.2.0.2 && "
+		    "ip route add 10.77.0.0/16 via 10.1.0.3 && "
+		    "sysctl -qw net.ipv4.conf.in0.rp_filter=1"),
+		"route back, strict rp_filter");
+	/* silod re-reads the device (a netconf message) and bumps genid. */
+	for (i = 0; i < 200; i++) {
+		run_pkt(pkt, len, &r);
+		if (r.verdict == XDP_REDIRECT && source_entry(&sp, &e) == 1 &&
+		    e.genid == genid_now())
+			break;
+		usleep(10000);
+	}
+	REQUIRE(i < 200, "no current source entry");
+	CHECK_EQ(e.verdict, 0);
+	CHECK_EQ(forward_through(&sp, mac_gw).src_hit, 1);
+
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("ip route replace 10.77.0.0/16 via 10.2.0.3"), "replace");
+	wait_settled(sweeps);
+	CHECK_EQ(source_entry(&sp, &e), 0);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.pass_rp_filter, 1);
+	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=0; "
+	   "ip route del 10.77.0.0/16; ip route del 10.76.0.0/16");
+}
+
 static void test_rule_change_bumps_genid(void)
 {
 	rule_change("-4", spec4("10.98.3.1"),
@@ -565,6 +610,7 @@ int main(void)
 	RUN(test_route_changes_scoped_ipv6);
 	RUN(test_neighbour_mac_change);
 	RUN(test_rule_change_bumps_genid);
+	RUN(test_source_entries_swept);
 	RUN(test_prefix_boundaries_ipv4);
 	RUN(test_prefix_boundaries_ipv6);
 	RUN(test_host_routes_replaced);

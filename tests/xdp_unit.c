@@ -479,6 +479,7 @@ static void rp_filter_mode(int mode)
 static void test_rp_filter(void)
 {
 	struct pkt_spec sp = spec4("10.99.6.6");
+	struct silo_route_entry e;
 	uint8_t pkt[PKT_MAX];
 	struct result r;
 	size_t len;
@@ -488,6 +489,15 @@ static void test_rp_filter(void)
 	len = pkt_build(pkt, &sp);
 	expect_pass("strict rp_filter, no route back", pkt, len,
 		    SILO_STAT_PASS_RP_FILTER);
+	/* The "no" is cached in a source entry, and used from there. */
+	CHECK(source_entry(&sp, &e) == 1 &&
+		      e.verdict == SILO_STAT_PASS_RP_FILTER,
+	      "no source entry saying pass_rp_filter");
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.src_hit, 1);
+	CHECK_EQ(r.d.pass_rp_filter, 1);
+	CHECK_EQ(r.d.fib_success, 0);
 	v4(sp.src, "10.2.0.9"); /* the way back is through out0 */
 	len = pkt_build(pkt, &sp);
 	expect_pass("strict rp_filter, route back through another device", pkt,
@@ -509,6 +519,168 @@ static void test_rp_filter(void)
 		    SILO_STAT_PASS_RP_FILTER);
 
 	rp_filter_mode(0);
+}
+
+/*
+ * Without a rule on sources or a multipath route, sources share the route
+ * entry of their destination. A rule "from" makes the source matter: the
+ * key takes it as the rule appears (flags stored, genid bumped), and the
+ * other source's entry is never used for it.
+ */
+static void test_source_keyed_only_where_it_matters(void)
+{
+	struct silo_xdp_load_opts fwd = { .forward = true, .replace = true };
+	struct pkt_spec a = spec4("10.86.0.1"), b = a;
+	uint8_t pa[PKT_MAX], pb[PKT_MAX];
+	struct silo_info info;
+	struct result r;
+	size_t la, lb;
+	__u64 g0;
+
+	REQUIRE(!sh("ip route add 10.86.0.0/16 via 10.2.0.2 && "
+		    "ip route add 10.86.0.0/16 via 10.2.0.3 table 200"),
+		"routes");
+	v4(b.src, "10.1.0.9");
+	la = pkt_build(pa, &a);
+	lb = pkt_build(pb, &b);
+	run_pkt(pa, la, &r);
+	check_forwarded(&a, &r, mac_gw);
+	CHECK_EQ(r.d.cache_miss, 1);
+	run_pkt(pb, lb, &r);
+	check_forwarded(&b, &r, mac_gw);
+	CHECK_EQ(r.d.cache_hit, 1); /* another source, the same entry */
+	CHECK_EQ(r.d.src_miss, 1); /* its own source check */
+
+	g0 = genid_now();
+	REQUIRE(!sh("ip rule add from 10.1.0.9 lookup 200 pref 90"), "rule");
+	if (silo_xdp_load(s, "in0", &fwd))
+		goto out;
+	close(prog_in0);
+	prog_in0 = prog_of(in0);
+	REQUIRE(silo_info(s, &info) == 0, "info");
+	CHECK(info.genid_flags & SILO_GENID_KEY_SRC_V4, "source not keyed");
+	CHECK(info.genid_flags & SILO_GENID_RULES_SRC_V4, "no reason given");
+	CHECK(!(info.genid_flags & SILO_GENID_KEY_SRC_V6), "IPv6 keyed too");
+	CHECK(info.genid > g0, "genid not bumped for the new key");
+	run_pkt(pb, lb, &r);
+	check_forwarded(&b, &r, mac_gw2);
+	CHECK_EQ(r.d.cache_hit, 0);
+	run_pkt(pa, la, &r);
+	check_forwarded(&a, &r, mac_gw);
+	CHECK_EQ(r.d.cache_hit, 0);
+	run_pkt(pb, lb, &r);
+	check_forwarded(&b, &r, mac_gw2);
+	CHECK_EQ(r.d.cache_hit, 1);
+
+	/* Without the rule the source leaves the key again. */
+	sh("ip rule del from 10.1.0.9 lookup 200 pref 90");
+	if (silo_xdp_load(s, "in0", &fwd))
+		goto out;
+	close(prog_in0);
+	prog_in0 = prog_of(in0);
+	REQUIRE(silo_info(s, &info) == 0, "info");
+	CHECK(!(info.genid_flags & SILO_GENID_KEY_SRC_V4), "source still keyed");
+	run_pkt(pb, lb, &r);
+	check_forwarded(&b, &r, mac_gw);
+out:
+	sh("ip rule del from 10.1.0.9 lookup 200 pref 90 2>/dev/null; "
+	   "ip route del 10.86.0.0/16; ip route del 10.86.0.0/16 table 200");
+}
+
+/* in0's program's per-CPU admission state (not pinned: per program). */
+static int admit_fd(void)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), ids[32], i;
+	struct bpf_map_info mi;
+	__u32 ml;
+	int fd;
+
+	info.nr_map_ids = 32;
+	info.map_ids = (__u64)(uintptr_t)ids;
+	if (bpf_obj_get_info_by_fd(prog_in0, &info, &len))
+		return -1;
+	for (i = 0; i < info.nr_map_ids && i < 32; i++) {
+		fd = bpf_map_get_fd_by_id(ids[i]);
+		if (fd < 0)
+			continue;
+		memset(&mi, 0, sizeof(mi));
+		ml = sizeof(mi);
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &ml) &&
+		    !strcmp(mi.name, "admit"))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/* Every CPU's budget: tokens, and no refill before stamp_s from now. */
+static int admit_set(int fd, __u32 tokens, int stamp_s)
+{
+	int n = libbpf_num_possible_cpus(), i, err;
+	struct silo_admit *v = calloc(n, sizeof(*v));
+	struct timespec ts;
+	__u32 zero = 0;
+
+	if (!v)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	for (i = 0; i < n; i++) {
+		v[i].tokens = tokens;
+		v[i].last_ns = stamp_s ? ts.tv_sec * 1000000000ULL +
+						 ts.tv_nsec +
+						 stamp_s * 1000000000ULL :
+					 0;
+	}
+	err = bpf_map_update_elem(fd, &zero, v, BPF_ANY);
+	free(v);
+	return err;
+}
+
+/*
+ * Past its budget a CPU caches a key only on its second sighting: a flood
+ * of one-packet flows is forwarded without an insert (or an eviction) each.
+ */
+static void test_admission(void)
+{
+	struct pkt_spec a = spec4("10.99.20.1"), c = spec4("10.99.20.3"),
+			d = spec4("10.99.20.4");
+	uint8_t pa[PKT_MAX], pc[PKT_MAX], pd[PKT_MAX];
+	size_t la = pkt_build(pa, &a), lc = pkt_build(pc, &c),
+	       ld = pkt_build(pd, &d);
+	struct silo_route_entry e;
+	struct result r;
+	int fd = admit_fd();
+
+	REQUIRE(fd >= 0, "no admit map on in0's program");
+	REQUIRE(admit_set(fd, 0, 100) == 0, "spend the budget");
+	run_pkt(pa, la, &r);
+	check_forwarded(&a, &r, mac_gw);
+	CHECK_EQ(r.d.cache_miss, 1);
+	CHECK_EQ(r.d.cache_refused, 1);
+	CHECK_EQ(r.d.cache_insert, 0);
+	CHECK_EQ(cache_entry(&a, &e), 0);
+	run_pkt(pa, la, &r); /* seen before: admitted */
+	check_forwarded(&a, &r, mac_gw);
+	CHECK_EQ(r.d.cache_refused, 0);
+	CHECK_EQ(r.d.cache_insert, 1);
+	CHECK_EQ(cache_entry(&a, &e), 1);
+	run_pkt(pa, la, &r);
+	check_forwarded(&a, &r, mac_gw);
+	CHECK_EQ(r.d.cache_hit, 1);
+
+	/* Within the budget the first packet is cached, and spends it. */
+	REQUIRE(admit_set(fd, 1, 100) == 0, "a budget of one");
+	run_pkt(pc, lc, &r);
+	check_forwarded(&c, &r, mac_gw);
+	CHECK_EQ(r.d.cache_insert, 1);
+	run_pkt(pd, ld, &r);
+	check_forwarded(&d, &r, mac_gw);
+	CHECK_EQ(r.d.cache_refused, 1);
+
+	/* A stamp of 0: the next miss refills the whole budget. */
+	admit_set(fd, 0, 0);
+	close(fd);
 }
 
 /* A rule on ports puts protocol and ports into the cache key; a hash on
@@ -983,6 +1155,8 @@ int main(void)
 	RUN(test_device_without_forward);
 	RUN(test_rp_filter);
 	RUN(test_port_rules_key_on_ports);
+	RUN(test_source_keyed_only_where_it_matters);
+	RUN(test_admission);
 	RUN(test_route_flush);
 	RUN(test_fib_probe_matches_cache);
 	RUN(test_l4_and_exthdr_boundaries);
