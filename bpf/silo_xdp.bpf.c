@@ -468,12 +468,10 @@ static __always_inline void cache_fill(void *cache,
  * key is the caller's, no longer needed: the stack has no room for
  * another, and a new entry is built in per-CPU scratch space.
  */
-static __always_inline int source_verdict(struct xdp_md *ctx,
-					  const struct pkt *p,
-					  const struct silo_device *dev,
-					  void *cache, __u64 gen, __u32 flags,
-					  struct silo_route_key *key,
-					  struct silo_stats *st)
+static __always_inline int
+source_verdict(struct xdp_md *ctx, const struct pkt *p,
+	       const struct silo_device *dev, void *cache, __u64 gen,
+	       __u32 flags, struct silo_route_key *key, struct silo_stats *st)
 {
 	struct silo_route_entry *e = NULL, *n;
 	__u32 zero = 0;

@@ -225,12 +225,13 @@ static inline int find_cb(__u32 node, const struct silo_route_key *k,
 	struct find_ctx *f = data;
 
 	/* A route key holds the source only where it matters. */
-	if ((k->format & SILO_KEY_SOURCE) == (f->key.format & SILO_KEY_SOURCE) &&
+	if ((k->format & SILO_KEY_SOURCE) ==
+		    (f->key.format & SILO_KEY_SOURCE) &&
 	    k->ifindex == f->key.ifindex && k->family == f->key.family &&
 	    (!memcmp(k->src, f->key.src, 16) || !memcmp(k->src, zero, 16)) &&
 	    (!memcmp(k->dst, f->key.dst, 16) ||
-	     ((k->format & SILO_KEY_SOURCE) && !memcmp(k->dst, zero, 16))) && k->sport == f->key.sport &&
-	    k->dport == f->key.dport) {
+	     ((k->format & SILO_KEY_SOURCE) && !memcmp(k->dst, zero, 16))) &&
+	    k->sport == f->key.sport && k->dport == f->key.dport) {
 		f->entry = *e;
 		f->node = node;
 		f->found++;

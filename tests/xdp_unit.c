@@ -579,7 +579,8 @@ static void test_source_keyed_only_where_it_matters(void)
 	close(prog_in0);
 	prog_in0 = prog_of(in0);
 	REQUIRE(silo_info(s, &info) == 0, "info");
-	CHECK(!(info.genid_flags & SILO_GENID_KEY_SRC_V4), "source still keyed");
+	CHECK(!(info.genid_flags & SILO_GENID_KEY_SRC_V4),
+	      "source still keyed");
 	run_pkt(pb, lb, &r);
 	check_forwarded(&b, &r, mac_gw);
 out:
@@ -627,10 +628,10 @@ static int admit_set(int fd, __u32 tokens, int stamp_s)
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	for (i = 0; i < n; i++) {
 		v[i].tokens = tokens;
-		v[i].last_ns = stamp_s ? ts.tv_sec * 1000000000ULL +
-						 ts.tv_nsec +
-						 stamp_s * 1000000000ULL :
-					 0;
+		v[i].last_ns = stamp_s ?
+				       ts.tv_sec * 1000000000ULL + ts.tv_nsec +
+					       stamp_s * 1000000000ULL :
+				       0;
 	}
 	err = bpf_map_update_elem(fd, &zero, v, BPF_ANY);
 	free(v);

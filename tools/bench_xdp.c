@@ -107,15 +107,17 @@ static void *storm_thread(void *arg)
 }
 
 /* n packets of a storm on cpus threads at once: the mean ns per packet. */
-static double storm_cpus(const struct variant *v, struct pkt_spec sp,
-			 char what, int n, int cpus)
+static double storm_cpus(const struct variant *v, struct pkt_spec sp, char what,
+			 int n, int cpus)
 {
 	struct storm_job job[64];
 	double sum = 0;
 	int i, started = 0;
 
 	for (i = 0; i < cpus; i++) {
-		job[i] = (struct storm_job){ .v = v, .sp = sp, .what = what,
+		job[i] = (struct storm_job){ .v = v,
+					     .sp = sp,
+					     .what = what,
 					     .cpu = i % silo_nr_cpus(),
 					     .first = (long long)n * i / cpus,
 					     .last = (long long)n * (i + 1) /

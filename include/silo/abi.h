@@ -315,14 +315,14 @@ struct silo_admit {
 	X(FIB_NO_SRC_ADDR, fib_no_src_addr, "BPF_FIB_LKUP_RET_NO_SRC_ADDR")    \
 	X(FIB_ERROR, fib_error, "bpf_fib_lookup returned an error")            \
 	X(CACHE_HIT, cache_hit, "route cache hit, current genid")              \
-	X(SRC_HIT, src_hit, "source check answered from the cache")          \
-	X(SRC_MISS, src_miss, "source check: a lookup of the route back")     \
+	X(SRC_HIT, src_hit, "source check answered from the cache")            \
+	X(SRC_MISS, src_miss, "source check: a lookup of the route back")      \
 	X(CACHE_MISS, cache_miss, "route cache miss")                          \
 	X(CACHE_STALE, cache_stale, "entry found with an old genid")           \
 	X(CACHE_RACE, cache_race, "entry rewritten or reused meanwhile")       \
 	X(CACHE_INSERT, cache_insert, "entry added (admitted)")                \
-	X(CACHE_REFUSED, cache_refused, "miss not cached: not admitted")      \
-	X(CACHE_EVICT, cache_evict, "entries evicted to make room")           \
+	X(CACHE_REFUSED, cache_refused, "miss not cached: not admitted")       \
+	X(CACHE_EVICT, cache_evict, "entries evicted to make room")            \
 	X(CACHE_INSERT_FAIL, cache_insert_fail, "entry could not be added")    \
 	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")      \
 	X(CACHE_BIG, cache_big, "above the least PMTU: bpf_fib_lookup")        \

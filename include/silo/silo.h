@@ -63,9 +63,9 @@ enum silo_xdp_mode {
 };
 
 /*
- * The route caches' map type, chosen when the caches are made (see
- * docs/ARCHITECTURE.md "Route cache" for the measurements behind the
- * default): an LRU hash with one LRU list, an LRU hash with a list per CPU
+ * The route caches' map type, chosen when the caches are made: an LRU
+ * hash with one LRU list (the default; README "Route cache kinds" gives
+ * the measurements behind it), an LRU hash with a list per CPU
  * (BPF_F_NO_COMMON_LRU), or a plain hash, which never evicts (inserts fail
  * once it is full, until silod's sweeps or a flush make room).
  */

@@ -670,9 +670,9 @@ static int size_inner_template(struct silo_xdp *skel, __u32 size,
 	else if (kind == SILO_CACHE_LRU_PERCPU)
 		/* The kernel refuses a node for per-CPU lists: each CPU's
 		 * part is its own already. */
-		bpf_map__set_map_flags(n0, (bpf_map__map_flags(n0) &
-					    ~BPF_F_NUMA_NODE) |
-						   BPF_F_NO_COMMON_LRU);
+		bpf_map__set_map_flags(
+			n0, (bpf_map__map_flags(n0) & ~BPF_F_NUMA_NODE) |
+				    BPF_F_NO_COMMON_LRU);
 	opts.map_flags = bpf_map__map_flags(n0);
 	bpf_map__set_max_entries(n0, size);
 	if (size == SILO_ROUTE_CACHE_DEFAULT && kind <= SILO_CACHE_LRU)

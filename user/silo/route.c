@@ -130,8 +130,9 @@ static int show_one(__u32 node, const struct silo_route_key *k,
 			json_object_object_add(
 				o, "source_check",
 				json_object_new_string(
-					e->verdict ? silo_stat_name(e->verdict) :
-						     "accept"));
+					e->verdict ?
+						silo_stat_name(e->verdict) :
+						"accept"));
 		else
 			json_object_object_add(o, "entry", entry_json(e));
 		json_object_object_add(o, "genid",
@@ -275,8 +276,7 @@ static int lookup_one(__u32 node, const struct silo_route_key *k,
 	/* A route entry without the source serves every source. */
 	if ((k->format & SILO_KEY_SOURCE) || k->family != c->want.family ||
 	    memcmp(k->dst, c->want.dst, 16) ||
-	    (c->has_src && key_has_src(k) &&
-	     memcmp(k->src, c->want.src, 16)) ||
+	    (c->has_src && key_has_src(k) && memcmp(k->src, c->want.src, 16)) ||
 	    (c->has_iif && k->ifindex != c->want.ifindex) ||
 	    (c->has_tos && k->tos != c->want.tos))
 		return 0;

@@ -954,7 +954,8 @@ int main(int argc, char **argv)
 		goto out_close;
 	}
 	envelope_open(d);
-	err = silo_maps_ensure(d->silo, &d->maps, 0, SILO_CACHE_DEFAULT, &(bool){ false });
+	err = silo_maps_ensure(d->silo, &d->maps, 0, SILO_CACHE_DEFAULT,
+			       &(bool){ false });
 	if (err)
 		goto out_close;
 	d->state.pid = getpid();
