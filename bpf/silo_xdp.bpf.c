@@ -381,20 +381,16 @@ static __always_inline __u32 key_hash(const struct silo_route_key *k)
 	return h;
 }
 
-/*
- * Admission (struct silo_admit): 1 to insert this key, 0 to leave it out.
- * Within the budget every miss is inserted; past it, a key on its second
- * sighting. Per CPU: nothing here is written by another CPU.
- */
-static __always_inline int admit_key(const struct silo_route_key *k)
+/* This CPU's admission state, its budget refilled for the time gone by. */
+static __always_inline struct silo_admit *admit_state(void)
 {
 	struct silo_admit *a;
-	__u32 zero = 0, h, slot;
 	__u64 now, elapsed, n;
+	__u32 zero = 0;
 
 	a = bpf_map_lookup_elem(&admit, &zero);
 	if (!a)
-		return 1;
+		return NULL;
 	now = bpf_ktime_get_coarse_ns();
 	elapsed = now - a->last_ns;
 	/* A stamp ahead of the clock (set by hand) refills nothing. */
@@ -410,15 +406,55 @@ static __always_inline int admit_key(const struct silo_route_key *k)
 				    a->tokens + n;
 		a->last_ns += n * SILO_ADMIT_NS;
 	}
+	return a;
+}
+
+static __always_inline __u32 *seen_slot(struct silo_admit *a, __u32 h)
+{
+	return &a->seen[(h >> 1) & (SILO_ADMIT_SLOTS - 1)];
+}
+
+/*
+ * Is a cache lookup of this key worth its cost? Always while the budget
+ * lasts. Past it, in a storm of new keys, only for a key this CPU has seen
+ * (*h: its hash, for admit_key): another one was refused, or never came,
+ * and its failed lookup would cost as much as a hit. A cached flow whose
+ * slot a storm took over loses one hit, and has it back from its next
+ * packet on.
+ */
+static __always_inline int
+worth_lookup(struct silo_admit *a, const struct silo_route_key *k, __u32 *h)
+{
+	if (!a || a->tokens)
+		return 1;
+	*h = key_hash(k) | 1;
+	return *seen_slot(a, *h) == *h;
+}
+
+/*
+ * Admission (struct silo_admit): 1 to insert this key, 0 to leave it out.
+ * Within the budget every miss is inserted; past it, a key on its second
+ * sighting. Either way the key is marked seen. Per CPU: nothing here is
+ * written by another CPU. h: the key's hash, or 0 when not computed yet.
+ */
+static __always_inline int admit_key(struct silo_admit *a,
+				     const struct silo_route_key *k, __u32 h)
+{
+	__u32 *slot;
+
+	if (!a)
+		return 1;
+	if (!h)
+		h = key_hash(k) | 1;
+	slot = seen_slot(a, h);
 	if (a->tokens) {
 		a->tokens--;
+		*slot = h;
 		return 1;
 	}
-	h = key_hash(k) | 1;
-	slot = (h >> 1) & (SILO_ADMIT_SLOTS - 1);
-	if (a->seen[slot] == h)
+	if (*slot == h)
 		return 1;
-	a->seen[slot] = h;
+	*slot = h;
 	return 0;
 }
 
@@ -428,11 +464,10 @@ static __always_inline int admit_key(const struct silo_route_key *k)
  * live entry), or as a new element if admitted. Counts what it did; an
  * insert that shrinks the map below its size plus one evicted the rest.
  */
-static __always_inline void cache_fill(void *cache,
-				       const struct silo_route_key *key,
-				       struct silo_route_entry *e,
-				       const struct silo_route_entry *n,
-				       struct silo_stats *st)
+static __always_inline void
+cache_fill(void *cache, const struct silo_route_key *key,
+	   struct silo_route_entry *e, const struct silo_route_entry *n,
+	   struct silo_stats *st, struct silo_admit *a, __u32 h)
 {
 	__s64 before = 0, after;
 
@@ -443,7 +478,7 @@ static __always_inline void cache_fill(void *cache,
 			count(st, SILO_STAT_CACHE_REFRESH);
 		return;
 	}
-	if (!admit_key(key)) {
+	if (!admit_key(a, key, h)) {
 		count(st, SILO_STAT_CACHE_REFUSED);
 		return;
 	}
@@ -471,10 +506,11 @@ static __always_inline void cache_fill(void *cache,
 static __always_inline int
 source_verdict(struct xdp_md *ctx, const struct pkt *p,
 	       const struct silo_device *dev, void *cache, __u64 gen,
-	       __u32 flags, struct silo_route_key *key, struct silo_stats *st)
+	       __u32 flags, struct silo_route_key *key, struct silo_admit *a,
+	       struct silo_stats *st)
 {
 	struct silo_route_entry *e = NULL, *n;
-	__u32 zero = 0;
+	__u32 zero = 0, h = 0;
 	int rc, ok;
 
 	if (!source_checked(p, dev))
@@ -483,7 +519,10 @@ source_verdict(struct xdp_md *ctx, const struct pkt *p,
 		return source_check(ctx, p, dev);
 	__builtin_memset(key, 0, sizeof(*key));
 	fill_src_key(key, ctx, p, flags);
-	e = bpf_map_lookup_elem(cache, key);
+	if (worth_lookup(a, key, &h))
+		e = bpf_map_lookup_elem(cache, key);
+	else
+		count(st, SILO_STAT_CACHE_UNSEEN);
 	/* entry_read() without the copy: the verdict is one byte. */
 	if (e && READ_ONCE(e->genid) == gen) {
 		barrier();
@@ -504,7 +543,7 @@ source_verdict(struct xdp_md *ctx, const struct pkt *p,
 	n->genid = gen;
 	n->verdict = rc;
 	__builtin_memcpy(&n->key, key, sizeof(n->key));
-	cache_fill(cache, key, e, n, st);
+	cache_fill(cache, key, e, n, st, a, h);
 	return rc;
 }
 
@@ -555,8 +594,10 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	struct silo_route_key key = {};
 	struct bpf_fib_lookup fib = {};
 	__u32 zero = 0, ifindex, flags;
+	struct silo_admit *adm = NULL;
 	void *cache = NULL;
 	int rc, big = 0;
+	__u32 h = 0;
 	__u64 gen;
 
 	if ((void *)(eth + 1) > data_end)
@@ -608,8 +649,13 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 		big = 1;
 		goto resolve;
 	}
-	if (cache)
-		e = bpf_map_lookup_elem(cache, &key);
+	if (cache) {
+		adm = admit_state();
+		if (worth_lookup(adm, &key, &h))
+			e = bpf_map_lookup_elem(cache, &key);
+		else
+			count(st, SILO_STAT_CACHE_UNSEEN);
+	}
 	if (!e) {
 		count(st, SILO_STAT_CACHE_MISS);
 	} else {
@@ -655,11 +701,13 @@ resolve:
 	__builtin_memcpy(&r.key, &key, sizeof(r.key));
 	/* Big packets leave the route cache alone: its entries stay. */
 	if (cache && !big)
-		cache_fill(cache, &key, e, &r, st);
+		cache_fill(cache, &key, e, &r, st, adm, h);
 
 source:
 	/* The source check, cached on its own: by source, not by route. */
-	rc = source_verdict(ctx, p, dev, cache, gen, flags, &key, st);
+	if (cache && !adm)
+		adm = admit_state();
+	rc = source_verdict(ctx, p, dev, cache, gen, flags, &key, adm, st);
 	/* Constants: the verifier keeps no bounds on a byte from a map. */
 	if (rc == SILO_STAT_PASS_RP_FILTER)
 		return pass(st, SILO_STAT_PASS_RP_FILTER);

@@ -658,11 +658,15 @@ static void test_admission(void)
 	run_pkt(pa, la, &r);
 	check_forwarded(&a, &r, mac_gw);
 	CHECK_EQ(r.d.cache_miss, 1);
-	CHECK_EQ(r.d.cache_refused, 1);
+	/* Neither the route nor the (cached) source entry is looked up:
+	 * this CPU has seen neither key since its budget ran out. */
+	CHECK_EQ(r.d.cache_unseen, 2);
+	CHECK_EQ(r.d.cache_refused, 2);
 	CHECK_EQ(r.d.cache_insert, 0);
 	CHECK_EQ(cache_entry(&a, &e), 0);
-	run_pkt(pa, la, &r); /* seen before: admitted */
+	run_pkt(pa, la, &r); /* seen before: looked up, admitted */
 	check_forwarded(&a, &r, mac_gw);
+	CHECK_EQ(r.d.cache_unseen, 0);
 	CHECK_EQ(r.d.cache_refused, 0);
 	CHECK_EQ(r.d.cache_insert, 1);
 	CHECK_EQ(cache_entry(&a, &e), 1);

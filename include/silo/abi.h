@@ -248,7 +248,9 @@ struct silo_route_entry {
  * more every SILO_ADMIT_NS); past it, only a key seen before (its hash in
  * seen[]) is inserted. A flood of one-packet flows then costs a lookup and
  * a failed cache lookup each, not an insert and an eviction; a real flow is
- * cached by its second packet.
+ * cached by its second packet. Past the budget, a key this CPU has not
+ * seen is not even looked up (counted as cache_unseen): it is almost never
+ * cached, and a failed lookup costs as much as a hit.
  */
 #define SILO_ADMIT_SLOTS 2048 /* a power of 2 */
 #define SILO_ADMIT_BURST 64
@@ -323,6 +325,7 @@ struct silo_admit {
 	X(CACHE_INSERT, cache_insert, "entry added (admitted)")                \
 	X(CACHE_REFUSED, cache_refused, "miss not cached: not admitted")       \
 	X(CACHE_EVICT, cache_evict, "entries evicted to make room")            \
+	X(CACHE_UNSEEN, cache_unseen, "storm: an unseen key, not looked up")   \
 	X(CACHE_INSERT_FAIL, cache_insert_fail, "entry could not be added")    \
 	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")      \
 	X(CACHE_BIG, cache_big, "above the least PMTU: bpf_fib_lookup")        \
