@@ -367,18 +367,18 @@ static __always_inline int entry_write(void *cache,
 	return 0;
 }
 
+/* A cheap hash of a key, by 64-bit words: for admission, not a map. */
 static __always_inline __u32 key_hash(const struct silo_route_key *k)
 {
-	const __u32 *w = (const __u32 *)k;
-	__u32 h = 0x9747B28C;
+	const __u64 *w = (const __u64 *)k;
+	__u64 h = 0x9747B28C9E3779B1ULL;
 	int i;
 
-	for (i = 0; i < (int)(sizeof(*k) / sizeof(__u32)); i++) {
+	for (i = 0; i < (int)(sizeof(*k) / sizeof(__u64)); i++) {
 		h ^= w[i];
-		h *= 0x9E3779B1;
-		h ^= h >> 16;
+		h *= 0xFF51AFD7ED558CCDULL;
 	}
-	return h;
+	return (__u32)(h >> 32) ^ (__u32)h;
 }
 
 /* This CPU's admission state, its budget refilled for the time gone by. */
@@ -461,13 +461,15 @@ static __always_inline int admit_key(struct silo_admit *a,
 /*
  * Stores a new answer: in place over e, an element of this key found stale
  * (an update on a full LRU map takes a new element and may evict another
- * live entry), or as a new element if admitted. Counts what it did; an
- * insert that shrinks the map below its size plus one evicted the rest.
+ * live entry), or as a new element (the caller has admitted it). Counts
+ * what it did; an insert that shrinks the map below its size plus one
+ * evicted the rest.
  */
-static __always_inline void
-cache_fill(void *cache, const struct silo_route_key *key,
-	   struct silo_route_entry *e, const struct silo_route_entry *n,
-	   struct silo_stats *st, struct silo_admit *a, __u32 h)
+static __always_inline void cache_fill(void *cache,
+				       const struct silo_route_key *key,
+				       struct silo_route_entry *e,
+				       const struct silo_route_entry *n,
+				       struct silo_stats *st)
 {
 	__s64 before = 0, after;
 
@@ -476,10 +478,6 @@ cache_fill(void *cache, const struct silo_route_key *key,
 			count(st, SILO_STAT_CACHE_RACE);
 		else
 			count(st, SILO_STAT_CACHE_REFRESH);
-		return;
-	}
-	if (!admit_key(a, key, h)) {
-		count(st, SILO_STAT_CACHE_REFUSED);
 		return;
 	}
 	if (bpf_ksym_exists(bpf_map_sum_elem_count))
@@ -536,6 +534,11 @@ source_verdict(struct xdp_md *ctx, const struct pkt *p,
 	}
 	count(st, SILO_STAT_SRC_MISS);
 	rc = source_check(ctx, p, dev);
+	/* Refused before any work for the entry is done. */
+	if (!e && !admit_key(a, key, h)) {
+		count(st, SILO_STAT_CACHE_REFUSED);
+		return rc;
+	}
 	n = bpf_map_lookup_elem(&scratch, &zero);
 	if (!n)
 		return rc;
@@ -543,7 +546,7 @@ source_verdict(struct xdp_md *ctx, const struct pkt *p,
 	n->genid = gen;
 	n->verdict = rc;
 	__builtin_memcpy(&n->key, key, sizeof(n->key));
-	cache_fill(cache, key, e, n, st, a, h);
+	cache_fill(cache, key, e, n, st);
 	return rc;
 }
 
@@ -700,8 +703,12 @@ resolve:
 	__builtin_memcpy(r.nexthop, fib.ipv6_dst, sizeof(r.nexthop));
 	__builtin_memcpy(&r.key, &key, sizeof(r.key));
 	/* Big packets leave the route cache alone: its entries stay. */
-	if (cache && !big)
-		cache_fill(cache, &key, e, &r, st, adm, h);
+	if (cache && !big) {
+		if (e || admit_key(adm, &key, h))
+			cache_fill(cache, &key, e, &r, st);
+		else
+			count(st, SILO_STAT_CACHE_REFUSED);
+	}
 
 source:
 	/* The source check, cached on its own: by source, not by route. */

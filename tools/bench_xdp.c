@@ -42,6 +42,7 @@
 #define BATCH 200 /* TTL 255 stays above 1 */
 #define TARGET_RATIO 0.35
 #define STORM_TARGET 1.05
+#define STORM_SLICES 20
 #define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
 struct variant {
@@ -109,22 +110,24 @@ static void *storm_thread(void *arg)
 	return NULL;
 }
 
-/* n packets of a storm on cpus threads at once: the mean ns per packet. */
+/* Packets base..base+n-1 of a storm on cpus threads at once: the mean ns
+ * per packet. */
 static double storm_cpus(const struct variant *v, struct pkt_spec sp, char what,
-			 int n, int cpus)
+			 int base, int n, int cpus)
 {
 	struct storm_job job[64];
 	double sum = 0;
 	int i, started = 0;
 
 	for (i = 0; i < cpus; i++) {
-		job[i] = (struct storm_job){ .v = v,
-					     .sp = sp,
-					     .what = what,
-					     .cpu = i % silo_nr_cpus(),
-					     .first = (long long)n * i / cpus,
-					     .last = (long long)n * (i + 1) /
-						     cpus };
+		job[i] = (struct storm_job){
+			.v = v,
+			.sp = sp,
+			.what = what,
+			.cpu = i % silo_nr_cpus(),
+			.first = base + (long long)n * i / cpus,
+			.last = base + (long long)n * (i + 1) / cpus
+		};
 		if (pthread_create(&job[i].tid, NULL, storm_thread, &job[i]))
 			break;
 		started++;
@@ -284,16 +287,29 @@ static int run_kind(const struct setup *su, struct kind_run *k)
 	}
 	for (i = 0; i < 3; i++)
 		k->ns[i] = bench_median(v[i].ns, su->rounds);
-	/* Miss storms, with the cache and without, the same packets. */
+	/*
+	 * Miss storms, with the cache and without, the same packets, in
+	 * slices that alternate between the two: a drift of the machine
+	 * (another task, frequency) falls on both alike.
+	 */
 	for (r = 0; su->storm_n && r < 2; r++) {
-		for (i = 0; i < 2; i++) {
-			struct pkt_spec ssp = su->sp;
+		struct pkt_spec ssp = su->sp;
+		int sl, first, n;
+		double ns;
 
-			ssp.ttl = 64;
-			k->st[r][i] = storm_cpus(&v[i], ssp, r ? 'd' : 's',
-						 su->storm_n, su->cpus);
-			if (k->st[r][i] < 0)
-				goto out;
+		ssp.ttl = 64;
+		k->st[r][0] = k->st[r][1] = 0;
+		for (sl = 0; sl < STORM_SLICES; sl++) {
+			first = (long long)su->storm_n * sl / STORM_SLICES;
+			n = (long long)su->storm_n * (sl + 1) / STORM_SLICES -
+			    first;
+			for (i = 0; i < 2; i++) {
+				ns = storm_cpus(&v[i], ssp, r ? 'd' : 's',
+						first, n, su->cpus);
+				if (ns < 0)
+					goto out;
+				k->st[r][i] += ns * n / su->storm_n;
+			}
 		}
 	}
 	/* Each variant ran the path it is named for. */

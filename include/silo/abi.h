@@ -254,7 +254,7 @@ struct silo_route_entry {
  */
 #define SILO_ADMIT_SLOTS 2048 /* a power of 2 */
 #define SILO_ADMIT_BURST 64
-#define SILO_ADMIT_NS 100000ULL /* 10,000 inserts a second per CPU */
+#define SILO_ADMIT_NS 1000000ULL /* 1,000 inserts a second per CPU */
 
 struct silo_admit {
 	__u64 last_ns; /* budget last refilled */
