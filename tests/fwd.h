@@ -67,11 +67,15 @@ static inline int fwd_heartbeat(int live)
 	return err;
 }
 
+/* Entries per route cache for fwd_setup to make; 0: the default. */
+static __u32 fwd_cache_size;
+
 /* in0 and out0 with their addresses, silo on both; then cmds (routes). */
 static inline int fwd_setup(const char *cmds)
 {
 	struct silo_opts opts = { .pin_root = test_pin_root() };
-	struct silo_xdp_load_opts fwd = { .forward = true };
+	struct silo_xdp_load_opts fwd = { .forward = true,
+					  .cache_size = fwd_cache_size };
 
 	if (sh("set -e\n"
 	       "ip link add in0 type veth peer name in0p\n"
