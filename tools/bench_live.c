@@ -177,42 +177,19 @@ static void lab_down(void)
 }
 
 /*
- * 100,000 IPv6 routes, 10 policy rules: as bench_xdp's build_routes, 90 % in
+ * 100,000 IPv6 routes, 10 policy rules (bench_routes() of bench.h): 90 % in
  * the tables the rules consult first (fd11:TABLE:N::/48), none holding the
  * destination; the rest in main (fd12:0:N::/48) with the benchmark's route,
  * fd20::/16.
  */
-static int build_routes6(int routes, int rules)
+static void route6(FILE *f, int i, int n, int per_table)
 {
-	int per_table = rules ? routes * 9 / 10 / rules : 0;
-	int main_routes = routes - per_table * rules, i, n;
-	char path[] = "/tmp/silo-bench-live-XXXXXX";
-	FILE *f;
-	int fd, rc;
-
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(path);
-		return -1;
-	}
-	for (i = 0; i < rules; i++) {
-		fprintf(f, "rule add pref %d lookup %d\n", 100 + i, 100 + i);
-		for (n = 0; n < per_table; n++)
-			fprintf(f,
-				"route add fd11:%x:%x::/48 via fd02::2 table %d\n",
-				i, n, 100 + i);
-	}
-	for (n = 0; n < main_routes - 1; n++)
+	(void)per_table;
+	if (i >= 0)
+		fprintf(f, "route add fd11:%x:%x::/48 via fd02::2 table %d\n",
+			i, n, 100 + i);
+	else
 		fprintf(f, "route add fd12:0:%x::/48 via fd02::2\n", n);
-	fprintf(f, "route add fd20::/16 via fd02::2\n");
-	fclose(f);
-	rc = sh("ip -n %s -6 -batch %s", NS_ROUTER, path);
-	unlink(path);
-	return rc;
 }
 
 static int lab_up(int routes, int rules)
@@ -242,7 +219,8 @@ static int lab_up(int routes, int rules)
 	       NS_CLIENT, NS_ROUTER, NS_SINK, DEV_CLIENT, DEV_IN, DEV_OUT,
 	       DEV_SINK, DEV_KEEP))
 		return -1;
-	return build_routes6(routes, rules);
+	return bench_routes("-n " NS_ROUTER " -6", routes, rules, route6,
+			    "route add fd20::/16 via fd02::2");
 }
 
 /* The UDP checksum of an IPv6 frame without VLAN tags. */

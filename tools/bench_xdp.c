@@ -141,35 +141,16 @@ static double storm_cpus(const struct variant *v, struct pkt_spec sp, char what,
 	return started == cpus ? sum / cpus : -1;
 }
 
-static int build_routes(int routes, int rules)
+/* 11.A.B.0/24 in the rules' tables, 12.A.B.0/24 in main. */
+static void route4(FILE *f, int i, int n, int per_table)
 {
-	int per_table = rules ? routes * 9 / 10 / rules : 0;
-	int main_routes = routes - per_table * rules, i, n;
-	char path[] = "/tmp/silo-bench-XXXXXX";
-	FILE *f;
-	int fd, rc;
-
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	f = fdopen(fd, "w");
-	/* Tables the rules consult first, none holding the bench's route. */
-	for (i = 0; i < rules; i++) {
-		fprintf(f, "rule add pref %d lookup %d\n", 100 + i, 100 + i);
-		for (n = 0; n < per_table; n++)
-			fprintf(f,
-				"route add 11.%d.%d.0/24 via 10.2.0.2 table %d\n",
-				(i * per_table + n) / 256 % 256,
-				(i * per_table + n) % 256, 100 + i);
-	}
-	for (n = 0; n < main_routes - 1; n++)
+	if (i >= 0)
+		fprintf(f, "route add 11.%d.%d.0/24 via 10.2.0.2 table %d\n",
+			(i * per_table + n) / 256 % 256,
+			(i * per_table + n) % 256, 100 + i);
+	else
 		fprintf(f, "route add 12.%d.%d.0/24 via 10.2.0.2\n",
 			n / 256 % 256, n % 256);
-	fprintf(f, "route add 10.200.0.0/16 via 10.2.0.2\n");
-	fclose(f);
-	rc = sh("ip -batch %s", path);
-	unlink(path);
-	return rc;
 }
 
 /* Average ns per packet over calls calls of BATCH repeats each. */
@@ -426,7 +407,8 @@ int main(int argc, char **argv)
 	       "ip link set in1 address 02:00:00:00:00:01\n"
 	       "ip neigh add 10.2.0.2 lladdr 02:00:00:00:00:01 dev out0 nud permanent\n"
 	       "sysctl -qw net.ipv4.ip_forward=1\n") ||
-	    build_routes(routes, rules))
+	    bench_routes("", routes, rules, route4,
+			 "route add 10.200.0.0/16 via 10.2.0.2"))
 		return 1;
 	empty = silo_test__open_and_load();
 	if (!empty)
