@@ -76,6 +76,14 @@ for cmd in "xdp status" "stats" "route show" "genid show" "stats --per-cpu"; do
 	check "json: $cmd" bash -c \
 		"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' -j $cmd | jq -e . >/dev/null"
 done
+expect "stats: bad interval" 2 "bad --interval '0'" silo --netns "$N" stats --interval 0
+expect "stats: bad count" 2 "bad --count 'x'" silo --netns "$N" stats --interval 1 --count x
+expect "stats: count without interval" 2 "needs --interval" silo --netns "$N" stats --count 2
+check "stats --interval: a JSON object an interval" bash -c \
+	"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' -j stats --interval 0.1 --count 2 --per-cpu |
+	 jq -se 'length == 2 and all(.[]; (.rates.rx | type) == \"number\" and .interval_s > 0.05 and (.cpus | length) > 0)' >/dev/null"
+expect "stats --per-cpu: columns with headers" 0 "COUNTER +TOTAL +cpu0" \
+	silo --netns "$N" stats --per-cpu
 check "json after the command" bash -c \
 	"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' xdp status -j | jq -e '.devices[0].device == \"v0\"'"
 g=$(silo --netns "$N" -j genid show | jq .genid)

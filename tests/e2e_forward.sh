@@ -91,6 +91,28 @@ for _ in 1 2 3 4 5; do balanced && break; sleep 0.2; done
 balanced && ok "nothing dropped" || not_ok "nothing dropped" \
 	"$(jq -c '{rx, pass, redirect, drop}' "$TMP/stats") (rx != pass + redirect)"
 
+# Rates while traffic flows: 10,000 datagrams over about a second, three
+# intervals of 0.3 s; at least one sees thousands a second, from the cache,
+# and rate times period adds up to what the intervals can have seen.
+ip netns exec "$P-server" "$TRAFFIC" udp-sink 7000 --count 10000 \
+	--timeout 3 >/dev/null 2>&1 &
+sink=$!
+sleep 0.3
+ip netns exec "$P-client" "$TRAFFIC" udp-send 10.2.0.2 7000 --count 10000 \
+	--gap-us 100 >/dev/null &
+sender=$!
+silo --netns "$R" -j stats --interval 0.3 --count 3 >"$TMP/rates"
+wait "$sender" "$sink"
+[[ $(wc -l <"$TMP/rates") == 3 ]] &&
+	jq -se 'map(.rates.redirect) | max > 2000' "$TMP/rates" >/dev/null &&
+	jq -se 'map(.rates.redirect * .interval_s) | add | . > 3000 and . < 10500' \
+		"$TMP/rates" >/dev/null &&
+	jq -se 'map(select(.rates.redirect > 2000) | .cache_hit_rate) | min > 0.99' \
+		"$TMP/rates" >/dev/null &&
+	ok "stats --interval: rates while traffic flows" ||
+	not_ok "stats --interval: rates while traffic flows" \
+		"$(jq -c '{r: .rates.redirect, h: .cache_hit_rate}' "$TMP/rates" | tr '\n' ' ')"
+
 # Both directions of both families; IPv6 flows with their flow labels.
 n=$(silo --netns "$R" -j route show |
 	jq -c '[.entries[] | select(.valid and .key.kind == "route") | .key.dst] | unique')
