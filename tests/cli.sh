@@ -76,6 +76,33 @@ for cmd in "xdp status" "stats" "route show" "genid show" "stats --per-cpu"; do
 	check "json: $cmd" bash -c \
 		"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' -j $cmd | jq -e . >/dev/null"
 done
+# Under -j an error is one JSON object on stdout, with the same exit status.
+json_error() { # NAME RC PATTERN CMD...: stdout is {"error": "...PATTERN..."}
+	local name=$1 want_rc=$2 pattern=$3 rc
+	shift 3
+	"$@" >"$TMP/out" 2>/dev/null
+	rc=$?
+	if ((rc != want_rc)); then
+		not_ok "$name" "exit $rc, want $want_rc: $(head -c 300 "$TMP/out")"
+	elif ! jq -se --arg p "$pattern" \
+		'length == 1 and (.[0].error | test($p))' "$TMP/out" >/dev/null 2>&1; then
+		not_ok "$name" "stdout is not one {\"error\"} matching /$pattern/: $(head -c 300 "$TMP/out")"
+	else
+		ok "$name"
+	fi
+}
+json_error "json error: unknown object" 2 "unknown command 'frob'" silo -j frob
+json_error "json error: unknown command, -j after it" 2 "unknown command 'frob'" \
+	silo xdp frob -j
+json_error "json error: a failure" 1 "no device 'nosuch'" \
+	silo --netns "$N" -p xdp load nosuch
+json_error "json error: a bad value" 2 "bad --interval" \
+	silo --netns "$N" stats --interval 0 -j
+expect "version" 0 "^silo [0-9][^ ]* \\(layout [0-9]+\\)$" silo version
+check "json: version" bash -c \
+	"'$SILO' -j version | jq -e '(.version | type) == \"string\" and .layout > 0' >/dev/null"
+[[ $(silo version) == "$(silo --version)" ]] && ok "version == --version" ||
+	not_ok "version == --version" "$(silo version) / $(silo --version)"
 expect "stats: bad interval" 2 "bad --interval '0'" silo --netns "$N" stats --interval 0
 expect "stats: bad count" 2 "bad --count 'x'" silo --netns "$N" stats --interval 1 --count x
 expect "stats: count without interval" 2 "needs --interval" silo --netns "$N" stats --count 2

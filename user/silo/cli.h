@@ -24,6 +24,8 @@ struct cli {
 	const char *netns;
 	const char *pin_root;
 	struct silo *silo; /* opened on first use */
+	/* Under -j, the error messages, for {"error": ...} on stdout. */
+	char error[1024];
 };
 
 extern struct cli cli;

@@ -13,6 +13,21 @@
 struct cli cli;
 const char *prog_name = "silo";
 
+/* Under -j an error is kept for one JSON object on stdout at the end. */
+static void error_keep(const char *fmt, va_list ap)
+{
+	size_t len = strlen(cli.error);
+	char *nl;
+
+	if (len && len + 2 < sizeof(cli.error)) {
+		strcpy(cli.error + len, "; ");
+		len += 2;
+	}
+	vsnprintf(cli.error + len, sizeof(cli.error) - len, fmt, ap);
+	while ((nl = strchr(cli.error, '\n')))
+		memmove(nl, nl + 1, strlen(nl));
+}
+
 static void cli_print(enum silo_log_level level, const char *fmt, va_list ap)
 {
 	static const char *const prefix[] = {
@@ -26,6 +41,10 @@ static void cli_print(enum silo_log_level level, const char *fmt, va_list ap)
 		return;
 	if (level == SILO_LOG_INFO && cli.json)
 		return;
+	if (level == SILO_LOG_ERROR && cli.json) {
+		error_keep(fmt, ap);
+		return;
+	}
 	fprintf(stderr, "%s: %s", prog_name, prefix[level]);
 	vfprintf(stderr, fmt, ap);
 }
@@ -37,13 +56,15 @@ static int help(int argc, char **argv)
 	printf("Usage: %s [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	       "       %s OBJECT help\n"
 	       "\n"
-	       "OBJECT := { xdp | route | genid | stats | reuseport | daemon }\n"
+	       "OBJECT := { xdp | route | genid | stats | reuseport | daemon |\n"
+	       "            version }\n"
 	       "  xdp        load, unload and show silo's XDP program on devices\n"
 	       "  route      show, flush and look up the route cache\n"
 	       "  genid      show or bump the route cache generation id\n"
 	       "  stats      packet counters: verdicts, reasons, FIB codes, cache\n"
 	       "  reuseport  SO_REUSEPORT groups: socket[CPU] selection\n"
 	       "  daemon     silod's state\n"
+	       "  version    silo's version and its maps' layout\n"
 	       "\n"
 	       "OPTIONS:\n"
 	       "  -j, --json         JSON output (also after the command)\n"
@@ -76,9 +97,13 @@ int usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: error: ", prog_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (cli.json) {
+		error_keep(fmt, ap);
+	} else {
+		fprintf(stderr, "%s: error: ", prog_name);
+		vfprintf(stderr, fmt, ap);
+	}
 	va_end(ap);
 	return EXIT_USAGE;
 }
@@ -121,7 +146,8 @@ int cmd_select(const struct cmd *cmds, int argc, char **argv,
 		if (!strcmp(c->name, argv[0]))
 			return c->fn(argc, argv);
 	usage_error("unknown command '%s'\n", argv[0]);
-	help_fn(argc, argv);
+	if (!cli.json) /* the JSON is the error alone */
+		help_fn(argc, argv);
 	return EXIT_USAGE;
 }
 
@@ -207,6 +233,38 @@ const char *fib_ret_name(int rc)
 	return "error";
 }
 
+static int version(int argc, char **argv)
+{
+	int err = parse_plain(argc, argv, 0, "version");
+
+	if (err)
+		return err < 0 ? 0 : err;
+	if (cli.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "version",
+				       json_object_new_string(SILO_VERSION));
+		json_object_object_add(
+			o, "layout", json_object_new_int(SILO_LAYOUT_VERSION));
+		json_print(o);
+	} else {
+		printf("silo %s (layout %d)\n", SILO_VERSION,
+		       SILO_LAYOUT_VERSION);
+	}
+	return 0;
+}
+
+/* -j or -p anywhere before "--": errors are JSON from the first one. */
+static void json_early(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json") ||
+		    !strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty"))
+			cli.json = true;
+}
+
 static const struct cmd objects[] = {
 	{ "xdp", do_xdp },
 	{ "route", do_route },
@@ -214,6 +272,7 @@ static const struct cmd objects[] = {
 	{ "stats", do_stats },
 	{ "reuseport", do_reuseport },
 	{ "daemon", do_daemon },
+	{ "version", version },
 	{ "help", help },
 	{ NULL, NULL }, /* keep one entry per line */
 };
@@ -234,6 +293,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	silo_set_print(cli_print);
+	json_early(argc, argv);
 	/* '+': stop at OBJECT; commands parse their own options. */
 	while ((c = getopt_long(argc, argv, "+jpn:dVh", opts, NULL)) != -1) {
 		switch (c) {
@@ -253,13 +313,16 @@ int main(int argc, char **argv)
 			cli.debug = true;
 			break;
 		case 'V':
-			printf("silo %s (layout %d)\n", SILO_VERSION,
-			       SILO_LAYOUT_VERSION);
-			return 0;
+			return version(1, (char *[]){ "version", NULL });
 		case 'h':
 			return help(0, NULL);
 		default:
-			fprintf(stderr, "Try '%s --help'.\n", prog_name);
+			if (cli.json)
+				printf("{\"error\":\"bad global option: see '%s --help'\"}\n",
+				       prog_name);
+			else
+				fprintf(stderr, "Try '%s --help'.\n",
+					prog_name);
 			return EXIT_USAGE;
 		}
 	}
@@ -271,5 +334,14 @@ int main(int argc, char **argv)
 	}
 	ret = cmd_select(objects, argc, argv, help);
 	silo_close(cli.silo);
+	if (ret && cli.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(
+			o, "error",
+			json_object_new_string(cli.error[0] ? cli.error :
+							      "failed"));
+		json_print(o);
+	}
 	return ret;
 }
