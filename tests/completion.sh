@@ -57,7 +57,7 @@ done
 
 # Values: devices of the namespace given with --netns, a policy's choices.
 N="${NS}cmp"
-ip netns add "$N" && ip -n "$N" link add cmpdev0 type dummy || exit 1
+ip netns add "$N" && ip -n "$N" link add cmpdev0 type veth peer name cmpdev1 || exit 1
 complete_line "silo --netns $N xdp load " | grep -qx cmpdev0 &&
 	ok "devices of --netns" || not_ok "devices of --netns" \
 	"$(complete_line "silo --netns $N xdp load " | tr '\n' ' ')"
