@@ -103,6 +103,13 @@ check "json: version" bash -c \
 	"'$SILO' -j version | jq -e '(.version | type) == \"string\" and .layout > 0' >/dev/null"
 [[ $(silo version) == "$(silo --version)" ]] && ok "version == --version" ||
 	not_ok "version == --version" "$(silo version) / $(silo --version)"
+# Prefixes of objects and commands, as in bpftool: unique ones run the
+# command, ambiguous ones list the candidates.
+expect "prefix: x st" 0 "DEVICE +IFINDEX" silo --netns "$N" x st
+expect "prefix: ambiguous object" 2 "ambiguous command 'r': route, reuseport" \
+	silo --netns "$N" r show
+expect "prefix: re sh" 0 "no reuseport groups" silo --netns "$N" re sh
+expect "prefix: no such command" 2 "unknown command 'xyz'" silo --netns "$N" xdp xyz
 expect "stats: bad interval" 2 "bad --interval '0'" silo --netns "$N" stats --interval 0
 expect "stats: bad count" 2 "bad --count 'x'" silo --netns "$N" stats --interval 1 --count x
 expect "stats: count without interval" 2 "needs --interval" silo --netns "$N" stats --count 2

@@ -49,6 +49,8 @@ int parse_plain(int argc, char **argv, int nargs, const char *usage);
 /* Handles -j and -p; false for any other option. */
 bool common_opt(int c);
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* arg is a non-empty prefix of word (or word itself). */
+bool is_prefix(const char *arg, const char *word);
 /* Opens the namespace's state (--netns, --pin-root); NULL on failure. */
 struct silo *open_silo(void);
 /* Prints obj as JSON on stdout and frees it. */

@@ -130,10 +130,16 @@ int parse_plain(int argc, char **argv, int nargs, const char *usage)
 	return 0;
 }
 
+bool is_prefix(const char *arg, const char *word)
+{
+	return *arg && !strncmp(arg, word, strlen(arg));
+}
+
 int cmd_select(const struct cmd *cmds, int argc, char **argv,
 	       int (*help_fn)(int argc, char **argv))
 {
-	const struct cmd *c;
+	const struct cmd *c, *match = NULL;
+	char names[256];
 
 	if (argc < 1) {
 		help_fn(argc, argv);
@@ -145,6 +151,25 @@ int cmd_select(const struct cmd *cmds, int argc, char **argv,
 	for (c = cmds; c->name; c++)
 		if (!strcmp(c->name, argv[0]))
 			return c->fn(argc, argv);
+	/* A prefix of one command names it, as in bpftool and ip. */
+	for (c = cmds; c->name; c++) {
+		if (!is_prefix(argv[0], c->name))
+			continue;
+		if (match) {
+			size_t len = strlen(names);
+
+			snprintf(names + len, sizeof(names) - len, ", %s",
+				 c->name);
+		} else {
+			snprintf(names, sizeof(names), "%s", c->name);
+		}
+		match = match ? (const struct cmd *)-1 : c;
+	}
+	if (match == (const struct cmd *)-1)
+		return usage_error("ambiguous command '%s': %s\n", argv[0],
+				   names);
+	if (match)
+		return match->fn(argc, argv);
 	usage_error("unknown command '%s'\n", argv[0]);
 	if (!cli.json) /* the JSON is the error alone */
 		help_fn(argc, argv);
