@@ -44,6 +44,11 @@ for obj in $objects; do
 	# The usage lines: "silo OBJ CMD ..." and their continuations.
 	usage=$(sed -n '1,/^$/p' <<<"$help" | sed 's/^Usage: *//; s/^ *//')
 	cmds=$(grep -oE "^silo $obj \[?[a-z]+" <<<"$usage" | awk '{print $3}' | tr -d '[')
+	if [[ -z $cmds ]]; then # an object without commands: silo doctor [DEV]
+		same "$obj: options" "$(grep -oE -- '--[a-z][a-z-]*' <<<"$usage") $common" \
+			"$(complete_line "silo $obj -")"
+		continue
+	fi
 	same "$obj: commands" "$cmds help" "$(complete_line "silo $obj ")"
 	for cmd in $cmds; do
 		# This command's usage line and the continuations below it.

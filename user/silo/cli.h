@@ -26,6 +26,7 @@ struct cli {
 	struct silo *silo; /* opened on first use */
 	/* Under -j, the error messages, for {"error": ...} on stdout. */
 	char error[1024];
+	bool printed; /* a JSON result went out: a failure adds no error */
 };
 
 extern struct cli cli;
@@ -75,5 +76,6 @@ int do_genid(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_reuseport(int argc, char **argv);
 int do_daemon(int argc, char **argv);
+int do_doctor(int argc, char **argv);
 
 #endif /* SILO_CLI_H */

@@ -57,13 +57,14 @@ static int help(int argc, char **argv)
 	       "       %s OBJECT help\n"
 	       "\n"
 	       "OBJECT := { xdp | route | genid | stats | reuseport | daemon |\n"
-	       "            version }\n"
+	       "            doctor | version }\n"
 	       "  xdp        load, unload and show silo's XDP program on devices\n"
 	       "  route      show, flush and look up the route cache\n"
 	       "  genid      show or bump the route cache generation id\n"
 	       "  stats      packet counters: verdicts, reasons, FIB codes, cache\n"
 	       "  reuseport  SO_REUSEPORT groups: socket[CPU] selection\n"
 	       "  daemon     silod's state\n"
+	       "  doctor     do the CPUs line up: IRQs, RPS, readers, silod\n"
 	       "  version    silo's version and its maps' layout\n"
 	       "\n"
 	       "OPTIONS:\n"
@@ -195,6 +196,7 @@ void json_print(json_object *obj)
 			    JSON_C_TO_STRING_PLAIN;
 
 	printf("%s\n", json_object_to_json_string_ext(obj, flags));
+	cli.printed = true;
 	json_object_put(obj);
 }
 
@@ -297,6 +299,7 @@ static const struct cmd objects[] = {
 	{ "stats", do_stats },
 	{ "reuseport", do_reuseport },
 	{ "daemon", do_daemon },
+	{ "doctor", do_doctor },
 	{ "version", version },
 	{ "help", help },
 	{ NULL, NULL }, /* keep one entry per line */
@@ -359,7 +362,7 @@ int main(int argc, char **argv)
 	}
 	ret = cmd_select(objects, argc, argv, help);
 	silo_close(cli.silo);
-	if (ret && cli.json) {
+	if (ret && cli.json && !cli.printed) {
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(
