@@ -197,11 +197,12 @@ static void check_irqbalance(struct doctor *d)
 		if (read_line(d, rel, comm, sizeof(comm)) ||
 		    strcmp(comm, "irqbalance"))
 			continue;
-		closedir(dir);
+		/* d_name lives in dir: report before closing it. */
 		report(d, WARN, "irqbalance",
 		       "systemctl disable --now irqbalance",
 		       "irqbalance runs (pid %s): it moves queue IRQs to other CPUs",
 		       e->d_name);
+		closedir(dir);
 		return;
 	}
 	closedir(dir);
