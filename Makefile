@@ -86,9 +86,11 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra \
 
 # Every object depends on this file, rewritten when the flags change, so a
 # build with other flags (SANITIZE, WERROR, CFLAGS, ...) into the same
-# OUTPUT rebuilds what it must.
+# OUTPUT rebuilds what it must. Without the tree's and OUTPUT's paths: a
+# copy of both (tools/mutate.sh) stays up to date.
 FLAGS_STAMP := $(OUTPUT)/.flags
-FLAGS_NOW := $(ALL_CFLAGS) | $(ALL_LDFLAGS) | $(LDLIBS) | $(BPF_CFLAGS)
+FLAGS_NOW := $(subst $(CURDIR),@SRC@,$(subst $(OUTPUT),@OUTPUT@,$(ALL_CFLAGS) \
+	     | $(ALL_LDFLAGS) | $(LDLIBS) | $(BPF_CFLAGS)))
 ifneq ($(file < $(FLAGS_STAMP)),$(FLAGS_NOW))
 $(shell mkdir -p $(OUTPUT))
 $(file > $(FLAGS_STAMP),$(FLAGS_NOW))
