@@ -10,8 +10,14 @@
 # make lab             run the built-in lab (network namespaces, veth)
 # make vmlinux         regenerate vmlinux/vmlinux.h from the running kernel
 # make format          clang-format every C source
-# make install         silo, silod and silod's systemd units (PREFIX, DESTDIR)
+# make install         silo, silod, libsilo (shared, static, headers, silo.pc),
+#                      silod's systemd units and /etc/silo/silod.conf
+#                      (PREFIX=/usr/local, DESTDIR; LIBDIR, UNITDIR, ...)
+# make uninstall       remove what "make install" installed
 # V=1                  show the commands
+# WERROR=0             warnings are not errors (user space and BPF)
+# VMLINUX_H=path       use this vmlinux.h instead of vmlinux/vmlinux.h
+# CPPFLAGS, CFLAGS, LDFLAGS reach every user-space compile and link.
 
 OUTPUT ?= build
 override OUTPUT := $(abspath $(OUTPUT))
@@ -22,6 +28,13 @@ BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 SANITIZE ?= 0
+WERROR ?= 1
+VMLINUX_H ?=
+
+# One version for silo, silod and libsilo; libsilo.so.$(SOVERSION) is the
+# soname, bumped when the ABI of include/silo/silo.h breaks.
+SILO_VERSION := 0.1.0
+SOVERSION := 0
 
 ifeq ($(V),1)
 Q =
@@ -34,18 +47,54 @@ endif
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 LIBS_PC := libbpf libmnl json-c
 
+ifeq ($(WERROR),1)
+WERROR_FLAG := -Werror
+endif
+# Object files and debug info name sources relative to the tree.
+PREFIX_MAP := -ffile-prefix-map=$(CURDIR)=.
+
+# CFLAGS, CPPFLAGS and LDFLAGS are the user's (dpkg-buildflags, say): the
+# build's own flags live apart so that setting them never drops those. All
+# user-space objects are -fPIC: the same ones make libsilo.a and libsilo.so.
 CFLAGS ?= -O2 -g
-CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -MMD -MP \
-	  -Iinclude -I$(OUTPUT)/skel $(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
+SILO_CPPFLAGS := -D_GNU_SOURCE -DSILO_VERSION='"$(SILO_VERSION)"' \
+		 -Iinclude -I$(OUTPUT)/skel \
+		 $(shell $(PKG_CONFIG) --cflags $(LIBS_PC))
+SILO_CFLAGS := -Wall -Wextra $(WERROR_FLAG) -std=gnu11 -fPIC -MMD -MP \
+	       $(PREFIX_MAP)
+SILO_LDFLAGS :=
 LDLIBS += $(shell $(PKG_CONFIG) --libs $(LIBS_PC)) -lelf -lz -lpthread
 ifeq ($(SANITIZE),1)
-CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
-	  -fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=address,undefined
+SILO_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	       -fno-sanitize-recover=undefined
+SILO_LDFLAGS += -fsanitize=address,undefined
+endif
+ALL_CFLAGS = $(SILO_CPPFLAGS) $(CPPFLAGS) $(SILO_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SILO_LDFLAGS) $(LDFLAGS)
+
+# vmlinux.h: vmlinux/vmlinux.h, made from the running kernel's BTF, or the
+# file VMLINUX_H names, copied into $(OUTPUT) so that a change rebuilds.
+ifeq ($(VMLINUX_H),)
+VMLINUX_DIR := vmlinux
+else
+VMLINUX_DIR := $(OUTPUT)/vmlinux
 endif
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Wextra \
-	      -Werror -Wno-unused-parameter -MMD -MP -Ivmlinux -Iinclude -Ibpf
+	      $(WERROR_FLAG) -Wno-unused-parameter -MMD -MP $(PREFIX_MAP) \
+	      -I$(VMLINUX_DIR) -Iinclude -Ibpf
+
+# Every object depends on this file, rewritten when the flags change, so a
+# build with other flags (SANITIZE, WERROR, CFLAGS, ...) into the same
+# OUTPUT rebuilds what it must. Without the tree's and OUTPUT's paths: a
+# copy of both (tools/mutate.sh) stays up to date.
+FLAGS_STAMP := $(OUTPUT)/.flags
+FLAGS_NOW := $(subst $(CURDIR),@SRC@,$(subst $(OUTPUT),@OUTPUT@,$(ALL_CFLAGS) \
+	     | $(ALL_LDFLAGS) | $(LDLIBS) | $(BPF_CFLAGS)))
+ifneq ($(file < $(FLAGS_STAMP)),$(FLAGS_NOW))
+$(shell mkdir -p $(OUTPUT))
+$(file > $(FLAGS_STAMP),$(FLAGS_NOW))
+endif
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -54,6 +103,9 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/skel/%.skel.h,$(BPF_SRCS))
 LIB_SRCS := $(wildcard user/lib/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 LIBSILO := $(OUTPUT)/libsilo.a
+LIBSILO_MAP := user/lib/libsilo.map
+LIBSILO_SONAME := libsilo.so.$(SOVERSION)
+LIBSILO_SO := $(OUTPUT)/libsilo.so.$(SILO_VERSION)
 
 CLI_SRCS := $(wildcard user/silo/*.c)
 CLI_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(CLI_SRCS))
@@ -68,16 +120,24 @@ TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/*.c))
 TOOL_BINS := $(patsubst tools/%.c,$(OUTPUT)/tools/%,$(wildcard tools/*.c))
 BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS))
 
-.PHONY: all clean test mutate bench lab vmlinux format install fuzz
+.PHONY: all clean test mutate bench lab vmlinux format install uninstall fuzz
 .DEFAULT_GOAL := all
-all: $(CLI) $(SILOD) $(LIBSILO) $(TEST_BINS) $(TOOL_BINS)
+all: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(TEST_BINS) $(TOOL_BINS)
 
+ifeq ($(VMLINUX_H),)
 # vmlinux.h: made once; "make vmlinux" replaces it only when the BTF changed,
 # so regenerating does not rebuild every BPF object.
 vmlinux/vmlinux.h:
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp
 	$(Q)mv $@.tmp $@
+else
+$(VMLINUX_DIR)/vmlinux.h: $(VMLINUX_H)
+	$(call msg,COPY,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@.tmp
+	$(Q)mv $@.tmp $@
+endif
 
 vmlinux:
 	$(call msg,GEN,vmlinux/vmlinux.h)
@@ -86,7 +146,8 @@ vmlinux:
 		rm vmlinux/vmlinux.h.tmp; \
 	else mv vmlinux/vmlinux.h.tmp vmlinux/vmlinux.h; fi
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux/vmlinux.h | $(OUTPUT)/bpf
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_DIR)/vmlinux.h $(FLAGS_STAMP) | \
+		       $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -98,27 +159,36 @@ $(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o | $(OUTPUT)/skel
 # User objects include skeletons: make them exist before compiling.
 $(LIB_OBJS) $(CLI_OBJS) $(SILOD_OBJS) $(BIN_OBJS): | $(SKELS)
 
-$(OUTPUT)/%.o: %.c
+$(OUTPUT)/%.o: %.c $(FLAGS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(LIBSILO): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
+# The shared library exports only what include/silo/silo.h declares
+# (libsilo.map); the binaries link libsilo.a, internals included.
+$(LIBSILO_SO): $(LIB_OBJS) $(LIBSILO_MAP)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -shared $(ALL_LDFLAGS) -Wl,-soname,$(LIBSILO_SONAME) \
+		-Wl,--version-script=$(LIBSILO_MAP) $(LIB_OBJS) $(LDLIBS) -o $@
+	$(Q)ln -sf $(notdir $@) $(OUTPUT)/$(LIBSILO_SONAME)
+	$(Q)ln -sf $(LIBSILO_SONAME) $(OUTPUT)/libsilo.so
+
 $(CLI): $(CLI_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(SILOD): $(SILOD_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(TEST_BINS) $(TOOL_BINS): %: %.o $(LIBSILO)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Keep test and tool objects: they carry -MMD dependency files.
 .SECONDARY:
@@ -150,14 +220,58 @@ lab: all
 	$(Q)tools/lab.sh $(OUTPUT)
 
 PREFIX ?= /usr/local
-UNITDIR ?= /etc/systemd/system
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+# silod reads /etc/silo/silod.conf whatever the prefix.
+CONFDIR := /etc/silo
+INSTALL ?= install
 
-install: $(CLI) $(SILOD)
-	install -D -m 0755 $(CLI) $(DESTDIR)$(PREFIX)/sbin/silo
-	install -D -m 0755 $(SILOD) $(DESTDIR)$(PREFIX)/sbin/silod
-	install -D -m 0644 tools/silod.service $(DESTDIR)$(UNITDIR)/silod.service
-	install -D -m 0644 tools/silod@.service $(DESTDIR)$(UNITDIR)/silod@.service
-	install -D -m 0644 tools/silod.conf $(DESTDIR)/etc/silo/silod.conf
+# Files made from templates (@SBINDIR@ and the like), for this install's
+# directories: made at install time, so "make install PREFIX=..." after a
+# plain "make" gets its own.
+GEN_SED = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+	      -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	      -e 's|@VERSION@|$(SILO_VERSION)|g'
+UNITS := silod.service silod@.service
+
+install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO)
+	$(Q)mkdir -p $(OUTPUT)/gen
+	$(Q)for f in $(UNITS); do \
+		$(GEN_SED) tools/$$f.in > $(OUTPUT)/gen/$$f || exit 1; done
+	$(Q)$(GEN_SED) user/lib/silo.pc.in > $(OUTPUT)/gen/silo.pc
+	$(INSTALL) -D -m 0755 $(CLI) $(DESTDIR)$(SBINDIR)/silo
+	$(INSTALL) -D -m 0755 $(SILOD) $(DESTDIR)$(SBINDIR)/silod
+	$(INSTALL) -D -m 0644 $(LIBSILO_SO) \
+		$(DESTDIR)$(LIBDIR)/$(notdir $(LIBSILO_SO))
+	ln -sf $(notdir $(LIBSILO_SO)) $(DESTDIR)$(LIBDIR)/$(LIBSILO_SONAME)
+	ln -sf $(LIBSILO_SONAME) $(DESTDIR)$(LIBDIR)/libsilo.so
+	$(INSTALL) -D -m 0644 $(LIBSILO) $(DESTDIR)$(LIBDIR)/libsilo.a
+	$(INSTALL) -D -m 0644 include/silo/silo.h $(DESTDIR)$(INCLUDEDIR)/silo/silo.h
+	$(INSTALL) -D -m 0644 include/silo/abi.h $(DESTDIR)$(INCLUDEDIR)/silo/abi.h
+	$(INSTALL) -D -m 0644 $(OUTPUT)/gen/silo.pc $(DESTDIR)$(PKGCONFIGDIR)/silo.pc
+	$(INSTALL) -D -m 0644 $(OUTPUT)/gen/silod.service \
+		$(DESTDIR)$(UNITDIR)/silod.service
+	$(INSTALL) -D -m 0644 $(OUTPUT)/gen/silod@.service \
+		$(DESTDIR)$(UNITDIR)/silod@.service
+	$(INSTALL) -D -m 0644 tools/silod.conf $(DESTDIR)$(CONFDIR)/silod.conf
+
+# Exactly the files "make install" installs, and the two directories that
+# are silo's alone when they are left empty.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/silo $(DESTDIR)$(SBINDIR)/silod \
+		$(DESTDIR)$(LIBDIR)/$(notdir $(LIBSILO_SO)) \
+		$(DESTDIR)$(LIBDIR)/$(LIBSILO_SONAME) \
+		$(DESTDIR)$(LIBDIR)/libsilo.so $(DESTDIR)$(LIBDIR)/libsilo.a \
+		$(DESTDIR)$(INCLUDEDIR)/silo/silo.h \
+		$(DESTDIR)$(INCLUDEDIR)/silo/abi.h \
+		$(DESTDIR)$(PKGCONFIGDIR)/silo.pc \
+		$(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \
+		$(DESTDIR)$(CONFDIR)/silod.conf
+	rmdir $(DESTDIR)$(INCLUDEDIR)/silo 2>/dev/null || true
+	rmdir $(DESTDIR)$(CONFDIR) 2>/dev/null || true
 
 format:
 	$(Q)clang-format -i $$(git ls-files '*.c' '*.h')

@@ -15,7 +15,7 @@ check "load" silo --netns "$N" xdp load v0 --forward
 # The units, with ExecStart pointing at this build.
 mkdir -p "$TMP/units"
 for u in silod.service silod@.service; do
-	sed "s|/usr/local/sbin/silod|$BUILD/silod|" "$UNITS/$u" >"$TMP/units/$u"
+	sed "s|@SBINDIR@/silod|$BUILD/silod|" "$UNITS/$u.in" >"$TMP/units/$u"
 done
 if command -v systemd-analyze >/dev/null; then
 	check "systemd-analyze verify silod.service" \
@@ -28,7 +28,7 @@ else
 fi
 
 # CAP_BPF CAP_NET_ADMIN ... -> -all,+bpf,+net_admin,...
-caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNITS/silod@.service" |
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNITS/silod@.service.in" |
 	tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
 exec_start=$(sed -n "s|^ExecStart=||p" "$TMP/units/silod@.service" |
 	sed "s|%i|$N|")

@@ -8,8 +8,6 @@
 #include <string.h>
 #include "cli.h"
 
-#define SILO_VERSION "0.1"
-
 struct cli cli;
 const char *prog_name = "silo";
 

@@ -23,7 +23,6 @@
 #include <bpf/libbpf.h>
 #include "silod.h"
 
-#define SILOD_VERSION "0.1"
 #define DEFAULT_CONFIG "/etc/silo/silod.conf"
 
 static struct silod daemon_state;
@@ -357,7 +356,7 @@ static int parse_options(int argc, char **argv, struct args *a,
 			a->verbose--;
 			break;
 		case 'V':
-			printf("silod %s (layout %d)\n", SILOD_VERSION,
+			printf("silod %s (layout %d)\n", SILO_VERSION,
 			       SILO_LAYOUT_VERSION);
 			exit(0);
 		case 'h':

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+# "make install" from the build under test into a staging directory, as a
+# Debian package would (PREFIX=/usr, DESTDIR): every file is there, the units
+# run /usr/sbin/silod, libsilo.so exports only what silo.h declares, a libsilo
+# user builds from silo.pc against the installed headers and shared library
+# alone, and runs; "make uninstall" leaves no file behind.
+. "$TESTS_DIR/lib.sh"
+
+SRC=$(cd "$TESTS_DIR/.." && pwd)
+DEST="$TMP/dest"
+# The same SANITIZE as the build under test, so that make finds it up to
+# date (it rebuilds when the flags differ) and the example links alike.
+san=0
+readelf -d "$BUILD/silo" | grep -q 'NEEDED.*libasan' && san=1
+mk() { make -C "$SRC" --no-print-directory OUTPUT="$BUILD" SANITIZE=$san \
+	PREFIX=/usr DESTDIR="$DEST" "$@"; }
+
+if ! mk install >"$TMP/install.log" 2>&1; then
+	not_ok "make install" "$(tail -c 300 "$TMP/install.log")"
+	exit 0
+fi
+ok "make install"
+
+files=(usr/sbin/silo usr/sbin/silod usr/lib/libsilo.so.0 usr/lib/libsilo.so
+	usr/lib/libsilo.a usr/include/silo/silo.h usr/include/silo/abi.h
+	usr/lib/pkgconfig/silo.pc etc/silo/silod.conf
+	usr/lib/systemd/system/silod.service
+	usr/lib/systemd/system/silod@.service)
+missing=()
+for f in "${files[@]}"; do
+	[[ -e $DEST/$f ]] || missing+=("$f")
+done
+((${#missing[@]} == 0)) && ok "installed files" ||
+	not_ok "installed files" "missing: ${missing[*]}"
+
+expect "silod.service runs /usr/sbin/silod" 0 '^ExecStart=/usr/sbin/silod$' \
+	grep '^ExecStart=' "$DEST/usr/lib/systemd/system/silod.service"
+expect "silod@.service runs /usr/sbin/silod" 0 \
+	'^ExecStart=/usr/sbin/silod --netns %i$' \
+	grep '^ExecStart=' "$DEST/usr/lib/systemd/system/silod@.service"
+expect "libsilo.so.0 is the soname" 0 'SONAME.*\[libsilo\.so\.0\]' \
+	readelf -d "$DEST/usr/lib/libsilo.so.0"
+
+# Exported: exactly the functions silo.h declares.
+nm -D --defined-only "$DEST/usr/lib/libsilo.so.0" | awk '{print $NF}' |
+	sort -u >"$TMP/exported"
+grep -oE '\bsilo_[a-z0-9_]+[[:space:]]*\(' "$DEST/usr/include/silo/silo.h" |
+	tr -d ' \t(' | sort -u >"$TMP/declared"
+if cmp -s "$TMP/exported" "$TMP/declared" && [[ -s $TMP/declared ]]; then
+	ok "libsilo.so exports only silo.h ($(wc -l <"$TMP/declared") functions)"
+else
+	not_ok "libsilo.so exports only silo.h" \
+		"$(diff "$TMP/declared" "$TMP/exported" | grep '^[<>]' | head -5 | tr '\n' ' ')"
+fi
+
+# A libsilo user, from silo.pc and the installed files only.
+export PKG_CONFIG_PATH="$DEST/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$DEST"
+flags=$(pkg-config --cflags --libs silo)
+expect "pkg-config silo" 0 "^-I$DEST/usr/include .*-L$DEST/usr/lib -lsilo" \
+	echo "$flags"
+sanflags=()
+((san)) && sanflags=(-fsanitize=address,undefined)
+# shellcheck disable=SC2086 # $flags is a list of words
+check "echo_server builds against the installed libsilo" \
+	gcc -Wall -Werror -D_GNU_SOURCE "${sanflags[@]}" \
+	"$SRC/tools/echo_server.c" -o "$TMP/echo_server" $flags
+export -n PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+expect "echo_server links libsilo.so.0" 0 'NEEDED.*\[libsilo\.so\.0\]' \
+	readelf -d "$TMP/echo_server"
+expect "echo_server loads the installed libsilo.so.0" 0 \
+	"libsilo\.so\.0 => $DEST/usr/lib/libsilo\.so\.0 " \
+	env LD_LIBRARY_PATH="$DEST/usr/lib" ldd "$TMP/echo_server"
+expect "echo_server --help runs" 0 "usage|Usage" \
+	env LD_LIBRARY_PATH="$DEST/usr/lib" "$TMP/echo_server" --help
+
+if mk uninstall >"$TMP/uninstall.log" 2>&1; then
+	ok "make uninstall"
+else
+	not_ok "make uninstall" "$(tail -c 300 "$TMP/uninstall.log")"
+fi
+left=$(find "$DEST" ! -type d)
+[[ -z $left ]] && ok "uninstall leaves no file" ||
+	not_ok "uninstall leaves no file" "$(echo $left | head -c 300)"
