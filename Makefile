@@ -11,7 +11,8 @@
 # make vmlinux         regenerate vmlinux/vmlinux.h from the running kernel
 # make format          clang-format every C source
 # make install         silo, silod, libsilo (shared, static, headers, silo.pc),
-#                      silod's systemd units and /etc/silo/silod.conf
+#                      silod's systemd units, /etc/silo/silod.conf and
+#                      the bash completion
 #                      (PREFIX=/usr/local, DESTDIR; LIBDIR, UNITDIR, ...)
 # make uninstall       remove what "make install" installed
 # V=1                  show the commands
@@ -225,6 +226,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 # silod reads /etc/silo/silod.conf whatever the prefix.
 CONFDIR := /etc/silo
 INSTALL ?= install
@@ -257,6 +259,7 @@ install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO)
 	$(INSTALL) -D -m 0644 $(OUTPUT)/gen/silod@.service \
 		$(DESTDIR)$(UNITDIR)/silod@.service
 	$(INSTALL) -D -m 0644 tools/silod.conf $(DESTDIR)$(CONFDIR)/silod.conf
+	$(INSTALL) -D -m 0644 completion/silo $(DESTDIR)$(COMPLETIONDIR)/silo
 
 # Exactly the files "make install" installs, and the two directories that
 # are silo's alone when they are left empty.
@@ -269,7 +272,8 @@ uninstall:
 		$(DESTDIR)$(INCLUDEDIR)/silo/abi.h \
 		$(DESTDIR)$(PKGCONFIGDIR)/silo.pc \
 		$(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \
-		$(DESTDIR)$(CONFDIR)/silod.conf
+		$(DESTDIR)$(CONFDIR)/silod.conf \
+		$(DESTDIR)$(COMPLETIONDIR)/silo
 	rmdir $(DESTDIR)$(INCLUDEDIR)/silo 2>/dev/null || true
 	rmdir $(DESTDIR)$(CONFDIR) 2>/dev/null || true
 

@@ -25,7 +25,8 @@ files=(usr/sbin/silo usr/sbin/silod usr/lib/libsilo.so.0 usr/lib/libsilo.so
 	usr/lib/libsilo.a usr/include/silo/silo.h usr/include/silo/abi.h
 	usr/lib/pkgconfig/silo.pc etc/silo/silod.conf
 	usr/lib/systemd/system/silod.service
-	usr/lib/systemd/system/silod@.service)
+	usr/lib/systemd/system/silod@.service
+	usr/share/bash-completion/completions/silo)
 missing=()
 for f in "${files[@]}"; do
 	[[ -e $DEST/$f ]] || missing+=("$f")
