@@ -125,8 +125,9 @@ static void usage(FILE *f)
 		"                           (default: from sysfs)\n"
 		"      --rcvbuf BYTES       netlink receive buffer (default 32 MiB)\n"
 		"      --heartbeat-ms N     heartbeat period (default 100)\n"
-		"      --timeout-ms N       the data path bypasses the cache when\n"
-		"                           the heartbeat is older (default 1000)\n"
+		"      --timeout-ms N       with a heartbeat older than this the data\n"
+		"                           path sends every packet to the stack\n"
+		"                           (default 1000)\n"
 		"      --min-sweep-us N     least time between sweeps (default 2000)\n"
 		"      --resync-interval-ms N  least time between resyncs (default 100)\n"
 		"      --invalidation scoped|global\n"
@@ -688,7 +689,7 @@ static int resync(struct silod *d)
 	if (err) {
 		/* Once a second is enough, however often it is retried. */
 		if (d->last_resync_ns >= d->resync_warned + 1000000000ULL) {
-			pr_err("resync failed (%s): the data path bypasses the route cache until one succeeds; retrying every %d ms\n",
+			pr_err("resync failed (%s): the data path stands aside (every packet to the stack) until one succeeds; retrying every %d ms\n",
 			       strerror(-err), d->cfg.resync_interval_ms);
 			d->resync_warned = d->last_resync_ns;
 		}
