@@ -112,6 +112,8 @@ $(CLI): $(CLI_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# silod only: --metrics serves HTTP with libmicrohttpd.
+$(SILOD): LDLIBS += $(shell $(PKG_CONFIG) --libs libmicrohttpd)
 $(SILOD): $(SILOD_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
