@@ -183,6 +183,8 @@ $(CLI): $(CLI_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
+# silod only: --metrics serves HTTP with libmicrohttpd.
+$(SILOD): LDLIBS += $(shell $(PKG_CONFIG) --libs libmicrohttpd)
 $(SILOD): $(SILOD_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@

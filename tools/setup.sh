@@ -8,7 +8,8 @@ set -euo pipefail
 PACKAGES=(
 	make gcc clang llvm pkg-config # build
 	libbpf-dev bpftool libelf-dev zlib1g-dev libmnl-dev libjson-c-dev
-	iproute2 ethtool jq util-linux procps # lab and tests
+	libmicrohttpd-dev # silod --metrics
+	iproute2 ethtool jq util-linux procps curl # lab and tests
 	nftables iptables # envelope tests (iptables: its -legacy variant)
 )
 

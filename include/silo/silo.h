@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <net/if.h>
 #include <linux/types.h>
 #include "silo/abi.h"
@@ -207,6 +208,32 @@ int silo_stats_read(struct silo *s, struct silo_stats *stats);
 const char *silo_stat_name(unsigned int idx);
 const char *silo_stat_desc(unsigned int idx);
 
+/* One node's route cache: how full it is and how it got there. */
+struct silo_cache_node {
+	__u32 entries; /* keys in its map now (a walk: inexact while it churns) */
+	__u32 capacity; /* max_entries */
+	/* Counted by the data path on the node's CPUs (cpu_node). */
+	__u64 inserts; /* cache_insert */
+	__u64 evictions; /* cache_evict */
+	__u64 insert_failures; /* cache_insert_fail */
+	__u64 refused; /* cache_refused */
+};
+
+struct silo_cache_pressure {
+	__u32 nr_nodes;
+	struct silo_cache_node node[SILO_MAX_NODES];
+};
+
+/* Map pressure of every node's route cache; -ENOENT without pins. */
+int silo_cache_pressure(struct silo *s, struct silo_cache_pressure *p);
+
+/*
+ * Prometheus text exposition format 0.0.4 of this namespace's counters,
+ * route cache pressure, genid, silod's counters and the reuseport groups'
+ * occupancy (README "Metrics" lists the names). Writes nothing on failure.
+ */
+int silo_metrics_write(struct silo *s, FILE *f);
+
 /*
  * Reuseport groups: socket[CPU] selection for a SO_REUSEPORT group.
  *
@@ -284,6 +311,8 @@ struct silo_group_slot {
 
 /* slots[0 .. info.group.nr_slots - 1]. */
 int silo_group_slots(struct silo_group *g, struct silo_group_slot *slots);
+/* Slots with a socket in them, and slots in all. */
+int silo_group_occupancy(struct silo_group *g, __u32 *occupied, __u32 *slots);
 /* Per-CPU counters into stats[0 .. silo_nr_cpus() - 1]. */
 int silo_group_stats(struct silo_group *g, struct silo_reuseport_stats *stats);
 /* Calls fn with each group's handle (closed after fn returns); stops when

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* silo stats [show] [--per-cpu] [--interval SEC [--count N]] */
+/* silo stats [show] [--per-cpu] [--interval SEC [--count N]] [--format F] */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -13,6 +13,7 @@ static int stats_help(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	printf("Usage: %s stats [show] [--per-cpu] [--interval SEC [--count N]]\n"
+	       "                [--format text|json|prometheus]\n"
 	       "\n"
 	       "Packets per verdict, why packets went to the stack, bpf_fib_lookup\n"
 	       "return codes, and route cache hits, misses and stale entries,\n"
@@ -21,6 +22,10 @@ static int stats_help(int argc, char **argv)
 	       "  --interval SEC   rates per second every SEC seconds (0.1 to 3600),\n"
 	       "                   the counters that moved, and the cache hit rate\n"
 	       "  --count N        stop after N intervals (default: until interrupted)\n"
+	       "  --format F       text (default), json (as -j), or prometheus: the\n"
+	       "                   text exposition format 0.0.4 that silod --metrics\n"
+	       "                   serves, e.g. for node_exporter's textfile collector\n"
+	       "                   (README \"Metrics\")\n"
 	       "\n"
 	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
 	       prog_name);
@@ -240,12 +245,13 @@ int do_stats(int argc, char **argv)
 		{ "per-cpu", no_argument, NULL, 'c' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "format", required_argument, NULL, 'f' },
 		COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct silo_stats *per_cpu, total = {};
 	double interval = 0;
-	bool by_cpu = false;
+	bool by_cpu = false, prometheus = false;
 	long count = 0;
 	int c, ncpus, cpu;
 	char *end;
@@ -283,6 +289,17 @@ int do_stats(int argc, char **argv)
 					"bad --count '%s': a number of intervals, 1 or more\n",
 					optarg);
 			break;
+		case 'f':
+			if (!strcmp(optarg, "prometheus")) {
+				prometheus = true;
+			} else if (!strcmp(optarg, "json")) {
+				cli.json = true;
+			} else if (strcmp(optarg, "text")) {
+				return usage_error(
+					"bad --format '%s': text, json or prometheus\n",
+					optarg);
+			}
+			break;
 		case 'h':
 			return stats_help(0, NULL);
 		default:
@@ -299,9 +316,20 @@ int do_stats(int argc, char **argv)
 		return usage_error(
 			"--count needs --interval: see '%s stats help'\n",
 			prog_name);
+	if (prometheus && (interval || by_cpu || cli.json))
+		return usage_error(
+			"--format prometheus goes with no --interval, --per-cpu or -j\n");
 	s = open_silo();
 	if (!s)
 		return 1;
+	if (prometheus) {
+		c = silo_metrics_write(s, stdout);
+		if (c)
+			fprintf(stderr,
+				"%s: error: cannot read the metrics: %s\n",
+				prog_name, strerror(-c));
+		return c ? 1 : 0;
+	}
 	ncpus = silo_nr_cpus();
 	if (ncpus <= 0)
 		return 1;

@@ -304,11 +304,58 @@ static void envelope_print(const struct silo_envelope_info *e, bool daemon,
 	}
 }
 
+/* Each node's route cache: entries in use of its capacity, and the counts
+ * of its CPUs. */
+static json_object *pressure_json(const struct silo_cache_pressure *p)
+{
+	json_object *arr = json_object_new_array();
+	__u32 n;
+
+	for (n = 0; n < p->nr_nodes; n++) {
+		const struct silo_cache_node *c = &p->node[n];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "node", json_object_new_int64(n));
+		json_object_object_add(o, "entries",
+				       json_object_new_int64(c->entries));
+		json_object_object_add(o, "capacity",
+				       json_object_new_int64(c->capacity));
+		json_object_object_add(o, "inserts",
+				       json_object_new_uint64(c->inserts));
+		json_object_object_add(o, "evictions",
+				       json_object_new_uint64(c->evictions));
+		json_object_object_add(
+			o, "insert_failures",
+			json_object_new_uint64(c->insert_failures));
+		json_object_object_add(o, "refused",
+				       json_object_new_uint64(c->refused));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static void pressure_print(const struct silo_cache_pressure *p)
+{
+	__u32 n;
+
+	for (n = 0; n < p->nr_nodes; n++) {
+		const struct silo_cache_node *c = &p->node[n];
+
+		printf("route cache node %u: %u/%u entries, inserts %llu, evictions %llu, insert failures %llu, refused %llu\n",
+		       n, c->entries, c->capacity,
+		       (unsigned long long)c->inserts,
+		       (unsigned long long)c->evictions,
+		       (unsigned long long)c->insert_failures,
+		       (unsigned long long)c->refused);
+	}
+}
+
 static int xdp_status(int argc, char **argv)
 {
 	struct silo_xdp_dev *devs = NULL;
 	struct silo_envelope_info env;
 	struct silo_daemon_info di;
+	struct silo_cache_pressure *cp;
 	struct silo_info info;
 	bool loaded, daemon, live;
 	char key[256];
@@ -329,10 +376,17 @@ static int xdp_status(int argc, char **argv)
 		return 1;
 	}
 	loaded = silo_info(s, &info) == 0;
+	cp = calloc(1, sizeof(*cp));
+	/* Map pressure: nothing shown when it cannot be read. */
+	if (cp && (!loaded || silo_cache_pressure(s, cp))) {
+		free(cp);
+		cp = NULL;
+	}
 	err = silo_envelope_info(s, &env);
 	if (err) {
 		fprintf(stderr, "%s: error: cannot read the envelope: %s\n",
 			prog_name, strerror(-err));
+		free(cp);
 		free(devs);
 		return 1;
 	}
@@ -365,6 +419,9 @@ static int xdp_status(int argc, char **argv)
 			route_key_json(rk, info.genid_flags);
 			json_object_object_add(o, "route_key", rk);
 		}
+		if (cp)
+			json_object_object_add(o, "route_cache",
+					       pressure_json(cp));
 		for (i = 0; i < n; i++) {
 			json_object *d = json_object_new_object();
 
@@ -404,6 +461,7 @@ static int xdp_status(int argc, char **argv)
 				       json_object_new_boolean(live));
 		json_object_object_add(o, "envelope", envelope_json(&env));
 		json_print(o);
+		free(cp);
 		free(devs);
 		return 0;
 	}
@@ -411,6 +469,7 @@ static int xdp_status(int argc, char **argv)
 		printf("silo is not loaded in this network namespace (pins: %s)\n",
 		       silo_pin_dir(s));
 		envelope_print(&env, false, false);
+		free(cp);
 		free(devs);
 		return 0;
 	}
@@ -422,6 +481,8 @@ static int xdp_status(int argc, char **argv)
 		route_key_str(key, sizeof(key), info.genid_flags);
 		printf("route cache key: %s\n", key);
 	}
+	if (cp)
+		pressure_print(cp);
 	printf("%-16s %-8s %-7s %-8s %-8s %-8s %s\n", "DEVICE", "IFINDEX",
 	       "MODE", "PROG", "LINK", "FORWARD", "CACHE");
 	for (i = 0; i < n; i++) {
@@ -447,6 +508,7 @@ static int xdp_status(int argc, char **argv)
 		printf("\n");
 	}
 	envelope_print(&env, daemon, live);
+	free(cp);
 	free(devs);
 	return 0;
 }

@@ -130,6 +130,10 @@ static void usage(FILE *f)
 		"                           (default 1000)\n"
 		"      --min-sweep-us N     least time between sweeps (default 2000)\n"
 		"      --resync-interval-ms N  least time between resyncs (default 100)\n"
+		"      --metrics [ADDR:]PORT  serve Prometheus metrics at\n"
+		"                           http://ADDR:PORT/metrics (ADDR default\n"
+		"                           127.0.0.1; [::1]:PORT for IPv6), bound\n"
+		"                           in the namespace silod starts in\n"
 		"      --invalidation scoped|global\n"
 		"                           global: bump genid on every route change\n"
 		"                           (a baseline for benchmarks)\n"
@@ -202,6 +206,12 @@ static int config_set(struct silod_config *c, const char *key, const char *val)
 			return -EINVAL;
 		}
 		c->global = !strcmp(val, "global");
+		return 0;
+	}
+	if (!strcmp(key, "metrics")) {
+		if (strlen(val) >= sizeof(c->metrics) || metrics_check(val))
+			return -EINVAL;
+		snprintf(c->metrics, sizeof(c->metrics), "%s", val);
 		return 0;
 	}
 	if (!strcmp(key, "log-level")) {
@@ -285,6 +295,7 @@ static const struct option long_opts[] = {
 	{ "min-sweep-us", required_argument, NULL, 'W' },
 	{ "resync-interval-ms", required_argument, NULL, 'I' },
 	{ "invalidation", required_argument, NULL, 'i' },
+	{ "metrics", required_argument, NULL, 'M' },
 	{ "test-no-second-sweep", no_argument, NULL, 'X' },
 	{ "syslog", no_argument, NULL, 's' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -343,6 +354,9 @@ static int parse_options(int argc, char **argv, struct args *a,
 			break;
 		case 'i':
 			err = config_set(c, "invalidation", optarg);
+			break;
+		case 'M':
+			err = config_set(c, "metrics", optarg);
 			break;
 		case 'X':
 			c->no_second_sweep = true;
@@ -783,6 +797,8 @@ static int reload(struct silod *d, int argc, char **argv)
 		return err;
 	}
 	c.no_second_sweep = d->cfg.no_second_sweep;
+	if (strcmp(c.metrics, d->cfg.metrics))
+		pr_warn("metrics: a new address takes effect when silod restarts\n");
 	d->cfg = c;
 	log_level = c.log_level;
 	err = apply_topology(d);
@@ -901,7 +917,7 @@ int main(int argc, char **argv)
 	struct silo_opts opts = {};
 	const char *test_env;
 	struct args a;
-	int err, sig_fd = -1, pid;
+	int err, sig_fd = -1, pid, metrics_fd = -1;
 
 	silo_set_print(print);
 	err = load_config(argc, argv, &a, &d->cfg);
@@ -929,11 +945,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* Before entering --netns: the scraper is where silod starts. */
+	if (d->cfg.metrics[0]) {
+		metrics_fd = metrics_listen(d->cfg.metrics);
+		if (metrics_fd < 0)
+			return 1;
+	}
 	opts.netns = a.netns;
 	opts.pin_root = a.pin_root;
 	err = silo_open(&d->silo, &opts);
-	if (err)
+	if (err) {
+		if (metrics_fd >= 0)
+			close(metrics_fd);
 		return 1;
+	}
 	pid = silo_daemon_pid(d->silo);
 	if (pid && pid != getpid()) {
 		pr_err("silod already runs for %s (pid %d)\n",
@@ -968,11 +993,21 @@ int main(int argc, char **argv)
 	if (err)
 		goto out_release;
 	beat(d);
+	if (metrics_fd >= 0) {
+		err = metrics_start(d, metrics_fd);
+		metrics_fd = -1; /* the server's now, or closed */
+		if (err) {
+			regrace_stop(d);
+			goto out_release;
+		}
+		pr_info("metrics: GET /metrics on %s\n", d->cfg.metrics);
+	}
 	pr_info("serving %s (%s invalidation, heartbeat %d ms, timeout %d ms)\n",
 		silo_pin_dir(d->silo), d->cfg.global ? "global" : "scoped",
 		d->cfg.heartbeat_ms, d->cfg.timeout_ms);
 
 	err = run(d, sig_fd, argc, argv);
+	metrics_stop(d);
 	regrace_stop(d);
 out_release:
 	/* Whatever the way out: without silod no change is invalidated, so
@@ -983,6 +1018,8 @@ out_release:
 	/* Pins go only if no device or group uses them any more. */
 	silo_maps_release(d->silo);
 out_close:
+	if (metrics_fd >= 0)
+		close(metrics_fd);
 	silo_maps_close(&d->maps);
 	if (d->nl_fd >= 0)
 		close(d->nl_fd);

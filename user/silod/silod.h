@@ -19,6 +19,7 @@ struct silod_config {
 	bool global; /* bump genid per route change (the baseline) */
 	bool no_second_sweep; /* tests only: show the race is caught */
 	int log_level; /* enum silo_log_level */
+	char metrics[128]; /* --metrics ADDR:PORT; empty: no HTTP server */
 };
 
 /* Routes and neighbours whose cache entries must go. */
@@ -70,11 +71,14 @@ struct silod_envelope {
 	bool known;
 };
 
+struct MHD_Daemon;
+
 struct silod {
 	struct silo *silo;
 	struct silo_maps maps;
 	struct silod_config cfg;
 	const char *config_path;
+	struct MHD_Daemon *metrics; /* --metrics: the HTTP server */
 	int nl_fd;
 	/* Daemon counters, published to the daemon map. */
 	pthread_mutex_t lock;
@@ -176,5 +180,13 @@ void invalidation_lost(struct silod *d);
  * route MTU while one exists, since a route that loses its MTU says
  * nothing of the one it had; the key's route flags after a deletion). */
 void config_poll(struct silod *d);
+
+/* metrics.c: --metrics. 0 when spec is an address silod can listen on. */
+int metrics_check(const char *spec);
+/* A socket listening on spec, or -errno (said why). */
+int metrics_listen(const char *spec);
+/* Serves GET /metrics on fd (taken, closed on failure) in a thread. */
+int metrics_start(struct silod *d, int fd);
+void metrics_stop(struct silod *d);
 
 #endif /* SILOD_H */
