@@ -72,6 +72,17 @@ static const char *cpu_label(int cpu)
 	return buf;
 }
 
+/* The --per-cpu columns' header line. */
+static void print_cpu_header(int ncpus)
+{
+	int cpu;
+
+	printf("  %-20s %12s", "COUNTER", "TOTAL");
+	for (cpu = 0; cpu < ncpus; cpu++)
+		printf(" %12s", cpu_label(cpu));
+	printf("\n");
+}
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -169,12 +180,8 @@ static void print_interval(const struct silo_stats *d,
 		return;
 	}
 	printf("period %.3f s, per second:\n", secs);
-	if (by_cpu) {
-		printf("  %-20s %12s", "COUNTER", "TOTAL");
-		for (cpu = 0; cpu < ncpus; cpu++)
-			printf(" %12s", cpu_label(cpu));
-		printf("\n");
-	}
+	if (by_cpu)
+		print_cpu_header(ncpus);
 	for (i = 0; i < SILO_STAT_MAX; i++) {
 		if (!stat_of(d, i) && i != SILO_STAT_RX &&
 		    i != SILO_STAT_PASS && i != SILO_STAT_REDIRECT)
@@ -342,9 +349,7 @@ int do_stats(int argc, char **argv)
 		free(per_cpu);
 		return 1;
 	}
-	for (cpu = 0; cpu < ncpus; cpu++)
-		for (i = 0; i < SILO_STAT_MAX; i++)
-			((__u64 *)&total)[i] += stat_of(&per_cpu[cpu], i);
+	sum_cpus(per_cpu, ncpus, &total);
 
 	if (cli.json) {
 		json_object *o = stats_json(&total);
@@ -364,12 +369,8 @@ int do_stats(int argc, char **argv)
 		free(per_cpu);
 		return 0;
 	}
-	if (by_cpu) {
-		printf("  %-20s %12s", "COUNTER", "TOTAL");
-		for (cpu = 0; cpu < ncpus; cpu++)
-			printf(" %12s", cpu_label(cpu));
-		printf("\n");
-	}
+	if (by_cpu)
+		print_cpu_header(ncpus);
 	for (i = 0; i < SILO_STAT_MAX; i++) {
 		const char *group = group_of(i);
 
