@@ -18,7 +18,7 @@ state() {
 expect "help" 0 "Usage: .* OBJECT COMMAND" silo --help
 expect "xdp help" 0 "xdp load DEV" silo xdp help
 expect "xdp load --help" 0 "--replace" silo xdp load --help
-expect "route help" 0 "route lookup ADDR" silo route --help
+expect "route help" 0 "route { lookup | get } ADDR" silo route --help
 expect "no object" 2 "Usage" silo
 expect "unknown object" 2 "unknown command 'frob'" silo frob
 expect "unknown command" 2 "unknown command 'frob'" silo xdp frob
@@ -27,7 +27,7 @@ expect "unknown global option" 2 "unrecognized option '--bogus'" \
 	silo --bogus xdp status
 expect "global option missing its argument" 2 "requires an argument" \
 	silo --netns
-expect "missing device" 2 "xdp load DEV" silo xdp load
+expect "missing device" 2 "xdp load needs DEV" silo xdp load
 expect "bad mode" 2 "bad --mode 'fast'" silo xdp load v0 --mode fast
 expect "bad cache size" 2 "bad --cache-size" silo xdp load v0 --cache-size -3
 expect "bad address" 2 "bad address '10.1.2'" silo --netns "$N" route lookup 10.1.2

@@ -43,13 +43,16 @@ for obj in $objects; do
 	help=$("$SILO" "$obj" help)
 	# The usage lines: "silo OBJ CMD ..." and their continuations.
 	usage=$(sed -n '1,/^$/p' <<<"$help" | sed 's/^Usage: *//; s/^ *//')
+	# "silo OBJ { show | list } ...": every name; options by the first.
+	names=$(sed -n "s/^silo $obj { \([^}]*\) }.*/\1/p" <<<"$usage" | tr -d '|')
+	usage=$(sed "s/^\(silo $obj \){ \([a-z-]*\)[^}]*}/\1\2/" <<<"$usage")
 	cmds=$(grep -oE "^silo $obj \[?[a-z]+" <<<"$usage" | awk '{print $3}' | tr -d '[')
 	if [[ -z $cmds ]]; then # an object without commands: silo doctor [DEV]
 		same "$obj: options" "$(grep -oE -- '--[a-z][a-z-]*' <<<"$usage") $common" \
 			"$(complete_line "silo $obj -")"
 		continue
 	fi
-	same "$obj: commands" "$cmds help" "$(complete_line "silo $obj ")"
+	same "$obj: commands" "$cmds $names help" "$(complete_line "silo $obj ")"
 	for cmd in $cmds; do
 		# This command's usage line and the continuations below it.
 		opts=$(awk -v c="silo $obj $cmd" -v o="silo $obj " '

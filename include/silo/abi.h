@@ -24,6 +24,7 @@
 #define SILO_MAX_LOCAL_ADDRS 4096
 #define SILO_MAX_DEVICES 1024
 #define SILO_ROUTE_CACHE_DEFAULT 65536 /* entries per node */
+#define SILO_ROUTE_CACHE_MAX 4194304 /* per node: about 0.5 GiB each */
 #define SILO_MAX_VLAN_TAGS 2 /* 802.1ad outer + 802.1Q inner */
 #define SILO_MAX_IPV6_EXTHDRS 8
 

@@ -37,6 +37,8 @@ typedef void (*silo_print_fn)(enum silo_log_level level, const char *fmt,
 void silo_set_print(silo_print_fn fn);
 
 #define SILO_PIN_ROOT_DEFAULT "/sys/fs/bpf/silo"
+/* Longest pin root: room is left for netns/NAME/reuseport/GROUP/... */
+#define SILO_PIN_ROOT_MAX 256
 
 struct silo_opts {
 	/* A named network namespace (ip netns add NAME), entered with

@@ -343,6 +343,9 @@ static int check_bpffs(const struct silo *s, bool own_netns)
 {
 	char parent[PATH_MAX], *slash;
 
+	/* A bpffs mount itself may be the pin root. */
+	if (is_bpffs(s->pin_root))
+		return 0;
 	snprintf(parent, sizeof(parent), "%s", s->pin_root);
 	slash = strrchr(parent, '/');
 	if (slash && slash != parent)
@@ -408,10 +411,13 @@ static int bpffs_mount_len(const char *path, size_t *mount_len)
 
 	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
 		return -ENAMETOOLONG;
-	slash = strrchr(buf, '/');
-	if (!slash || slash == buf)
-		return -EINVAL;
-	*slash = '\0';
+	/* path may be a mount itself, else its parent must be on one */
+	if (!is_bpffs(buf)) {
+		slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			return -EINVAL;
+		*slash = '\0';
+	}
 	if (!is_bpffs(buf) || stat(buf, &st))
 		return -ENOTDIR;
 	for (;;) {
@@ -539,6 +545,13 @@ int silo_open(struct silo **out, const struct silo_opts *opts)
 	if (err <= 0) {
 		pr_err("silo needs root (CAP_BPF and CAP_NET_ADMIN): run it with sudo\n");
 		return err < 0 ? err : -EPERM;
+	}
+	if (opts && opts->pin_root &&
+	    (opts->pin_root[0] != '/' ||
+	     strlen(opts->pin_root) > SILO_PIN_ROOT_MAX)) {
+		pr_err("bad pin root '%s': an absolute path of at most %d characters on a bpffs mount\n",
+		       opts->pin_root, SILO_PIN_ROOT_MAX);
+		return -EINVAL;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s)

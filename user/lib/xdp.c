@@ -193,6 +193,11 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	struct silo_genid genid = {};
 	int err, link_fd = -1, prog_fd, override = -1;
 
+	if (opts->cache_size > SILO_ROUTE_CACHE_MAX) {
+		pr_err("a route cache of %u entries is too large: at most %u per node\n",
+		       opts->cache_size, SILO_ROUTE_CACHE_MAX);
+		return -E2BIG;
+	}
 	silo_maps_init(&maps);
 	silo_xdp_prune(s);
 	ifindex = if_nametoindex(ifname);

@@ -9,6 +9,10 @@
 #include <json-c/json.h>
 #include "silo/silo.h"
 
+/* A number macro as a string literal, for help texts. */
+#define SILO_STR_(x) #x
+#define SILO_STR(x) SILO_STR_(x)
+
 /* Exit codes: 0 done, 1 failed, 2 bad usage. */
 #define EXIT_USAGE 2
 

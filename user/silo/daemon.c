@@ -1,30 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /* silo daemon status: what silod is doing in this namespace. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "opts.h"
 
-static int daemon_help(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	printf("Usage: %s daemon status\n"
-	       "\n"
-	       "Whether silod runs for this namespace, the age of its heartbeat\n"
-	       "(the data path uses the route cache only while silod beats;\n"
-	       "without silod, or with too old a heartbeat, it bypasses it),\n"
-	       "the genid, and its counters: events by type, scoped and global\n"
-	       "invalidations, resyncs, overruns, coalesced bursts.\n"
-	       "Start silod with 'silod' (see 'silod --help') or its systemd\n"
-	       "unit.\n"
-	       "\n"
-	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
-	       prog_name);
-	return 0;
-}
+static int daemon_status(int argc, char **argv);
+
+static const struct cmd_spec daemon_status_spec = {
+	.name = "status",
+	.fn = daemon_status,
+	.aliases = (const char *const[]){ "show", "list", NULL },
+	.help = "whether silod runs for this namespace, the age of its\n"
+		"heartbeat (the data path uses the route cache only while\n"
+		"silod beats; without silod, or with too old a heartbeat,\n"
+		"it bypasses it), the genid, and its counters: events by\n"
+		"type, scoped and global invalidations, resyncs, overruns,\n"
+		"coalesced bursts. Start silod with 'silod' (see\n"
+		"'silod --help') or its systemd unit.",
+};
+
+static const struct cmd_spec *const daemon_specs[] = {
+	&daemon_status_spec,
+	NULL,
+};
 
 static const char *const dstat_names[] = {
 #define SILO_X(name, field, desc) #field,
@@ -53,11 +54,11 @@ static int daemon_status(int argc, char **argv)
 	struct silo *s;
 	double age, up;
 	unsigned int i;
-	int err;
+	int err, arg;
 
-	err = parse_plain(argc, argv, 0, "daemon status");
+	err = opts_parse(&daemon_status_spec, NULL, argc, argv, &arg);
 	if (err)
-		return err < 0 ? daemon_help(0, NULL) : err;
+		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -133,11 +134,5 @@ static int daemon_status(int argc, char **argv)
 
 int do_daemon(int argc, char **argv)
 {
-	static const struct cmd cmds[] = {
-		{ "status", daemon_status },
-		{ "show", daemon_status },
-		{ NULL, NULL },
-	};
-
-	return cmd_select(cmds, argc - 1, argv + 1, daemon_help);
+	return spec_select("daemon", daemon_specs, NULL, argc - 1, argv + 1);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "opts.h"
 
 struct cli cli;
 const char *prog_name = "silo";
@@ -258,12 +259,17 @@ const char *fib_ret_name(int rc)
 	return "error";
 }
 
+static const struct cmd_spec version_spec = {
+	.name = "version",
+	.help = "silo's version and the layout of its maps",
+};
+
 static int version(int argc, char **argv)
 {
-	int err = parse_plain(argc, argv, 0, "version");
+	int arg, err = opts_parse(&version_spec, NULL, argc, argv, &arg);
 
 	if (err)
-		return err < 0 ? 0 : err;
+		return err == OPTS_HELP ? 0 : err;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 
@@ -333,6 +339,13 @@ int main(int argc, char **argv)
 			cli.netns = optarg;
 			break;
 		case 'R':
+			if (optarg[0] != '/' ||
+			    strlen(optarg) > SILO_PIN_ROOT_MAX) {
+				ret = usage_error(
+					"bad --pin-root '%s': an absolute path of at most %d characters on a bpffs mount\n",
+					optarg, SILO_PIN_ROOT_MAX);
+				goto out;
+			}
 			cli.pin_root = optarg;
 			break;
 		case 'd':
@@ -360,6 +373,7 @@ int main(int argc, char **argv)
 	}
 	ret = cmd_select(objects, argc, argv, help);
 	silo_close(cli.silo);
+out:
 	if (ret && cli.json && !cli.printed) {
 		json_object *o = json_object_new_object();
 

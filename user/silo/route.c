@@ -1,33 +1,101 @@
 // SPDX-License-Identifier: GPL-2.0
 /* silo route { show | flush | lookup }, silo genid { show | bump } */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "opts.h"
 
-static int route_help(int argc, char **argv)
+static int route_show(int argc, char **argv);
+static int route_flush(int argc, char **argv);
+static int route_lookup(int argc, char **argv);
+static int genid_show(int argc, char **argv);
+static int genid_bump(int argc, char **argv);
+
+static const struct cmd_spec route_show_spec = {
+	.name = "show",
+	.fn = route_show,
+	.aliases = (const char *const[]){ "list", NULL },
+	.help = "every route cache entry, per NUMA node, and whether it is\n"
+		"valid under the current genid",
+};
+
+static const struct cmd_spec route_flush_spec = {
+	.name = "flush",
+	.fn = route_flush,
+	.help = "delete every route cache entry",
+};
+
+struct lookup_cfg {
+	const char *from, *iif;
+	__u32 tos;
+	bool has_tos;
+};
+
+static int parse_tos(void *cfg, const char *arg)
 {
-	(void)argc;
-	(void)argv;
-	printf("Usage: %s route show\n"
-	       "       %s route flush\n"
-	       "       %s route lookup ADDR [--from SRC] [--iif DEV] [--tos TOS]\n"
-	       "\n"
-	       "show    every route cache entry, per NUMA node, and whether it is\n"
-	       "        valid under the current genid\n"
-	       "flush   delete every route cache entry\n"
-	       "lookup  what the cache holds for ADDR and what the kernel FIB\n"
-	       "        (bpf_fib_lookup, as the data path calls it) says for the\n"
-	       "        same key; without a cache entry, asks the FIB for a packet\n"
-	       "        from SRC (default none) arriving on DEV (default: the\n"
-	       "        first device silo runs on)\n"
-	       "\n"
-	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
-	       prog_name, prog_name, prog_name);
+	struct lookup_cfg *c = cfg;
+
+	if (parse_u32(arg, &c->tos) || c->tos > 255)
+		return -EINVAL;
+	c->has_tos = true;
 	return 0;
 }
+
+static const struct opt lookup_opts[] = {
+	OPTION_STR("from", lookup_cfg, from, "SRC",
+		   "the packet's source (default none)"),
+	OPTION_STR("iif", lookup_cfg, iif, "DEV",
+		   "the device it arrives on (default: the\n"
+		   "first device silo runs on)"),
+	OPTION_FN("tos", parse_tos, "TOS", "0 to 255",
+		  "its TOS byte (default: any cached entry's)"),
+	OPTION_END,
+};
+
+static const struct cmd_spec route_lookup_spec = {
+	.name = "lookup",
+	.fn = route_lookup,
+	.args = "ADDR",
+	.min_args = 1,
+	.max_args = 1,
+	.opts = lookup_opts,
+	.aliases = (const char *const[]){ "get", NULL },
+	.help = "what the cache holds for ADDR and what the kernel FIB\n"
+		"(bpf_fib_lookup, as the data path calls it) says for the\n"
+		"same key; without a cache entry, asks the FIB for a packet\n"
+		"from SRC arriving on DEV",
+};
+
+static const struct cmd_spec *const route_specs[] = {
+	&route_show_spec,
+	&route_flush_spec,
+	&route_lookup_spec,
+	NULL,
+};
+
+static const struct cmd_spec genid_show_spec = {
+	.name = "show",
+	.fn = genid_show,
+	.aliases = (const char *const[]){ "list", NULL },
+	.help = "the current route cache generation id, and which of the\n"
+		"source, ports and flow label the cache key holds, and why",
+};
+
+static const struct cmd_spec genid_bump_spec = {
+	.name = "bump",
+	.fn = genid_bump,
+	.help = "increment it: every cached route becomes stale and is\n"
+		"resolved again by the next packet that uses it",
+};
+
+static const struct cmd_spec *const genid_specs[] = {
+	&genid_show_spec,
+	&genid_bump_spec,
+	NULL,
+};
 
 static __u64 current_genid(struct silo *s)
 {
@@ -112,6 +180,16 @@ struct show_ctx {
 	size_t n;
 };
 
+/* Printed with the first entry, or after none, never before an error. */
+static void show_header(struct show_ctx *c)
+{
+	if (c->arr || c->n)
+		return;
+	printf("%-4s %-10s %-18s %-18s %-4s %-10s %-18s %-17s %-5s %-6s %s\n",
+	       "NODE", "IIF", "SRC", "DST", "TOS", "EGRESS", "NEXTHOP", "DMAC",
+	       "MTU", "GENID", "VALID");
+}
+
 static int show_one(__u32 node, const struct silo_route_key *k,
 		    const struct silo_route_entry *e, void *data)
 {
@@ -120,6 +198,7 @@ static int show_one(__u32 node, const struct silo_route_key *k,
 	char nh[INET6_ADDRSTRLEN], dmac[18], iif[IF_NAMESIZE], oif[IF_NAMESIZE];
 	bool valid = e->genid && e->genid == c->genid;
 
+	show_header(c);
 	c->n++;
 	if (c->arr) {
 		json_object *o = json_object_new_object();
@@ -172,26 +251,23 @@ static int route_show(int argc, char **argv)
 {
 	struct show_ctx c = {};
 	struct silo *s;
-	int err;
+	int err, arg;
 
-	err = parse_plain(argc, argv, 0, "route show");
+	err = opts_parse(&route_show_spec, NULL, argc, argv, &arg);
 	if (err)
-		return err < 0 ? route_help(0, NULL) : err;
+		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
 	c.genid = current_genid(s);
 	if (cli.json)
 		c.arr = json_object_new_array();
-	else
-		printf("%-4s %-10s %-18s %-18s %-4s %-10s %-18s %-17s %-5s %-6s %s\n",
-		       "NODE", "IIF", "SRC", "DST", "TOS", "EGRESS", "NEXTHOP",
-		       "DMAC", "MTU", "GENID", "VALID");
 	err = silo_route_foreach(s, show_one, &c);
 	if (err) {
 		json_object_put(c.arr);
 		return 1;
 	}
+	show_header(&c);
 	if (c.arr) {
 		json_object *o = json_object_new_object();
 
@@ -206,11 +282,11 @@ static int route_show(int argc, char **argv)
 static int route_flush(int argc, char **argv)
 {
 	struct silo *s;
-	int n;
+	int n, arg;
 
-	n = parse_plain(argc, argv, 0, "route flush");
+	n = opts_parse(&route_flush_spec, NULL, argc, argv, &arg);
 	if (n)
-		return n < 0 ? route_help(0, NULL) : n;
+		return n == OPTS_HELP ? 0 : n;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -342,59 +418,30 @@ static int first_device(struct silo *s, __u32 *ifindex)
 
 static int route_lookup(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "from", required_argument, NULL, 'f' },
-		{ "iif", required_argument, NULL, 'i' },
-		{ "tos", required_argument, NULL, 't' },
-		COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
+	struct lookup_cfg cfg = {};
 	struct lookup_ctx c = {};
-	const char *from = NULL, *iif = NULL;
-	int c_, family, rc, err;
+	int family, rc, err, arg;
 	struct silo_route_entry fib;
-	__u32 tos;
+	const char *from, *iif;
 
-	optind = 0;
-	while ((c_ = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
-	       -1) {
-		switch (c_) {
-		case 'f':
-			from = optarg;
-			break;
-		case 'i':
-			iif = optarg;
-			break;
-		case 't':
-			if (parse_u32(optarg, &tos) || tos > 255)
-				return usage_error("bad --tos '%s': 0 to 255\n",
-						   optarg);
-			c.want.tos = tos;
-			c.has_tos = true;
-			break;
-		case 'h':
-			return route_help(0, NULL);
-		default:
-			if (common_opt(c_))
-				break;
-			return usage_error("see '%s route help'\n", prog_name);
-		}
-	}
-	if (argc - optind != 1)
-		return usage_error(
-			"usage: %s route lookup ADDR [--from SRC] [--iif DEV]\n",
-			prog_name);
-	if (parse_addr(argv[optind], &family, c.want.dst))
+	err = opts_parse(&route_lookup_spec, &cfg, argc, argv, &arg);
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	from = cfg.from;
+	iif = cfg.iif;
+	c.want.tos = cfg.tos;
+	c.has_tos = cfg.has_tos;
+	if (parse_addr(argv[arg], &family, c.want.dst))
 		return usage_error(
 			"bad address '%s': give an IPv4 or IPv6 address\n",
-			argv[optind]);
+			argv[arg]);
 	c.want.family = family;
 	if (from) {
 		if (parse_addr(from, &family, c.want.src) ||
 		    family != c.want.family)
 			return usage_error(
 				"bad --from '%s': give an address of the same family as %s\n",
-				from, argv[optind]);
+				from, argv[arg]);
 		c.has_src = true;
 	}
 	c.s = open_silo();
@@ -423,7 +470,7 @@ static int route_lookup(int argc, char **argv)
 		if (!c.has_iif && first_device(c.s, &c.want.ifindex)) {
 			fprintf(stderr,
 				"%s: error: no cache entry for %s, and no device to ask the FIB for: give --iif DEV\n",
-				prog_name, argv[optind]);
+				prog_name, argv[arg]);
 			json_object_put(c.arr);
 			return 1;
 		}
@@ -445,7 +492,7 @@ static int route_lookup(int argc, char **argv)
 		} else {
 			char ifname[IF_NAMESIZE], tail[32];
 
-			printf("no cache entry for %s; on %s:\n", argv[optind],
+			printf("no cache entry for %s; on %s:\n", argv[arg],
 			       fmt_ifname(ifname, c.want.ifindex));
 			snprintf(tail, sizeof(tail), " (%s)", fib_ret_name(rc));
 			print_answer("fib", &fib, tail);
@@ -455,7 +502,7 @@ static int route_lookup(int argc, char **argv)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "address",
-				       json_object_new_string(argv[optind]));
+				       json_object_new_string(argv[arg]));
 		json_object_object_add(o, "genid",
 				       json_object_new_uint64(c.genid));
 		json_object_object_add(o, "results", c.arr);
@@ -466,30 +513,7 @@ static int route_lookup(int argc, char **argv)
 
 int do_route(int argc, char **argv)
 {
-	static const struct cmd cmds[] = {
-		{ "show", route_show },	  { "list", route_show },
-		{ "flush", route_flush }, { "lookup", route_lookup },
-		{ "get", route_lookup },  { NULL, NULL },
-	};
-
-	return cmd_select(cmds, argc - 1, argv + 1, route_help);
-}
-
-static int genid_help(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	printf("Usage: %s genid show\n"
-	       "       %s genid bump\n"
-	       "\n"
-	       "show   the current route cache generation id, and which of the\n"
-	       "       source, ports and flow label the cache key holds, and why\n"
-	       "bump   increment it: every cached route becomes stale and is\n"
-	       "       resolved again by the next packet that uses it\n"
-	       "\n"
-	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
-	       prog_name, prog_name);
-	return 0;
+	return spec_select("route", route_specs, NULL, argc - 1, argv + 1);
 }
 
 /* Why a field is in the route cache key (genid flags): a name for JSON, a
@@ -629,11 +653,11 @@ static int genid_show(int argc, char **argv)
 {
 	struct silo_info info;
 	struct silo *s;
-	int err;
+	int err, arg;
 
-	err = parse_plain(argc, argv, 0, "genid show");
+	err = opts_parse(&genid_show_spec, NULL, argc, argv, &arg);
 	if (err)
-		return err < 0 ? genid_help(0, NULL) : err;
+		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -651,11 +675,11 @@ static int genid_bump(int argc, char **argv)
 {
 	struct silo *s;
 	__u64 genid;
-	int err;
+	int err, arg;
 
-	err = parse_plain(argc, argv, 0, "genid bump");
+	err = opts_parse(&genid_bump_spec, NULL, argc, argv, &arg);
 	if (err)
-		return err < 0 ? genid_help(0, NULL) : err;
+		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s || silo_genid_bump(s, &genid))
 		return 1;
@@ -664,11 +688,5 @@ static int genid_bump(int argc, char **argv)
 
 int do_genid(int argc, char **argv)
 {
-	static const struct cmd cmds[] = {
-		{ "show", genid_show },
-		{ "bump", genid_bump },
-		{ NULL, NULL },
-	};
-
-	return cmd_select(cmds, argc - 1, argv + 1, genid_help);
+	return spec_select("genid", genid_specs, NULL, argc - 1, argv + 1);
 }

@@ -1,36 +1,77 @@
 // SPDX-License-Identifier: GPL-2.0
 /* silo stats [show] [--per-cpu] [--interval SEC [--count N]] [--format F] */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "opts.h"
 
-static int stats_help(int argc, char **argv)
+static int stats_show(int argc, char **argv);
+
+struct stats_cfg {
+	bool by_cpu;
+	double interval;
+	__u32 count;
+	int format;
+};
+
+enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_PROMETHEUS };
+
+static const struct opt_choice formats[] = {
+	{ "text", FORMAT_TEXT },
+	{ "json", FORMAT_JSON },
+	{ "prometheus", FORMAT_PROMETHEUS },
+	{ NULL },
+};
+
+static int parse_interval(void *cfg, const char *arg)
 {
-	(void)argc;
-	(void)argv;
-	printf("Usage: %s stats [show] [--per-cpu] [--interval SEC [--count N]]\n"
-	       "                [--format text|json|prometheus]\n"
-	       "\n"
-	       "Packets per verdict, why packets went to the stack, bpf_fib_lookup\n"
-	       "return codes, and route cache hits, misses and stale entries,\n"
-	       "summed over CPUs (each CPU counts in its own memory).\n"
-	       "  --per-cpu        one column per CPU\n"
-	       "  --interval SEC   rates per second every SEC seconds (0.1 to 3600),\n"
-	       "                   the counters that moved, and the cache hit rate\n"
-	       "  --count N        stop after N intervals (default: until interrupted)\n"
-	       "  --format F       text (default), json (as -j), or prometheus: the\n"
-	       "                   text exposition format 0.0.4 that silod --metrics\n"
-	       "                   serves, e.g. for node_exporter's textfile collector\n"
-	       "                   (README \"Metrics\")\n"
-	       "\n"
-	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
-	       prog_name);
+	struct stats_cfg *c = cfg;
+	char *end;
+
+	errno = 0;
+	c->interval = strtod(arg, &end);
+	if (errno || end == arg || *end || !(c->interval >= 0.1) ||
+	    c->interval > 3600)
+		return -EINVAL;
 	return 0;
 }
+
+static const struct opt stats_opts[] = {
+	OPTION_FLAG("per-cpu", stats_cfg, by_cpu, "one column per CPU"),
+	OPTION_FN("interval", parse_interval, "SEC", "seconds, 0.1 to 3600",
+		  "rates per second every SEC seconds (0.1 to 3600),\n"
+		  "the counters that moved, and the cache hit rate"),
+	OPTION_U32("count", stats_cfg, count, "N", 1, UINT32_MAX,
+		   "stop after N intervals (default: until interrupted)"),
+	OPTION_CHOICE("format", stats_cfg, format, "text|json|prometheus",
+		      formats,
+		      "text (default), json (as -j), or prometheus: the\n"
+		      "text exposition format 0.0.4 that silod --metrics\n"
+		      "serves, e.g. for node_exporter's textfile collector\n"
+		      "(README \"Metrics\")"),
+	OPTION_END,
+};
+
+static const struct cmd_spec stats_show_spec = {
+	.name = "show",
+	.fn = stats_show,
+	.aliases = (const char *const[]){ "list", NULL },
+	.opts = stats_opts,
+	.help = "packets per verdict, why packets went to the stack,\n"
+		"bpf_fib_lookup return codes, and route cache hits, misses\n"
+		"and stale entries, summed over CPUs (each CPU counts in\n"
+		"its own memory). 'silo stats' alone is 'silo stats show'",
+};
+
+static const struct cmd_spec *const stats_specs[] = {
+	&stats_show_spec,
+	NULL,
+};
 
 static __u64 stat_of(const struct silo_stats *st, unsigned int idx)
 {
@@ -246,79 +287,36 @@ out:
 	return err;
 }
 
+/* "stats" alone, or "stats show", with options after either. */
 int do_stats(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "per-cpu", no_argument, NULL, 'c' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "format", required_argument, NULL, 'f' },
-		COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
+	if (argc < 2 || argv[1][0] == '-') {
+		cmd_running("stats", &stats_show_spec);
+		return stats_show(argc, argv);
+	}
+	return spec_select("stats", stats_specs, NULL, argc - 1, argv + 1);
+}
+
+static int stats_show(int argc, char **argv)
+{
+	struct stats_cfg cfg = {};
 	struct silo_stats *per_cpu, total = {};
-	double interval = 0;
-	bool by_cpu = false, prometheus = false;
-	long count = 0;
-	int c, ncpus, cpu;
-	char *end;
+	bool by_cpu, prometheus;
+	double interval;
+	int c, ncpus, cpu, arg;
 	unsigned int i;
+	long count;
 	struct silo *s;
 
-	/* "stats" alone, or "stats show" */
-	if (argc > 1 && !strcmp(argv[1], "show")) {
-		argc--;
-		argv++;
-	} else if (argc > 1 && !strcmp(argv[1], "help")) {
-		return stats_help(0, NULL);
-	}
-	optind = 0;
-	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'c':
-			by_cpu = true;
-			break;
-		case 'i':
-			errno = 0;
-			interval = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(interval >= 0.1) || interval > 3600)
-				return usage_error(
-					"bad --interval '%s': seconds, 0.1 to 3600\n",
-					optarg);
-			break;
-		case 'n':
-			errno = 0;
-			count = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || count < 1)
-				return usage_error(
-					"bad --count '%s': a number of intervals, 1 or more\n",
-					optarg);
-			break;
-		case 'f':
-			if (!strcmp(optarg, "prometheus")) {
-				prometheus = true;
-			} else if (!strcmp(optarg, "json")) {
-				cli.json = true;
-			} else if (strcmp(optarg, "text")) {
-				return usage_error(
-					"bad --format '%s': text, json or prometheus\n",
-					optarg);
-			}
-			break;
-		case 'h':
-			return stats_help(0, NULL);
-		default:
-			if (common_opt(c))
-				break;
-			return usage_error("see '%s stats help'\n", prog_name);
-		}
-	}
-	if (optind != argc)
-		return usage_error(
-			"unknown argument '%s': see '%s stats help'\n",
-			argv[optind], prog_name);
+	c = opts_parse(&stats_show_spec, &cfg, argc, argv, &arg);
+	if (c)
+		return c == OPTS_HELP ? 0 : c;
+	by_cpu = cfg.by_cpu;
+	interval = cfg.interval;
+	count = cfg.count;
+	prometheus = cfg.format == FORMAT_PROMETHEUS;
+	if (cfg.format == FORMAT_JSON)
+		cli.json = true;
 	if (count && !interval)
 		return usage_error(
 			"--count needs --interval: see '%s stats help'\n",

@@ -1,64 +1,111 @@
 // SPDX-License-Identifier: GPL-2.0
 /* silo xdp { load | unload | status } */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "opts.h"
 
-static int xdp_help(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	printf("Usage: %s xdp load DEV [--mode native|skb] [--forward] [--replace]\n"
-	       "                      [--force] [--no-cache] [--cache-size N]\n"
-	       "                      [--allow-firewall-bypass]\n"
-	       "       %s xdp unload DEV|IFINDEX\n"
-	       "       %s xdp status\n"
-	       "\n"
-	       "load      attach silo's XDP program to DEV through a pinned link, so it\n"
-	       "          stays after this command exits. Local traffic goes to the\n"
-	       "          stack; with --forward, traffic for other hosts is forwarded\n"
-	       "          from the route cache (bpf_fib_lookup on a miss), where\n"
-	       "          that equals what the kernel does (the offload envelope):\n"
-	       "          a family that an nftables or iptables chain on the forward\n"
-	       "          path, an xfrm policy, IPv6 forwarding off or a multipath\n"
-	       "          hash on inner headers would treat otherwise goes to the\n"
-	       "          stack instead. A forwarding load is refused while such a\n"
-	       "          condition holds (IPv6 forwarding off aside). Forwarding\n"
-	       "          runs only while silod does (it keeps the route cache\n"
-	       "          and the envelope current): without it, every packet\n"
-	       "          goes to the stack.\n"
-	       "  --mode native|skb  driver (default) or generic XDP\n"
-	       "  --forward          forward from the route cache (native mode\n"
-	       "                     devices are also egress targets)\n"
-	       "  --replace          silo already runs on DEV: swap in the new\n"
-	       "                     program atomically, maps kept, no packet lost\n"
-	       "  --force            replace an XDP program that is not silo's\n"
-	       "  --no-cache         bpf_fib_lookup on every packet (a baseline)\n"
-	       "  --cache-size N     route cache entries per NUMA node, when the\n"
-	       "                     caches are created (default %d)\n"
-	       "  --allow-firewall-bypass\n"
-	       "                     with --forward: forward even though nftables\n"
-	       "                     chains or iptables-legacy tables see forwarded\n"
-	       "                     traffic, now or later. XDP then SKIPS NETFILTER\n"
-	       "                     for forwarded packets: their rules (drop, NAT,\n"
-	       "                     logging) do not apply. A security decision;\n"
-	       "                     each forwarding load restates it\n"
-	       "unload    detach silo from DEV; with the last device, remove its pins.\n"
-	       "          A number no device is named is an ifindex: that of a\n"
-	       "          device that is gone, as 'status' showed it\n"
-	       "status    devices silo runs on, the state it keeps, and the offload\n"
-	       "          envelope per family: evaluated now, and as the data path\n"
-	       "          sees it\n"
-	       "\n"
-	       "load, unload and status remove the pins of devices that are gone\n"
-	       "(deleted while silo ran on them), as silod does when it sees them go.\n"
-	       "\n"
-	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
-	       prog_name, prog_name, prog_name, SILO_ROUTE_CACHE_DEFAULT);
-	return 0;
-}
+static int xdp_load(int argc, char **argv);
+static int xdp_unload(int argc, char **argv);
+static int xdp_status(int argc, char **argv);
+
+static const struct opt_choice modes[] = {
+	{ "native", SILO_XDP_NATIVE },
+	{ "skb", SILO_XDP_SKB },
+	{ "drv", SILO_XDP_NATIVE },
+	{ "generic", SILO_XDP_SKB },
+	{ NULL },
+};
+
+struct load_cfg {
+	int mode;
+	bool forward, replace, force, no_cache, bypass;
+	__u32 cache_size;
+};
+
+static const struct opt load_opts[] = {
+	OPTION_CHOICE("mode", load_cfg, mode, "native|skb", modes,
+		      "driver (default) or generic XDP"),
+	OPTION_FLAG("forward", load_cfg, forward,
+		    "forward from the route cache (native mode\n"
+		    "devices are also egress targets)"),
+	OPTION_FLAG("replace", load_cfg, replace,
+		    "silo already runs on DEV: swap in the new\n"
+		    "program atomically, maps kept, no packet lost"),
+	OPTION_FLAG("force", load_cfg, force,
+		    "replace an XDP program that is not silo's"),
+	OPTION_FLAG("no-cache", load_cfg, no_cache,
+		    "bpf_fib_lookup on every packet (a baseline)"),
+	OPTION_U32(
+		"cache-size", load_cfg, cache_size, "N", 1,
+		SILO_ROUTE_CACHE_MAX,
+		"route cache entries per NUMA node, when the\n"
+		"caches are created (default " SILO_STR(SILO_ROUTE_CACHE_DEFAULT) ", at most\n" SILO_STR(
+			SILO_ROUTE_CACHE_MAX) ")"),
+	OPTION_FLAG("allow-firewall-bypass", load_cfg, bypass,
+		    "with --forward: forward even though nftables\n"
+		    "chains or iptables-legacy tables see forwarded\n"
+		    "traffic, now or later. XDP then SKIPS NETFILTER\n"
+		    "for forwarded packets: their rules (drop, NAT,\n"
+		    "logging) do not apply. A security decision;\n"
+		    "each forwarding load restates it"),
+	OPTION_END,
+};
+
+static const struct cmd_spec load_spec = {
+	.name = "load",
+	.fn = xdp_load,
+	.args = "DEV",
+	.min_args = 1,
+	.max_args = 1,
+	.opts = load_opts,
+	.help = "attach silo's XDP program to DEV through a pinned link, so it\n"
+		"stays after this command exits. Local traffic goes to the\n"
+		"stack; with --forward, traffic for other hosts is forwarded\n"
+		"from the route cache (bpf_fib_lookup on a miss), where\n"
+		"that equals what the kernel does (the offload envelope):\n"
+		"a family that an nftables or iptables chain on the forward\n"
+		"path, an xfrm policy, IPv6 forwarding off or a multipath\n"
+		"hash on inner headers would treat otherwise goes to the\n"
+		"stack instead. A forwarding load is refused while such a\n"
+		"condition holds (IPv6 forwarding off aside). Forwarding\n"
+		"runs only while silod does (it keeps the route cache\n"
+		"and the envelope current): without it, every packet\n"
+		"goes to the stack.",
+};
+
+static const struct cmd_spec unload_spec = {
+	.name = "unload",
+	.fn = xdp_unload,
+	.args = "DEV|IFINDEX",
+	.min_args = 1,
+	.max_args = 1,
+	.help = "detach silo from DEV; with the last device, remove its pins.\n"
+		"A number no device is named is an ifindex: that of a\n"
+		"device that is gone, as 'status' showed it",
+};
+
+static const struct cmd_spec status_spec = {
+	.name = "status",
+	.fn = xdp_status,
+	.aliases = (const char *const[]){ "show", "list", NULL },
+	.help = "devices silo runs on, the state it keeps, and the offload\n"
+		"envelope per family: evaluated now, and as the data path\n"
+		"sees it",
+};
+
+static const struct cmd_spec *const xdp_specs[] = {
+	&load_spec,
+	&unload_spec,
+	&status_spec,
+	NULL,
+};
+
+static const char xdp_notes[] =
+	"load, unload and status remove the pins of devices that are gone\n"
+	"(deleted while silo ran on them), as silod does when it sees them go.\n";
 
 /* How to start silod for the namespace this command serves. */
 static void silod_hint(FILE *f)
@@ -72,76 +119,27 @@ static void silod_hint(FILE *f)
 
 static int xdp_load(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' },
-		{ "forward", no_argument, NULL, 'f' },
-		{ "replace", no_argument, NULL, 'r' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "no-cache", no_argument, NULL, 'C' },
-		{ "cache-size", required_argument, NULL, 's' },
-		{ "allow-firewall-bypass", no_argument, NULL, 'B' },
-		COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct silo_xdp_load_opts lo = { .mode = SILO_XDP_NATIVE };
+	struct load_cfg cfg = { .mode = SILO_XDP_NATIVE };
+	struct silo_xdp_load_opts lo = {};
 	struct silo_daemon_info di;
 	struct silo *s;
 	const char *dev;
-	int c;
+	int err, arg;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'm':
-			if (!strcmp(optarg, "native") || !strcmp(optarg, "drv"))
-				lo.mode = SILO_XDP_NATIVE;
-			else if (!strcmp(optarg, "skb") ||
-				 !strcmp(optarg, "generic"))
-				lo.mode = SILO_XDP_SKB;
-			else
-				return usage_error(
-					"bad --mode '%s': native or skb\n",
-					optarg);
-			break;
-		case 'f':
-			lo.forward = true;
-			break;
-		case 'r':
-			lo.replace = true;
-			break;
-		case 'F':
-			lo.force = true;
-			break;
-		case 'C':
-			lo.no_cache = true;
-			break;
-		case 's':
-			if (parse_u32(optarg, &lo.cache_size) ||
-			    lo.cache_size == 0)
-				return usage_error(
-					"bad --cache-size '%s': a number of entries above 0\n",
-					optarg);
-			break;
-		case 'B':
-			lo.allow_firewall_bypass = true;
-			break;
-		case 'h':
-			return xdp_help(0, NULL);
-		default:
-			if (common_opt(c))
-				break;
-			return usage_error("see '%s xdp help'\n", prog_name);
-		}
-	}
-	if (lo.allow_firewall_bypass && !lo.forward)
+	err = opts_parse(&load_spec, &cfg, argc, argv, &arg);
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	if (cfg.bypass && !cfg.forward)
 		return usage_error(
 			"--allow-firewall-bypass is about forwarded traffic: add --forward\n");
-	if (optind != argc - 1)
-		return usage_error(
-			"xdp load takes one device: %s xdp load DEV\n",
-			prog_name);
-	dev = argv[optind];
+	lo.mode = cfg.mode;
+	lo.forward = cfg.forward;
+	lo.replace = cfg.replace;
+	lo.force = cfg.force;
+	lo.no_cache = cfg.no_cache;
+	lo.cache_size = cfg.cache_size;
+	lo.allow_firewall_bypass = cfg.bypass;
+	dev = argv[arg];
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -179,23 +177,23 @@ static int xdp_load(int argc, char **argv)
 static int xdp_unload(int argc, char **argv)
 {
 	struct silo *s;
-	int err;
+	int err, arg;
 
-	err = parse_plain(argc, argv, 1, "xdp unload DEV|IFINDEX");
+	err = opts_parse(&unload_spec, NULL, argc, argv, &arg);
 	if (err)
-		return err < 0 ? xdp_help(0, NULL) : err;
+		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
-	if (!s || silo_xdp_unload(s, argv[optind]))
+	if (!s || silo_xdp_unload(s, argv[arg]))
 		return 1;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "device",
-				       json_object_new_string(argv[optind]));
+				       json_object_new_string(argv[arg]));
 		json_object_object_add(o, "loaded", json_object_new_boolean(0));
 		json_print(o);
 	} else {
-		printf("silo unloaded from %s\n", argv[optind]);
+		printf("silo unloaded from %s\n", argv[arg]);
 	}
 	return 0;
 }
@@ -361,11 +359,11 @@ static int xdp_status(int argc, char **argv)
 	char key[256];
 	size_t n = 0, i;
 	struct silo *s;
-	int err;
+	int err, arg;
 
-	err = parse_plain(argc, argv, 0, "xdp status");
+	err = opts_parse(&status_spec, NULL, argc, argv, &arg);
 	if (err)
-		return err < 0 ? xdp_help(0, NULL) : err;
+		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -515,11 +513,5 @@ static int xdp_status(int argc, char **argv)
 
 int do_xdp(int argc, char **argv)
 {
-	static const struct cmd cmds[] = {
-		{ "load", xdp_load },	  { "unload", xdp_unload },
-		{ "status", xdp_status }, { "show", xdp_status },
-		{ NULL, NULL },
-	};
-
-	return cmd_select(cmds, argc - 1, argv + 1, xdp_help);
+	return spec_select("xdp", xdp_specs, xdp_notes, argc - 1, argv + 1);
 }
