@@ -42,6 +42,8 @@ expect "unload of nothing" 1 "silo is not loaded on v1" \
 	silo --netns "$N" xdp unload v1
 expect "route show, nothing loaded" 1 "silo is not loaded in this network namespace" \
 	silo --netns "$N" route show
+[[ $(wc -l <"$TMP/out") == 1 ]] && ok "route show, nothing loaded: the error alone" ||
+	not_ok "route show, nothing loaded: the error alone" "$(cat "$TMP/out")"
 [[ $(state) == "$before" ]] && ok "failures leave no state" ||
 	not_ok "failures leave no state" "$(state)"
 
@@ -122,6 +124,41 @@ check "json after the command" bash -c \
 	"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' xdp status -j | jq -e '.devices[0].device == \"v0\"'"
 g=$(silo --netns "$N" -j genid show | jq .genid)
 expect "genid bump" 0 "genid $((g + 1))\$" silo --netns "$N" genid bump
+
+# Bad input is refused before any work, saying what a good value is.
+before=$(state)
+expect "--pin-root empty" 2 "bad --pin-root '': an absolute path" \
+	"$SILO" --pin-root "" --netns "$N" xdp status
+expect "--pin-root relative" 2 "bad --pin-root 'pins'" \
+	"$SILO" --pin-root pins --netns "$N" xdp status
+expect "--pin-root too long" 2 "at most 256 characters" \
+	"$SILO" --pin-root "/sys/fs/bpf/$(printf '%0300d' 0)" --netns "$N" xdp status
+json_error "json error: --pin-root" 2 "bad --pin-root" \
+	"$SILO" -j --pin-root pins --netns "$N" xdp status
+expect "--cache-size over the limit" 2 "from 1 to 4194304" \
+	silo --netns "$N" xdp load v1 --cache-size 4194305
+expect "--tos over 255" 2 "bad --tos '256' for route lookup: 0 to 255" \
+	silo --netns "$N" route lookup 10.0.0.1 --tos 256
+expect "a missing argument" 2 "route lookup needs ADDR" silo --netns "$N" route lookup
+expect "an argument too many" 2 "unexpected argument 'x'" silo --netns "$N" genid show x
+[[ $(state) == "$before" ]] && ok "refused input changes nothing" ||
+	not_ok "refused input changes nothing" "$(state)"
+# show has list as its alias on every object, as in bpftool.
+expect "xdp list" 0 "DEVICE +IFINDEX" silo --netns "$N" xdp list
+expect "route list" 0 "NODE +IIF" silo --netns "$N" route list
+expect "genid list" 0 "^genid [0-9]+" silo --netns "$N" genid list
+expect "daemon show" 0 "silod" silo --netns "$N" daemon show
+expect "prefix: ambiguous alias" 2 "ambiguous command 'l' for xdp: load, list" \
+	silo --netns "$N" xdp l
+# A pin root that is itself a bpffs mount.
+mkdir -p "$TMP/bpffs" && mount -t bpf bpf "$TMP/bpffs" || exit 1
+expect "pin root on its own bpffs mount" 0 "pins in $TMP/bpffs" \
+	"$SILO" --pin-root "$TMP/bpffs" --netns "$N" xdp load v1
+expect "  and unloaded from it" 0 "silo unloaded from v1" \
+	"$SILO" --pin-root "$TMP/bpffs" --netns "$N" xdp unload v1
+left=$(find "$TMP/bpffs" -mindepth 1 -not -name '*.debug')
+[[ -z $left ]] && ok "  leaving nothing" || not_ok "  leaving nothing" "$left"
+umount "$TMP/bpffs"
 
 expect "unload" 0 "silo unloaded from v0" silo --netns "$N" xdp unload v0
 [[ -z $(state) ]] && ok "unload leaves nothing" ||
