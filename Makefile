@@ -121,7 +121,7 @@ TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/*.c))
 TOOL_BINS := $(patsubst tools/%.c,$(OUTPUT)/tools/%,$(wildcard tools/*.c))
 BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS))
 
-.PHONY: all clean test mutate bench lab vmlinux format install uninstall fuzz
+.PHONY: all clean test mutate bench lab vmlinux format lint install uninstall fuzz
 .DEFAULT_GOAL := all
 all: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(TEST_BINS) $(TOOL_BINS)
 
@@ -281,6 +281,16 @@ uninstall:
 
 format:
 	$(Q)clang-format -i $$(git ls-files '*.c' '*.h')
+
+# What CI checks before building: the C files as clang-format writes them,
+# and every shell script clean under shellcheck (.shellcheckrc says which
+# checks are off, and why).
+LINT_SCRIPTS = $$(git ls-files '*.sh' .ci/run completion/silo)
+lint:
+	$(call msg,LINT,clang-format)
+	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+	$(call msg,LINT,shellcheck)
+	$(Q)shellcheck $(LINT_SCRIPTS)
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
