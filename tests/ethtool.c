@@ -128,6 +128,8 @@ static void live_veth(void)
 	CHECK_EQ(rss.rx_queues, 4);
 	CHECK_EQ(rss.tx_count, 3);
 	CHECK_EQ(rss.indir_size, 0);
+	/* RSS_GET is asked first: an unknown command would be -EOPNOTSUPP,
+	 * so -ENODEV says the kernel knows silo's RSS_GET number. */
 	CHECK_EQ(silo_rss_get("et-none", &rss), -ENODEV);
 	/* lo has neither. */
 	CHECK_EQ(silo_rss_get("lo", &rss), -EOPNOTSUPP);

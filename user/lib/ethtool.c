@@ -238,8 +238,8 @@ int silo_rss_get(const char *ifname, struct silo_rss *out)
 {
 	struct genl_reply channels = { parse_channels, out };
 	struct genl_reply rss = { parse_rss, out };
+	int err, rss_err;
 	__u16 family;
-	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (!ifname || strlen(ifname) >= IFNAMSIZ)
@@ -247,11 +247,15 @@ int silo_rss_get(const char *ifname, struct silo_rss *out)
 	err = ethtool_family(&family);
 	if (err)
 		return err;
-	/* A device without channel counts (-EOPNOTSUPP) may still hash. */
+	rss_err = ethtool_get(family, SILO_ETHTOOL_MSG_RSS_GET,
+			      SILO_ETHTOOL_A_RSS_HEADER, ifname, &rss);
+	if (rss_err && rss_err != -EOPNOTSUPP)
+		return rss_err;
+	/* A device without RSS may still report its channels, and one
+	 * without channel counts (-EOPNOTSUPP) may still hash. */
 	err = ethtool_get(family, ETHTOOL_MSG_CHANNELS_GET,
 			  ETHTOOL_A_CHANNELS_HEADER, ifname, &channels);
 	if (err && err != -EOPNOTSUPP)
 		return err;
-	return ethtool_get(family, SILO_ETHTOOL_MSG_RSS_GET,
-			   SILO_ETHTOOL_A_RSS_HEADER, ifname, &rss);
+	return rss_err;
 }
