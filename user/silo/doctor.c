@@ -4,7 +4,8 @@
  * one CPU from the queue to the reader; an IRQ on another CPU, RPS, a
  * reader pinned elsewhere or irqbalance undo that. Each check prints ok,
  * warn or fail and the command that fixes it; then the queue -> IRQ CPU ->
- * socket -> reader CPU map.
+ * socket -> reader CPU map. RSS (through ethtool netlink) and XPS decide
+ * which queue, and so which CPU, a flow meets first.
  */
 #include <ctype.h>
 #include <sched.h>
@@ -42,11 +43,18 @@ static int doctor_help(int argc, char **argv)
 	       "Checks that the CPUs line up for DEV (default: every device silo\n"
 	       "runs on): irqbalance not running, each RX queue's IRQ on one CPU\n"
 	       "(/proc/irq/N/smp_affinity_list) and on the device's NUMA node, no\n"
-	       "RPS, each reuseport slot's reader pinned to the slot's CPU, silod\n"
-	       "running with a live heartbeat, the forwarding envelope. Prints ok,\n"
-	       "warn or fail and the command that fixes it, then the map queue ->\n"
-	       "IRQ CPU -> socket -> reader CPU. Exits 1 when a check fails.\n"
-	       "  --root DIR   read /proc and /sys under DIR (a copy, for tests)\n"
+	       "RPS, the RSS table over the queues whose IRQs are on the node\n"
+	       "(ethtool netlink), a non-zero hash key and more than one queue,\n"
+	       "every CPU in a TX queue's XPS map, each reuseport slot's reader\n"
+	       "pinned to the slot's CPU, silod running with a live heartbeat, the\n"
+	       "forwarding envelope. Prints ok, warn or fail and the command that\n"
+	       "fixes it, then the map queue -> IRQ CPU (RSS entries) -> socket ->\n"
+	       "reader CPU, and each TX queue's XPS CPUs. Exits 1 when a check\n"
+	       "fails.\n"
+	       "  --root DIR   read /proc and /sys under DIR (a copy, for tests),\n"
+	       "               and DEV's RSS from DIR/ethtool/DEV/rss: lines\n"
+	       "               'combined N', 'rx N', 'tx N', 'hfunc toeplitz',\n"
+	       "               'key 6d:5a:..', 'indir 0 1 2 3 ..', or 'unsupported'\n"
 	       "\n"
 	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
 	       prog_name);
@@ -594,6 +602,9 @@ static void check_rss(struct doctor *d, const char *dev, int node,
 		goto out;
 	}
 	nq = r->rx_queues ? r->rx_queues : (unsigned int)rx_sysfs;
+	for (i = 0; i < r->indir_size; i++)
+		if (r->indir[i] >= nq)
+			nq = r->indir[i] + 1;
 	for (q = 0; q < 256; q++)
 		d->rss_entries[q] = q < nq ? 0 : -1;
 	for (i = 0; i < r->indir_size; i++) {
