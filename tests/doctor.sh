@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # silo doctor: on a fake /proc and /sys (--root) for what veth cannot show
-# (IRQs, NUMA nodes, irqbalance), and live on veth with several queues.
+# (IRQs, NUMA nodes, irqbalance, RSS tables), and live on veth with several
+# queues (RPS, XPS).
 . "$TESTS_DIR/lib.sh"
 
 # result CHECK DETAIL_REGEX: the result of the check whose detail matches.
@@ -50,7 +51,100 @@ jq -e '.checks[] | select(.check == "irq" and .result == "warn") | .fix |
 	ok "fake: each warning says what fixes it" ||
 	not_ok "fake: each warning says what fixes it" "$(jq -c .checks "$TMP/doc")"
 is "fake: map queue -> IRQ CPU" "2,,5" \
-	"$(jq -r '[.map[] | select(.device == "eth9") | .irq_cpu // ""] | join(",")' "$TMP/doc")"
+	"$(jq -r '[.map[] | select(.device == "eth9" and .queue) | .irq_cpu // ""] | join(",")' "$TMP/doc")"
+
+# RSS (DIR/ethtool/DEV/rss, as netlink would give it) and XPS. eth9's
+# table leaves out queue 2 (IRQ on the node) and uses queue 0 (IRQ off it);
+# its key is all zero; its 3 TX queues have no XPS map.
+fix() { # CHECK DETAIL_REGEX: the fix of that check
+	jq -r --arg c "$1" --arg d "$2" \
+		'[.checks[] | select(.check == $c and (.detail | test($d))) | .fix] | join(",")' \
+		"$TMP/doc"
+}
+# sh_fake FIX: runs a fix on the fake tree instead of /sys.
+sh_fake() { sh -c "${1//\/sys\//$F/sys/}"; }
+mkdir -p "$F"/ethtool/{eth9,eth8,eth7,eth5} "$F/sys/devices/system/cpu" \
+	"$F"/sys/class/net/eth9/queues/tx-{0,1,2} \
+	"$F"/sys/class/net/eth8/queues/{rx-0,rx-1,rx-2,rx-3,tx-0,tx-1} \
+	"$F"/sys/class/net/eth7/queues/{rx-0,tx-0,tx-1} \
+	"$F"/sys/class/net/eth5/queues/{rx-0,tx-0}
+echo 0-7 >"$F/sys/devices/system/cpu/online"
+for q in 0 1 2; do
+	echo 00000000 >"$F/sys/class/net/eth9/queues/tx-$q/xps_cpus"
+	echo 0 >"$F/sys/class/net/eth9/queues/tx-$q/xps_rxqs"
+done
+cat >"$F/ethtool/eth9/rss" <<'EOT'
+combined 3
+hfunc toeplitz
+key 00:00:00:00:00:00:00:00:00:00:00:00:00:00:00:00
+indir 0 1 0 1 0 1 0 1
+indir 0 1 0 1 0 1 0 1
+EOT
+silo -j doctor eth9 --root "$F" >"$TMP/doc"
+is "fake rss: leaves out a queue on the node" warn "$(result rss 'leaves out queues 2, whose IRQs are on')"
+is "fake rss: spreads over a queue off the node" warn "$(result rss 'over queues 0, whose IRQs are off the device.s NUMA node 1')"
+is "fake rss: fix weighs the queues on the node" "ethtool -X eth9 weight 0 1 1" "$(fix rss 'leaves out')"
+is "fake rss: the table, compactly" warn "$(result rss 'leaves out.*table of 16: \[0-1\] x8\)$')"
+is "fake rss: JSON table" "3 16 0,1" \
+	"$(jq -r '.rss[0] | "\(.rx_queues) \(.indir | length) \(.indir[:2] | join(","))"' "$TMP/doc")"
+is "fake rss: map RSS entries per queue" "8,8,0" \
+	"$(jq -r '[.map[] | select(.device == "eth9" and .queue) | .rss_entries] | join(",")' "$TMP/doc")"
+is "fake rss-key: all zero" warn "$(result rss-key 'all zero')"
+fix rss-key 'all zero' | grep -q '^ethtool -X eth9 hkey .*-N16 /dev/urandom' &&
+	ok "fake rss-key: fix sets a random key of the key's size" ||
+	not_ok "fake rss-key: fix sets a random key of the key's size" "$(fix rss-key 'all zero')"
+is "fake xps: no map" warn "$(result xps 'has 3 TX queues and no XPS map')"
+# CPU 2 goes with queue 0 (its RX IRQ), CPU 5 with queue 2; the others
+# round robin.
+is "fake xps: fix maps each CPU" \
+	"echo 4d > /sys/class/net/eth9/queues/tx-0/xps_cpus; echo 92 > /sys/class/net/eth9/queues/tx-1/xps_cpus; echo 20 > /sys/class/net/eth9/queues/tx-2/xps_cpus" \
+	"$(fix xps 'no XPS map')"
+sh_fake "$(fix xps 'no XPS map')"
+silo -j doctor eth9 --root "$F" >"$TMP/doc"
+is "fake xps: the fix clears it" ok "$(result xps 'every CPU')"
+is "fake xps: map tx queue <- CPUs" "0,2-3,6 1,4,7 5" \
+	"$(jq -r '[.map[] | select(.device == "eth9" and .tx_queue != null) | .xps_cpus] | join(" ")' "$TMP/doc")"
+
+# eth8: no NUMA node, an even table over its 4 queues, a real key; CPUs
+# 2-7 in no TX queue's map.
+cat >"$F/ethtool/eth8/rss" <<'EOT'
+combined 4
+hfunc toeplitz
+key 6d:5a:56:da:25:5b:0e:c2:41:67:25:3d:43:a3:8f:b0:d0:ca:2b:cb
+EOT
+{
+	printf indir
+	for i in $(seq 0 127); do printf ' %d' $((i % 4)); done
+	echo
+} >>"$F/ethtool/eth8/rss"
+echo 1 >"$F/sys/class/net/eth8/queues/tx-0/xps_cpus"
+echo 00000000,00000002 >"$F/sys/class/net/eth8/queues/tx-1/xps_cpus"
+silo -j doctor eth8 --root "$F" >"$TMP/doc"
+is "fake rss: even over every queue" ok "$(result rss 'spreads over queues 0-3 of 4 \(table of 128: \[0-3\] x32\)')"
+is "fake rss-key: shown" ok "$(result rss-key '^eth8: toeplitz hash, key 6d:5a:56:da:25:5b:0e:c2:41:67:25:3d:43:a3:8f:b0:d0:ca:2b:cb$')"
+is "fake xps: CPUs in no map" warn "$(result xps 'CPUs 2-7 are in no TX queue')"
+is "fake xps: fix adds them" \
+	"echo 55 > /sys/class/net/eth8/queues/tx-0/xps_cpus; echo aa > /sys/class/net/eth8/queues/tx-1/xps_cpus" \
+	"$(fix xps 'CPUs 2-7')"
+silo doctor eth8 --root "$F" >"$TMP/text"
+grep -q '^map   eth8 rx-1 -> IRQ CPU ?, 32 RSS entries$' "$TMP/text" &&
+	grep -q '^map   eth8 tx-1 <- XPS CPUs 1$' "$TMP/text" &&
+	ok "fake: text map with RSS entries and XPS CPUs" ||
+	not_ok "fake: text map with RSS entries and XPS CPUs" "$(grep map "$TMP/text")"
+
+# eth7: one RX queue. eth5: no RSS, as a veth.
+printf 'combined 1\nkey 01:02\nindir 0 0 0 0\n' >"$F/ethtool/eth7/rss"
+echo 3 >"$F/sys/class/net/eth7/queues/tx-0/xps_cpus"
+echo fc >"$F/sys/class/net/eth7/queues/tx-1/xps_cpus"
+silo -j doctor eth7 --root "$F" >"$TMP/doc"
+is "fake rss-key: one queue" warn "$(result rss-key 'one RX queue')"
+is "fake rss-key: fix adds channels" "ethtool -L eth7 combined 8" "$(fix rss-key 'one RX queue')"
+is "fake rss-key: a key of one queue, still shown" ok "$(result rss-key 'key 01:02$')"
+is "fake xps: every CPU mapped" ok "$(result xps 'every CPU')"
+echo unsupported >"$F/ethtool/eth5/rss"
+silo -j doctor eth5 --root "$F" >"$TMP/doc"
+is "fake rss: not supported is no failure" info "$(result rss 'not supported by eth5')"
+is "fake xps: one TX queue" info "$(result xps 'one TX queue')"
 
 # Live: veth with four queues, silo loaded, silod running.
 N="${NS}doc"
@@ -71,6 +165,23 @@ silo --netns "$N" -j doctor >"$TMP/doc"
 is "live: silod" ok "$(result silod .)"
 is "live: RPS on each of the 4 queues" ok,ok,ok,ok "$(result rps 'd0 rx-')"
 is "live: a veth has no IRQs" info "$(result irq 'no IRQs')"
+is "live: RSS not supported by a veth" info "$(result rss 'not supported by d0')"
+is "live: 4 TX queues, no XPS map" warn "$(result xps 'd0 has 4 TX queues and no XPS map')"
+# nsh CMD: runs CMD in the namespace, with its sysfs on /sys.
+nsh() {
+	ip netns exec "$N" sh -c "$1" 2>/dev/null ||
+		ip netns exec "$N" sh -c "mount -t sysfs sysfs /sys && { $1; }"
+}
+nsh "$(fix xps 'no XPS map')"
+silo --netns "$N" -j doctor d0 >"$TMP/doc"
+is "live: the XPS fix maps every CPU" ok "$(result xps 'every CPU')"
+if (($(nproc) > 1)); then
+	nsh 'echo 0 > /sys/class/net/d0/queues/tx-1/xps_cpus'
+	silo --netns "$N" -j doctor d0 >"$TMP/doc"
+	is "live: CPU 1 in no XPS map" warn "$(result xps 'CPUs 1([,-][0-9,-]*)? are in no')"
+else
+	echo "skip - live: CPU 1 in no XPS map: one CPU"
+fi
 ip netns exec "$N" sh -c 'echo 1 > /sys/class/net/d0/queues/rx-2/rps_cpus' 2>/dev/null ||
 	ip netns exec "$N" sh -c 'mount -t sysfs sysfs /sys && echo 1 > /sys/class/net/d0/queues/rx-2/rps_cpus'
 silo --netns "$N" -j doctor d0 >"$TMP/doc"

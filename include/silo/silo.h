@@ -380,6 +380,41 @@ int silo_group_attach_pid(struct silo *s, int pid,
 			  struct silo_placement **out, size_t *n);
 const char *silo_placed_by_name(enum silo_placed_by by);
 
+/*
+ * A device's receive side scaling, read through ethtool's netlink (what
+ * "ethtool -x DEV" and "ethtool -l DEV" show): the indirection table maps a
+ * packet's RX hash to an RX queue, indir[hash % indir_size].
+ */
+#define SILO_RSS_INDIR_MAX 4096
+#define SILO_RSS_KEY_MAX 256
+/* Hash functions: the kernel's ETH_RSS_HASH_* bits (not in its uapi). */
+#define SILO_RSS_HASH_TOP (1U << 0) /* toeplitz */
+#define SILO_RSS_HASH_XOR (1U << 1)
+#define SILO_RSS_HASH_CRC32 (1U << 2)
+struct silo_rss {
+	__u32 indir_size; /* entries in indir; 0: the device has no table */
+	__u32 indir[SILO_RSS_INDIR_MAX]; /* RX queue numbers */
+	__u32 key_size; /* bytes of key; 0: no key reported */
+	__u8 key[SILO_RSS_KEY_MAX];
+	__u32 hfunc; /* SILO_RSS_HASH_*, 0: not reported */
+	/* Channels ("ethtool -l"); an RX queue is an rx or combined one. */
+	__u32 rx_queues; /* combined_count + rx_count */
+	__u32 combined_count, rx_count, tx_count;
+	__u32 combined_max, rx_max, tx_max;
+	bool has_channels; /* the counts above were reported */
+};
+
+/*
+ * Fills *out for device ifname (in the current network namespace). Returns
+ * 0, or -EOPNOTSUPP when the device has no RSS (veth; the channel counts
+ * are still filled when it reports them: has_channels), -ENODEV (no such
+ * device), -E2BIG (a table or key larger than silo_rss holds), or another
+ * negative errno.
+ */
+int silo_rss_get(const char *ifname, struct silo_rss *out);
+/* "toeplitz", "xor", "crc32" for one SILO_RSS_HASH_* bit; else NULL. */
+const char *silo_rss_hfunc_name(__u32 hfunc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -179,6 +179,31 @@ int silo_nl_nexthop_groups(void);
 int silo_nl_rules_keys(__u32 *flags);
 
 /*
+ * RSS_GET came with Linux 6.3; older headers (Debian 12's) lack it. The
+ * numbers are uapi, fixed: the message follows PSE_SET and its reply
+ * PSE_GET_REPLY in their enums (linux/ethtool_netlink.h).
+ */
+#define SILO_ETHTOOL_MSG_RSS_GET (ETHTOOL_MSG_PSE_SET + 1)
+#define SILO_ETHTOOL_MSG_RSS_GET_REPLY (ETHTOOL_MSG_PSE_GET_REPLY + 1)
+enum {
+	SILO_ETHTOOL_A_RSS_HEADER = 1, /* nest: ETHTOOL_A_HEADER_* */
+	SILO_ETHTOOL_A_RSS_CONTEXT, /* u32 */
+	SILO_ETHTOOL_A_RSS_HFUNC, /* u32: SILO_RSS_HASH_* */
+	SILO_ETHTOOL_A_RSS_INDIR, /* binary: u32 per entry */
+	SILO_ETHTOOL_A_RSS_HKEY, /* binary */
+};
+
+/*
+ * ethtool netlink (ethtool.c): each reply's attributes into *out, apart
+ * from the socket so that tests can feed crafted messages. -EPROTO for a
+ * malformed one, -E2BIG for a table or key silo_rss cannot hold.
+ */
+int silo_ethtool_parse_family(const struct nlmsghdr *nlh, __u16 *id);
+int silo_ethtool_parse_rss(const struct nlmsghdr *nlh, struct silo_rss *out);
+int silo_ethtool_parse_channels(const struct nlmsghdr *nlh,
+				struct silo_rss *out);
+
+/*
  * The offload envelope (envelope.c): which SILO_ENV_* conditions hold in
  * the current network namespace, per family, and a line that names the
  * first one found (e.g. "nftables chain inet filter forward").

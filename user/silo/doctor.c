@@ -4,7 +4,8 @@
  * one CPU from the queue to the reader; an IRQ on another CPU, RPS, a
  * reader pinned elsewhere or irqbalance undo that. Each check prints ok,
  * warn or fail and the command that fixes it; then the queue -> IRQ CPU ->
- * socket -> reader CPU map.
+ * socket -> reader CPU map. RSS (through ethtool netlink) and XPS decide
+ * which queue, and so which CPU, a flow meets first.
  */
 #include <ctype.h>
 #include <sched.h>
@@ -25,10 +26,12 @@ static const char *const level_names[] = { "ok", "warn", "fail", "info" };
 struct doctor {
 	const char *root; /* prefix of /proc and /sys: tests' fake trees */
 	char sys[64]; /* sysfs of --netns NAME's namespace, when mounted */
-	json_object *checks, *map;
+	json_object *checks, *map, *rss;
 	int counts[4];
 	/* irq_cpu[q]: the one CPU queue q's IRQ runs on, -1: unknown */
 	int irq_cpu[256];
+	/* rss_entries[q]: RSS table entries naming queue q, -1: no table */
+	int rss_entries[256];
 };
 
 static int doctor_help(int argc, char **argv)
@@ -40,11 +43,18 @@ static int doctor_help(int argc, char **argv)
 	       "Checks that the CPUs line up for DEV (default: every device silo\n"
 	       "runs on): irqbalance not running, each RX queue's IRQ on one CPU\n"
 	       "(/proc/irq/N/smp_affinity_list) and on the device's NUMA node, no\n"
-	       "RPS, each reuseport slot's reader pinned to the slot's CPU, silod\n"
-	       "running with a live heartbeat, the forwarding envelope. Prints ok,\n"
-	       "warn or fail and the command that fixes it, then the map queue ->\n"
-	       "IRQ CPU -> socket -> reader CPU. Exits 1 when a check fails.\n"
-	       "  --root DIR   read /proc and /sys under DIR (a copy, for tests)\n"
+	       "RPS, the RSS table over the queues whose IRQs are on the node\n"
+	       "(ethtool netlink), a non-zero hash key and more than one queue,\n"
+	       "every CPU in a TX queue's XPS map, each reuseport slot's reader\n"
+	       "pinned to the slot's CPU, silod running with a live heartbeat, the\n"
+	       "forwarding envelope. Prints ok, warn or fail and the command that\n"
+	       "fixes it, then the map queue -> IRQ CPU (RSS entries) -> socket ->\n"
+	       "reader CPU, and each TX queue's XPS CPUs. Exits 1 when a check\n"
+	       "fails.\n"
+	       "  --root DIR   read /proc and /sys under DIR (a copy, for tests),\n"
+	       "               and DEV's RSS from DIR/ethtool/DEV/rss: lines\n"
+	       "               'combined N', 'rx N', 'tx N', 'hfunc toeplitz',\n"
+	       "               'key 6d:5a:..', 'indir 0 1 2 3 ..', or 'unsupported'\n"
 	       "\n"
 	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
 	       prog_name);
@@ -58,7 +68,7 @@ static void report(struct doctor *d, enum level lvl, const char *check,
 static void report(struct doctor *d, enum level lvl, const char *check,
 		   const char *fix, const char *fmt, ...)
 {
-	char what[512];
+	char what[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -327,6 +337,530 @@ static int check_queues(struct doctor *d, const char *dev)
 	return rx;
 }
 
+/* A set of CPUs or queues, as a bitmap. */
+#define SET_MAX 4096
+struct set {
+	unsigned char b[SET_MAX / 8];
+};
+
+static void set_add(struct set *s, unsigned int n)
+{
+	if (n < SET_MAX)
+		s->b[n / 8] |= 1U << (n % 8);
+}
+
+static bool set_has(const struct set *s, unsigned int n)
+{
+	return n < SET_MAX && (s->b[n / 8] & (1U << (n % 8)));
+}
+
+static bool set_empty(const struct set *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(s->b); i++)
+		if (s->b[i])
+			return false;
+	return true;
+}
+
+/* A sysfs mask ("00000000,0000000f"): hex digits, commas between words. */
+static int set_parse_mask(struct set *s, const char *mask)
+{
+	size_t n = strlen(mask);
+	unsigned int bit = 0, v, i;
+
+	memset(s, 0, sizeof(*s));
+	while (n--) {
+		if (mask[n] == ',')
+			continue;
+		if (!isxdigit((unsigned char)mask[n]))
+			return -EINVAL;
+		v = isdigit((unsigned char)mask[n]) ?
+			    (unsigned int)(mask[n] - '0') :
+			    (unsigned int)(tolower(mask[n]) - 'a' + 10);
+		for (i = 0; i < 4; i++, bit++)
+			if (v & (1U << i))
+				set_add(s, bit);
+	}
+	return 0;
+}
+
+/* "0-3,8,10-11" into s. */
+static int set_parse_list(struct set *s, const char *list)
+{
+	const char *p = list;
+	long a, b;
+	char *end;
+
+	memset(s, 0, sizeof(*s));
+	while (*p) {
+		a = strtol(p, &end, 10);
+		if (end == p || a < 0)
+			return -EINVAL;
+		b = a;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (; a <= b && a < SET_MAX; a++)
+			set_add(s, a);
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	return 0;
+}
+
+/* s as a list ("0-3,8"), in buf. */
+static void set_list(const struct set *s, char *buf, size_t len)
+{
+	unsigned int a, b;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (a = 0; a < SET_MAX; a = b + 1) {
+		if (!set_has(s, a)) {
+			b = a;
+			continue;
+		}
+		for (b = a; b + 1 < SET_MAX && set_has(s, b + 1); b++)
+			;
+		if (used < len)
+			used += snprintf(buf + used, len - used,
+					 a == b ? "%s%u" : "%s%u-%u",
+					 used ? "," : "", a, b);
+	}
+}
+
+/* s as a sysfs mask ("f", "1,00000000"), what xps_cpus takes. */
+static void set_mask(const struct set *s, char *buf, size_t len)
+{
+	int word, top = 0, i;
+	size_t used = 0;
+	__u32 w;
+
+	for (word = 0; word < SET_MAX / 32; word++)
+		for (i = 0; i < 4; i++)
+			if (s->b[word * 4 + i])
+				top = word;
+	buf[0] = '\0';
+	for (word = top; word >= 0 && used < len; word--) {
+		for (w = 0, i = 0; i < 4; i++)
+			w |= (__u32)s->b[word * 4 + i] << (8 * i);
+		used += snprintf(buf + used, len - used,
+				 word == top ? "%x" : ",%08x", w);
+	}
+}
+
+/*
+ * An RSS table as read from a fake tree, DIR/ethtool/DEV/rss: a line per
+ * field, "rx N", "tx N", "combined N" (channels), "hfunc NAME", "key
+ * XX:XX:..", "indir Q Q .." (lines add up), or "unsupported" (a veth).
+ */
+static int read_fake_rss(const struct doctor *d, const char *dev,
+			 struct silo_rss *r)
+{
+	char path[PATH_MAX], line[4096], *p, *end;
+	unsigned long v;
+	FILE *f;
+	int err = 0;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(path, sizeof(path), "%s/ethtool/%s/rss", d->root, dev);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		p = line + strcspn(line, " ");
+		if (*p)
+			*p++ = '\0';
+		if (!strcmp(line, "unsupported")) {
+			err = -EOPNOTSUPP;
+		} else if (!strcmp(line, "rx") || !strcmp(line, "tx") ||
+			   !strcmp(line, "combined")) {
+			v = strtoul(p, NULL, 10);
+			if (line[0] == 'r')
+				r->rx_count = v;
+			else if (line[0] == 't')
+				r->tx_count = v;
+			else
+				r->combined_count = v;
+			r->has_channels = true;
+		} else if (!strcmp(line, "hfunc")) {
+			for (v = 1; v && v <= SILO_RSS_HASH_CRC32; v <<= 1)
+				if (!strcmp(p, silo_rss_hfunc_name(v)))
+					r->hfunc = v;
+		} else if (!strcmp(line, "key")) {
+			while (*p && r->key_size < SILO_RSS_KEY_MAX) {
+				r->key[r->key_size++] = strtoul(p, &end, 16);
+				if (end == p)
+					break;
+				p = *end == ':' ? end + 1 : end;
+			}
+		} else if (!strcmp(line, "indir")) {
+			while (r->indir_size < SILO_RSS_INDIR_MAX) {
+				v = strtoul(p, &end, 10);
+				if (end == p)
+					break;
+				r->indir[r->indir_size++] = v;
+				p = end;
+			}
+		}
+	}
+	fclose(f);
+	r->rx_queues = r->combined_count + r->rx_count;
+	return err;
+}
+
+/*
+ * The table compactly: its shortest repeating part, with runs written
+ * "0-3" (rising by one) and "5*8" (one queue), then how often it repeats:
+ * "[0-3] x32" for 0 1 2 3 0 1 2 3 ...
+ */
+static void indir_str(const struct silo_rss *r, char *buf, size_t len)
+{
+	unsigned int p, i, j, n = r->indir_size;
+	size_t used;
+
+	for (p = 1; p < n; p++) {
+		for (i = p; i < n && r->indir[i] == r->indir[i - p]; i++)
+			;
+		if (i == n)
+			break;
+	}
+	used = snprintf(buf, len, "[");
+	for (i = 0; i < p && i < n && used < len; i = j) {
+		for (j = i + 1; j < p && r->indir[j] == r->indir[j - 1] + 1;
+		     j++)
+			;
+		if (j - i > 1) {
+			used += snprintf(buf + used, len - used, "%s%u-%u",
+					 i ? " " : "", r->indir[i],
+					 r->indir[j - 1]);
+			continue;
+		}
+		for (j = i + 1; j < p && r->indir[j] == r->indir[i]; j++)
+			;
+		used += snprintf(buf + used, len - used,
+				 j - i > 1 ? "%s%u*%u" : "%s%u", i ? " " : "",
+				 r->indir[i], j - i);
+	}
+	if (used < len)
+		used += snprintf(buf + used, len - used, "]");
+	if (p < n && used < len)
+		snprintf(buf + used, len - used, n % p ? " x%u+%u" : " x%u",
+			 n / p, n % p);
+}
+
+/* The CPUs of the device's node (all when none), and how many. */
+static unsigned int node_cpu_count(const struct doctor *d,
+				   const char *node_cpus)
+{
+	char online[256];
+	struct set s;
+	unsigned int n = 0, i;
+
+	if (!node_cpus[0] && !read_line(d, "/sys/devices/system/cpu/online",
+					online, sizeof(online)))
+		node_cpus = online;
+	if (!node_cpus[0] || set_parse_list(&s, node_cpus))
+		return 1;
+	for (i = 0; i < SET_MAX; i++)
+		n += set_has(&s, i);
+	return n ? n : 1;
+}
+
+/*
+ * Which queues the RSS table spreads over, against where their IRQs run:
+ * a queue left out of the table idles its CPU; one in the table whose IRQ
+ * is on another node takes flows across the interconnect.
+ */
+static void check_rss(struct doctor *d, const char *dev, int node,
+		      const char *node_cpus, int rx_sysfs)
+{
+	char table[384], list[256], fix[1024], key[SILO_RSS_KEY_MAX * 3 + 1];
+	struct set in_table = {}, left_out = {}, off_in = {}, node_set = {};
+	unsigned int nq, q, i, weights = 0;
+	struct silo_rss *r;
+	size_t used;
+	int err, cpu;
+
+	memset(d->rss_entries, 0xff, sizeof(d->rss_entries));
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return;
+	err = d->root[0] ? read_fake_rss(d, dev, r) : silo_rss_get(dev, r);
+	if (err == -EOPNOTSUPP) {
+		report(d, INFO, "rss", NULL,
+		       "%s: RSS not supported by %s (a virtual device, or one queue)",
+		       dev, dev);
+		goto out;
+	}
+	if (err) {
+		report(d, INFO, "rss", NULL, "%s: cannot read RSS: %s", dev,
+		       strerror(-err));
+		goto out;
+	}
+	nq = r->rx_queues ? r->rx_queues : (unsigned int)rx_sysfs;
+	for (i = 0; i < r->indir_size; i++)
+		if (r->indir[i] >= nq)
+			nq = r->indir[i] + 1;
+	for (q = 0; q < 256; q++)
+		d->rss_entries[q] = q < nq ? 0 : -1;
+	for (i = 0; i < r->indir_size; i++) {
+		set_add(&in_table, r->indir[i]);
+		if (r->indir[i] < 256)
+			d->rss_entries[r->indir[i]]++;
+	}
+	if (node >= 0 && node_cpus[0])
+		set_parse_list(&node_set, node_cpus);
+	/* Weights for "ethtool -X": 1 for a queue on the node (or of
+	 * unknown place), 0 for one off it. */
+	used = snprintf(fix, sizeof(fix), "ethtool -X %s weight", dev);
+	for (q = 0; q < nq && q < SET_MAX; q++) {
+		bool on, off;
+
+		cpu = q < 256 ? d->irq_cpu[q] : -1;
+		off = node >= 0 && cpu >= 0 && !set_has(&node_set, cpu);
+		on = node < 0 || (cpu >= 0 && set_has(&node_set, cpu));
+		if (on && !set_has(&in_table, q))
+			set_add(&left_out, q);
+		if (off && set_has(&in_table, q))
+			set_add(&off_in, q);
+		weights += !off;
+		if (used < sizeof(fix))
+			used += snprintf(fix + used, sizeof(fix) - used, " %d",
+					 !off);
+	}
+	if (weights == nq)
+		snprintf(fix, sizeof(fix), "ethtool -X %s equal %u", dev, nq);
+	else if (!weights)
+		snprintf(
+			fix, sizeof(fix),
+			"move the queues' IRQs onto node %d first (the irq checks)",
+			node);
+	indir_str(r, table, sizeof(table));
+	if (!r->indir_size)
+		report(d, INFO, "rss", NULL, "%s: no RSS indirection table",
+		       dev);
+	if (r->indir_size && !set_empty(&left_out) && nq > 1) {
+		set_list(&left_out, list, sizeof(list));
+		report(d, WARN, "rss", fix,
+		       "%s: the RSS table leaves out queues %s%s: their CPUs get no flows (table of %u: %s)",
+		       dev, list,
+		       node >= 0 ? ", whose IRQs are on the device's node" : "",
+		       r->indir_size, table);
+	}
+	if (r->indir_size && !set_empty(&off_in)) {
+		set_list(&off_in, list, sizeof(list));
+		report(d, WARN, "rss", fix,
+		       "%s: the RSS table spreads flows over queues %s, whose IRQs are off the device's NUMA node %d (CPUs %s) (table of %u: %s)",
+		       dev, list, node, node_cpus, r->indir_size, table);
+	}
+	if (r->indir_size && (set_empty(&left_out) || nq <= 1) &&
+	    set_empty(&off_in)) {
+		set_list(&in_table, list, sizeof(list));
+		report(d, OK, "rss", NULL,
+		       "%s: the RSS table spreads over queues %s of %u (table of %u: %s)",
+		       dev, list, nq, r->indir_size, table);
+	}
+	if (nq == 1) {
+		unsigned int max =
+			r->combined_max ? r->combined_max : r->rx_max;
+		unsigned int want = node_cpu_count(d, node_cpus);
+
+		snprintf(fix, sizeof(fix), "ethtool -L %s %s %u", dev,
+			 r->combined_max || !r->rx_max ? "combined" : "rx",
+			 max && max < want ? max : want);
+		report(d, WARN, "rss-key", fix,
+		       "%s has one RX queue: RSS cannot spread its flows, all land on one CPU",
+		       dev);
+	}
+	key[0] = '\0';
+	for (i = 0, used = 0; i < r->key_size; i++)
+		used += snprintf(key + used, sizeof(key) - used, "%s%02x",
+				 i ? ":" : "", r->key[i]);
+	for (i = 0; i < r->key_size && !r->key[i]; i++)
+		;
+	if (!r->key_size) {
+		report(d, INFO, "rss-key", NULL, "%s: no RSS hash key reported",
+		       dev);
+	} else if (i == r->key_size) {
+		snprintf(
+			fix, sizeof(fix),
+			"ethtool -X %s hkey $(od -An -vtx1 -N%u /dev/urandom | tr -d ' \\n' | sed 's/../&:/g; s/:$//')",
+			dev, r->key_size);
+		report(d, WARN, "rss-key", fix,
+		       "%s: the RSS hash key is all zero: every flow hashes alike, onto one queue",
+		       dev);
+	} else {
+		report(d, OK, "rss-key", NULL, "%s: %s hash, key %s", dev,
+		       silo_rss_hfunc_name(r->hfunc) ?: "unknown", key);
+	}
+	if (cli.json) {
+		json_object *o = json_object_new_object(), *a;
+
+		json_object_object_add(o, "device",
+				       json_object_new_string(dev));
+		json_object_object_add(o, "rx_queues", json_object_new_int(nq));
+		a = json_object_new_array();
+		for (i = 0; i < r->indir_size; i++)
+			json_object_array_add(a,
+					      json_object_new_int(r->indir[i]));
+		json_object_object_add(o, "indir", a);
+		json_object_object_add(o, "key", json_object_new_string(key));
+		json_object_object_add(
+			o, "hfunc",
+			silo_rss_hfunc_name(r->hfunc) ?
+				json_object_new_string(
+					silo_rss_hfunc_name(r->hfunc)) :
+				NULL);
+		json_object_array_add(d->rss, o);
+	}
+out:
+	free(r);
+}
+
+/* The TX queue for a CPU in a fix: the one whose RX IRQ runs there. */
+static unsigned int txq_of_cpu(const struct doctor *d, unsigned int cpu,
+			       unsigned int ntx)
+{
+	unsigned int q;
+
+	for (q = 0; q < ntx && q < 256; q++)
+		if (d->irq_cpu[q] == (int)cpu)
+			return q;
+	return cpu % ntx;
+}
+
+/* Commands that write each changed queue's xps_cpus, into fix. */
+static void xps_fix(const char *dir, const struct set *old,
+		    const struct set *new, unsigned int ntx, char *fix,
+		    size_t len)
+{
+	char mask[1200];
+	size_t used = 0;
+	unsigned int q;
+
+	fix[0] = '\0';
+	for (q = 0; q < ntx; q++) {
+		if (!memcmp(&old[q], &new[q], sizeof(*old)))
+			continue;
+		set_mask(&new[q], mask, sizeof(mask));
+		if (used + strlen(dir) + strlen(mask) + 40 >= len) {
+			snprintf(fix + used, len - used, "; ...");
+			return;
+		}
+		used += snprintf(fix + used, len - used,
+				 "%secho %s > %s/tx-%u/xps_cpus",
+				 used ? "; " : "", mask, dir, q);
+	}
+}
+
+/*
+ * XPS: with several TX queues, a CPU should send on a queue of its own
+ * (the one whose completions it handles), else queues are shared and
+ * picked by hash.
+ */
+static void check_xps(struct doctor *d, const char *dev)
+{
+	char path[PATH_MAX], dir[PATH_MAX], rel[PATH_MAX + 32], buf[1200];
+	char fix[2048], list[256];
+	struct set *cpus = NULL, *want = NULL, all = {}, online = {}, missing;
+	unsigned int ntx = 0, q, c;
+	bool rxqs = false, have_online;
+	struct dirent *e;
+	DIR *dd;
+
+	snprintf(dir, sizeof(dir), "/sys/class/net/%s/queues", dev);
+	path_of(d, dir, path, sizeof(path));
+	dd = opendir(path);
+	if (!dd) {
+		report(d, INFO, "xps", NULL, "%s: cannot read %s", dev, path);
+		return;
+	}
+	while ((e = readdir(dd)))
+		if (!strncmp(e->d_name, "tx-", 3) &&
+		    (unsigned int)atoi(e->d_name + 3) + 1 > ntx)
+			ntx = atoi(e->d_name + 3) + 1;
+	closedir(dd);
+	if (ntx <= 1) {
+		report(d, INFO, "xps", NULL, "%s: one TX queue, no XPS to map",
+		       dev);
+		return;
+	}
+	cpus = calloc(ntx, sizeof(*cpus));
+	want = calloc(ntx, sizeof(*want));
+	if (!cpus || !want)
+		goto out;
+	for (q = 0; q < ntx; q++) {
+		snprintf(rel, sizeof(rel), "%s/tx-%u/xps_cpus", dir, q);
+		if (read_line(d, rel, buf, sizeof(buf)) ||
+		    set_parse_mask(&cpus[q], buf)) {
+			report(d, INFO, "xps", NULL, "%s: cannot read %s", dev,
+			       rel);
+			goto out;
+		}
+		for (c = 0; c < sizeof(all.b); c++)
+			all.b[c] |= cpus[q].b[c];
+		snprintf(rel, sizeof(rel), "%s/tx-%u/xps_rxqs", dir, q);
+		if (!read_line(d, rel, buf, sizeof(buf)) &&
+		    !set_parse_mask(&missing, buf) && !set_empty(&missing))
+			rxqs = true;
+	}
+	have_online = !read_line(d, "/sys/devices/system/cpu/online", buf,
+				 sizeof(buf)) &&
+		      !set_parse_list(&online, buf) && !set_empty(&online);
+	memcpy(want, cpus, ntx * sizeof(*cpus));
+	memset(&missing, 0, sizeof(missing));
+	for (c = 0; have_online && c < SET_MAX; c++) {
+		if (!set_has(&online, c) || set_has(&all, c))
+			continue;
+		set_add(&missing, c);
+		set_add(&want[txq_of_cpu(d, c, ntx)], c);
+	}
+	xps_fix(dir, cpus, want, ntx, fix, sizeof(fix));
+	if (set_empty(&all) && rxqs) {
+		report(d, OK, "xps", NULL,
+		       "%s: XPS by RX queue (xps_rxqs) over %u TX queues", dev,
+		       ntx);
+	} else if (set_empty(&all)) {
+		report(d, WARN, "xps", have_online ? fix : NULL,
+		       "%s has %u TX queues and no XPS map: a CPU picks its queue by hash, and CPUs share queues",
+		       dev, ntx);
+	} else if (!set_empty(&missing)) {
+		set_list(&missing, list, sizeof(list));
+		report(d, WARN, "xps", fix,
+		       "%s: CPUs %s are in no TX queue's XPS map: they pick queues by hash",
+		       dev, list);
+	} else {
+		report(d, OK, "xps", NULL,
+		       "%s: XPS maps every CPU to a TX queue (%u queues)", dev,
+		       ntx);
+	}
+	for (q = 0; q < ntx; q++) {
+		json_object *o;
+
+		if (set_empty(&cpus[q]))
+			continue;
+		set_list(&cpus[q], list, sizeof(list));
+		if (!cli.json) {
+			printf("map   %s tx-%u <- XPS CPUs %s\n", dev, q, list);
+			continue;
+		}
+		o = json_object_new_object();
+		json_object_object_add(o, "device",
+				       json_object_new_string(dev));
+		json_object_object_add(o, "tx_queue", json_object_new_int(q));
+		json_object_object_add(o, "xps_cpus",
+				       json_object_new_string(list));
+		json_object_array_add(d->map, o);
+	}
+out:
+	free(cpus);
+	free(want);
+}
+
 static void check_device(struct doctor *d, const char *dev)
 {
 	char rel[PATH_MAX], buf[64], cpus[256] = "";
@@ -348,13 +882,21 @@ static void check_device(struct doctor *d, const char *dev)
 	memset(d->irq_cpu, 0xff, sizeof(d->irq_cpu));
 	check_irqs(d, dev, node, cpus);
 	rx = check_queues(d, dev);
+	check_rss(d, dev, node, cpus, rx);
 	for (q = 0; q < rx && q < 256; q++) {
 		json_object *o;
 
 		if (!cli.json) {
+			if (d->irq_cpu[q] < 0 && d->rss_entries[q] < 0)
+				continue;
+			printf("map   %s rx-%d -> IRQ CPU ", dev, q);
 			if (d->irq_cpu[q] >= 0)
-				printf("map   %s rx-%d -> IRQ CPU %d\n", dev, q,
-				       d->irq_cpu[q]);
+				printf("%d", d->irq_cpu[q]);
+			else
+				printf("?");
+			if (d->rss_entries[q] >= 0)
+				printf(", %d RSS entries", d->rss_entries[q]);
+			printf("\n");
 			continue;
 		}
 		o = json_object_new_object();
@@ -366,8 +908,14 @@ static void check_device(struct doctor *d, const char *dev)
 			d->irq_cpu[q] >= 0 ?
 				json_object_new_int(d->irq_cpu[q]) :
 				NULL);
+		json_object_object_add(
+			o, "rss_entries",
+			d->rss_entries[q] >= 0 ?
+				json_object_new_int(d->rss_entries[q]) :
+				NULL);
 		json_object_array_add(d->map, o);
 	}
+	check_xps(d, dev);
 }
 
 /* Each occupied slot's reader may run only on the slot's CPU. */
@@ -526,6 +1074,7 @@ int do_doctor(int argc, char **argv)
 	if (cli.json) {
 		d.checks = json_object_new_array();
 		d.map = json_object_new_array();
+		d.rss = json_object_new_array();
 	}
 	s = open_silo();
 	if (s && cli.netns && !d.root[0])
@@ -555,6 +1104,7 @@ int do_doctor(int argc, char **argv)
 
 		json_object_object_add(o, "checks", d.checks);
 		json_object_object_add(o, "map", d.map);
+		json_object_object_add(o, "rss", d.rss);
 		json_object_object_add(o, "ok",
 				       json_object_new_int(d.counts[OK]));
 		json_object_object_add(o, "warn",
