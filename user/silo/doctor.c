@@ -11,7 +11,6 @@
 #include <sched.h>
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 #include "cli.h"
+#include "opts.h"
 
 enum level { OK, WARN, FAIL, INFO };
 static const char *const level_names[] = { "ok", "warn", "fail", "info" };
@@ -34,32 +34,37 @@ struct doctor {
 	int rss_entries[256];
 };
 
-static int doctor_help(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	printf("Usage: %s doctor [DEV] [--root DIR]\n"
-	       "\n"
-	       "Checks that the CPUs line up for DEV (default: every device silo\n"
-	       "runs on): irqbalance not running, each RX queue's IRQ on one CPU\n"
-	       "(/proc/irq/N/smp_affinity_list) and on the device's NUMA node, no\n"
-	       "RPS, the RSS table over the queues whose IRQs are on the node\n"
-	       "(ethtool netlink), a non-zero hash key and more than one queue,\n"
-	       "every CPU in a TX queue's XPS map, each reuseport slot's reader\n"
-	       "pinned to the slot's CPU, silod running with a live heartbeat, the\n"
-	       "forwarding envelope. Prints ok, warn or fail and the command that\n"
-	       "fixes it, then the map queue -> IRQ CPU (RSS entries) -> socket ->\n"
-	       "reader CPU, and each TX queue's XPS CPUs. Exits 1 when a check\n"
-	       "fails.\n"
-	       "  --root DIR   read /proc and /sys under DIR (a copy, for tests),\n"
-	       "               and DEV's RSS from DIR/ethtool/DEV/rss: lines\n"
-	       "               'combined N', 'rx N', 'tx N', 'hfunc toeplitz',\n"
-	       "               'key 6d:5a:..', 'indir 0 1 2 3 ..', or 'unsupported'\n"
-	       "\n"
-	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
-	       prog_name);
-	return 0;
-}
+struct doctor_cfg {
+	const char *root;
+};
+
+static const struct opt doctor_opts[] = {
+	OPTION_STR("root", doctor_cfg, root, "DIR",
+		   "read /proc and /sys under DIR (a copy, for tests),\n"
+		   "and DEV's RSS from DIR/ethtool/DEV/rss: lines\n"
+		   "'combined N', 'rx N', 'tx N', 'hfunc toeplitz',\n"
+		   "'key 6d:5a:..', 'indir 0 1 2 3 ..', or 'unsupported'"),
+	OPTION_END,
+};
+
+static const struct cmd_spec doctor_spec = {
+	.name = "doctor",
+	.fn = do_doctor,
+	.args = "[DEV]",
+	.max_args = 1,
+	.opts = doctor_opts,
+	.help = "checks that the CPUs line up for DEV (default: every device\n"
+		"silo runs on): irqbalance not running, each RX queue's IRQ on\n"
+		"one CPU (/proc/irq/N/smp_affinity_list) and on the device's\n"
+		"NUMA node, no RPS, the RSS table over the queues whose IRQs\n"
+		"are on the node (ethtool netlink), a non-zero hash key and\n"
+		"more than one queue, every CPU in a TX queue's XPS map, each\n"
+		"reuseport slot's reader pinned to the slot's CPU, silod\n"
+		"running with a live heartbeat, the forwarding envelope.\n"
+		"Prints ok, warn or fail and the command that fixes it, then\n"
+		"the map queue -> IRQ CPU (RSS entries) -> socket -> reader\n"
+		"CPU, and each TX queue's XPS CPUs. Exits 1 when a check fails.",
+};
 
 static void report(struct doctor *d, enum level lvl, const char *check,
 		   const char *fix, const char *fmt, ...)
@@ -1034,41 +1039,24 @@ static void check_silo(struct doctor *d, struct silo *s)
 
 int do_doctor(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct doctor d = { .root = "" };
+	struct doctor_cfg cfg = { .root = "" };
+	struct doctor d = {};
 	struct silo_xdp_dev *devs = NULL;
 	struct silo *s = NULL;
 	const char *dev = NULL;
 	size_t n = 0, i;
-	int c;
+	int err, arg;
 
-	if (argc > 1 && !strcmp(argv[1], "help"))
-		return doctor_help(0, NULL);
-	optind = 0;
-	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'r':
-			d.root = optarg;
-			break;
-		case 'h':
-			return doctor_help(0, NULL);
-		default:
-			if (common_opt(c))
-				break;
-			return usage_error("see '%s doctor --help'\n",
-					   prog_name);
-		}
+	if (argc > 1 && !strcmp(argv[1], "help")) {
+		cmd_help(NULL, &doctor_spec);
+		return 0;
 	}
-	if (argc - optind > 1)
-		return usage_error("usage: %s doctor [DEV] [--root DIR]\n",
-				   prog_name);
-	if (argc - optind == 1)
-		dev = argv[optind];
+	err = opts_parse(&doctor_spec, &cfg, argc, argv, &arg);
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	d.root = cfg.root;
+	if (arg < argc)
+		dev = argv[arg];
 	if (dev && !d.root[0] && !if_nametoindex(dev) && !cli.netns)
 		return usage_error("no device '%s': see 'ip link show'\n", dev);
 	if (cli.json) {
