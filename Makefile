@@ -183,8 +183,10 @@ $(CLI): $(CLI_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
-# silod only: --metrics serves HTTP with libmicrohttpd.
-$(SILOD): LDLIBS += $(shell $(PKG_CONFIG) --libs libmicrohttpd)
+# silod only: --metrics serves HTTP with libmicrohttpd; libsystemd's
+# sd_notify tells systemd it is ready and alive (Type=notify, WatchdogSec=).
+SILOD_PC := libmicrohttpd libsystemd
+$(SILOD): LDLIBS += $(shell $(PKG_CONFIG) --libs $(SILOD_PC))
 $(SILOD): $(SILOD_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@

@@ -548,22 +548,28 @@ static bool synced(struct silod *d)
 }
 
 /* Only while synced; under d->lock, so that a beat never lands just after
- * invalidation_lost() expired the heartbeat. */
-static void beat(struct silod *d)
+ * invalidation_lost() expired the heartbeat. True when it was written. */
+static bool beat(struct silod *d)
 {
 	struct silo_heartbeat hb = {
 		.last_ns = coarse_ns(),
 		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
 	};
+	bool written = false;
 	__u32 zero = 0;
 
 	if (!hb.last_ns)
 		hb.last_ns = 1; /* 0 means "no daemon" */
 	pthread_mutex_lock(&d->lock);
-	if (synced(d) && bpf_map_update_elem(d->maps.fd[SILO_MAP_HEARTBEAT],
-					     &zero, &hb, BPF_ANY))
-		pr_err("cannot write the heartbeat: %s\n", strerror(errno));
+	if (synced(d)) {
+		written = !bpf_map_update_elem(d->maps.fd[SILO_MAP_HEARTBEAT],
+					       &zero, &hb, BPF_ANY);
+		if (!written)
+			pr_err("cannot write the heartbeat: %s\n",
+			       strerror(errno));
+	}
 	pthread_mutex_unlock(&d->lock);
+	return written;
 }
 
 static void publish(struct silod *d)
@@ -705,13 +711,18 @@ static int resync(struct silod *d)
 		if (d->last_resync_ns >= d->resync_warned + 1000000000ULL) {
 			pr_err("resync failed (%s): the data path stands aside (every packet to the stack) until one succeeds; retrying every %d ms\n",
 			       strerror(-err), d->cfg.resync_interval_ms);
+			notify("STATUS=resync failed (%s): the data path stands aside until one succeeds; retrying every %d ms",
+			       strerror(-err), d->cfg.resync_interval_ms);
 			d->resync_warned = d->last_resync_ns;
 		}
 		invalidation_lost(d);
 		return err;
 	}
-	if (d->resync_warned)
+	if (d->resync_warned) {
 		pr_info("resynced with the kernel: the route cache is used again\n");
+		if (d->ready)
+			notify_serving(d);
+	}
 	d->resync_warned = 0;
 	d->synced = lost;
 	DSTAT_ADD(d, resyncs, 1);
@@ -791,9 +802,16 @@ static int reload(struct silod *d, int argc, char **argv)
 	struct args a;
 	int err;
 
+	/* Before READY=1 there is nothing to reload: silod is starting. */
+	if (d->ready)
+		notify("RELOADING=1\nSTATUS=reloading the configuration");
 	err = load_config(argc, argv, &a, &c);
 	if (err) {
 		pr_err("configuration not reloaded: keeping the old one\n");
+		if (d->ready) {
+			notify("READY=1");
+			notify_serving(d);
+		}
 		return err;
 	}
 	c.no_second_sweep = d->cfg.no_second_sweep;
@@ -807,6 +825,10 @@ static int reload(struct silod *d, int argc, char **argv)
 	if (err)
 		invalidation_lost(d);
 	pr_info("configuration reloaded\n");
+	if (d->ready) {
+		notify("READY=1");
+		notify_serving(d);
+	}
 	return err;
 }
 
@@ -827,7 +849,7 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 {
 	struct burst b = {};
 	__u64 now, next_beat = 0, last_sweep = 0, last_warn = 0;
-	__u64 resync_at, sweep_at;
+	__u64 resync_at, sweep_at, next_watchdog = 0, watchdog;
 	struct pollfd pfd[4] = {
 		{ .fd = d->nl_fd, .events = POLLIN },
 		{ .fd = sig_fd, .events = POLLIN },
@@ -844,11 +866,26 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		 * until it works, and no heartbeat meanwhile. */
 		if (!synced(d))
 			b.resync = true;
-		if (now >= next_beat) {
-			beat(d);
+		/* Not ready yet: beat as soon as a resync made it synced. */
+		if (now >= next_beat || (!d->ready && synced(d))) {
+			bool beating = beat(d);
+
 			neigh_confirm(d);
 			publish(d);
 			next_beat = now + (__u64)d->cfg.heartbeat_ms * 1000000;
+			/* The first beat: the data path trusts the cache. */
+			if (beating && !d->ready) {
+				d->ready = true;
+				notify("READY=1");
+				notify_serving(d);
+			}
+		}
+		/* The loop turns: systemd's watchdog is fed. Also while a
+		 * resync fails, which the loop retries itself. */
+		watchdog = notify_watchdog_ns(d);
+		if (watchdog && now >= next_watchdog) {
+			notify("WATCHDOG=1");
+			next_watchdog = now + watchdog;
 		}
 		/* Coalesce: act at most every min-sweep (resyncs more
 		 * rarely still), and take in whatever arrives meanwhile. */
@@ -866,6 +903,8 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 			continue;
 		}
 		wait = next_beat - now;
+		if (watchdog && next_watchdog - now < wait)
+			wait = next_watchdog - now;
 		if (b.resync && resync_at - now < wait)
 			wait = resync_at - now;
 		if (b.messages && sweep_at - now < wait)
@@ -926,6 +965,8 @@ int main(int argc, char **argv)
 	log_level = d->cfg.log_level;
 	if (use_syslog)
 		openlog("silod", LOG_PID, LOG_DAEMON);
+	notify_init(d);
+	notify("STATUS=starting");
 	silo_maps_init(&d->maps);
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_mutex_init(&d->genid_lock, NULL);
@@ -986,6 +1027,7 @@ int main(int argc, char **argv)
 	d->state.pid = getpid();
 	d->state.started_ns = now_ns();
 	publish(d);
+	notify("STATUS=resyncing with the kernel (routes, addresses, devices, topology)");
 	/* A failed first resync is tried again by run(), like any other;
 	 * until one succeeds there is no heartbeat. */
 	resync(d);
@@ -1007,6 +1049,7 @@ int main(int argc, char **argv)
 		d->cfg.heartbeat_ms, d->cfg.timeout_ms);
 
 	err = run(d, sig_fd, argc, argv);
+	notify("STOPPING=1\nSTATUS=stopping: the data path stands aside until silod runs again");
 	metrics_stop(d);
 	regrace_stop(d);
 out_release:
