@@ -85,7 +85,7 @@ sleep 0.3
 ip netns exec "$P-client" "$TRAFFIC" udp-send 10.2.0.2 7000 --count 2000 \
 	--gap-us 100 >/dev/null
 wait "$sink"
-ip netns exec "$R" "$BUILD/tools/echo_server" --plain --port 7301 >"$TMP/server" &
+ip netns exec "$R" "$BUILD/examples/echo_server" --plain --port 7301 >"$TMP/server" &
 SERVER=$!
 for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
 check "reuseport attach" silo --netns "$R" reuseport attach \
