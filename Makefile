@@ -11,8 +11,8 @@
 # make vmlinux         regenerate vmlinux/vmlinux.h from the running kernel
 # make format          clang-format every C source
 # make install         silo, silod, libsilo (shared, static, headers, silo.pc),
-#                      silod's systemd units, /etc/silo/silod.conf and
-#                      the bash completion
+#                      silod's systemd units and /etc/silo/silod.conf (from
+#                      dist/) and the bash completion
 #                      (PREFIX=/usr/local, DESTDIR; LIBDIR, UNITDIR, ...)
 # make uninstall       remove what "make install" installed
 # V=1                  show the commands
@@ -116,14 +116,17 @@ SILOD_SRCS := $(wildcard user/silod/*.c)
 SILOD_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(SILOD_SRCS))
 SILOD := $(OUTPUT)/silod
 
-# One binary per C file under tests/ and tools/.
+# One binary per C file under tests/, tools/ and examples/.
 TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/*.c))
 TOOL_BINS := $(patsubst tools/%.c,$(OUTPUT)/tools/%,$(wildcard tools/*.c))
-BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS))
+EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%, \
+		$(wildcard examples/*.c))
+BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS) $(EXAMPLE_BINS))
 
 .PHONY: all clean test mutate bench lab vmlinux format lint install uninstall fuzz
 .DEFAULT_GOAL := all
-all: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(TEST_BINS) $(TOOL_BINS)
+all: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(TEST_BINS) $(TOOL_BINS) \
+     $(EXAMPLE_BINS)
 
 ifeq ($(VMLINUX_H),)
 # vmlinux.h: made once; "make vmlinux" replaces it only when the BTF changed,
@@ -183,13 +186,15 @@ $(CLI): $(CLI_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
-# silod only: --metrics serves HTTP with libmicrohttpd.
-$(SILOD): LDLIBS += $(shell $(PKG_CONFIG) --libs libmicrohttpd)
+# silod only: --metrics serves HTTP with libmicrohttpd; libsystemd's
+# sd_notify tells systemd it is ready and alive (Type=notify, WatchdogSec=).
+SILOD_PC := libmicrohttpd libsystemd
+$(SILOD): LDLIBS += $(shell $(PKG_CONFIG) --libs $(SILOD_PC))
 $(SILOD): $(SILOD_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(TEST_BINS) $(TOOL_BINS): %: %.o $(LIBSILO)
+$(TEST_BINS) $(TOOL_BINS) $(EXAMPLE_BINS): %: %.o $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -244,7 +249,7 @@ UNITS := silod.service silod@.service
 install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO)
 	$(Q)mkdir -p $(OUTPUT)/gen
 	$(Q)for f in $(UNITS); do \
-		$(GEN_SED) tools/$$f.in > $(OUTPUT)/gen/$$f || exit 1; done
+		$(GEN_SED) dist/$$f.in > $(OUTPUT)/gen/$$f || exit 1; done
 	$(Q)$(GEN_SED) user/lib/silo.pc.in > $(OUTPUT)/gen/silo.pc
 	$(INSTALL) -D -m 0755 $(CLI) $(DESTDIR)$(SBINDIR)/silo
 	$(INSTALL) -D -m 0755 $(SILOD) $(DESTDIR)$(SBINDIR)/silod
@@ -260,7 +265,7 @@ install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO)
 		$(DESTDIR)$(UNITDIR)/silod.service
 	$(INSTALL) -D -m 0644 $(OUTPUT)/gen/silod@.service \
 		$(DESTDIR)$(UNITDIR)/silod@.service
-	$(INSTALL) -D -m 0644 tools/silod.conf $(DESTDIR)$(CONFDIR)/silod.conf
+	$(INSTALL) -D -m 0644 dist/silod.conf $(DESTDIR)$(CONFDIR)/silod.conf
 	$(INSTALL) -D -m 0644 completion/silo $(DESTDIR)$(COMPLETIONDIR)/silo
 
 # Exactly the files "make install" installs, and the two directories that

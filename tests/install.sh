@@ -64,7 +64,7 @@ sanflags=()
 # shellcheck disable=SC2086 # $flags is a list of words
 check "echo_server builds against the installed libsilo" \
 	gcc -Wall -Werror -D_GNU_SOURCE "${sanflags[@]}" \
-	"$SRC/tools/echo_server.c" -o "$TMP/echo_server" $flags
+	"$SRC/examples/echo_server.c" -o "$TMP/echo_server" $flags
 export -n PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 expect "echo_server links libsilo.so.0" 0 'NEEDED.*\[libsilo\.so\.0\]' \
 	readelf -d "$TMP/echo_server"

@@ -85,21 +85,29 @@ sleep 0.3
 ip netns exec "$P-client" "$TRAFFIC" udp-send 10.2.0.2 7000 --count 2000 \
 	--gap-us 100 >/dev/null
 wait "$sink"
-ip netns exec "$R" "$BUILD/tools/echo_server" --plain --port 7301 >"$TMP/server" &
+ip netns exec "$R" "$BUILD/examples/echo_server" --plain --port 7301 >"$TMP/server" &
 SERVER=$!
 for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
 check "reuseport attach" silo --netns "$R" reuseport attach \
 	--pid "$(jq -r .pid "$TMP/server")" --port 7301 --proto udp
+# Datagrams for the group: its selector runs.
+ip netns exec "$R" "$TRAFFIC" udp-send 127.0.0.1 7301 --count 300 \
+	--gap-us 100 >/dev/null
 
 # Counters still move (ND, ARP): take a scrape between two equal reads.
 metric() { # metric FILE SERIES: the value of one series
 	awk -v s="$2" '$1 == s { print $2 }' "$1"
 }
+group_show() {
+	silo --netns "$R" reuseport show -j udp4_7301 | jq '.groups[0] // .'
+}
 for _ in 1 2 3 4 5; do
 	silo --netns "$R" -j stats >"$TMP/s1"
+	group_show >"$TMP/g1"
 	curl -s "$URL" >"$TMP/m"
 	silo --netns "$R" -j stats >"$TMP/s2"
-	cmp -s "$TMP/s1" "$TMP/s2" && break
+	group_show >"$TMP/g2"
+	cmp -s "$TMP/s1" "$TMP/s2" && cmp -s "$TMP/g1" "$TMP/g2" && break
 	sleep 0.2
 done
 if awk -f "$CHECK" "$TMP/m" >"$TMP/check"; then
@@ -173,6 +181,40 @@ want_slots=$(jq '.slots | length' "$TMP/group")
 [[ $occ -ge 1 && $occ == "$want" && $slots == "$want_slots" ]] &&
 	ok "reuseport occupancy" ||
 	not_ok "reuseport occupancy" "$occ/$slots, show says $want/$want_slots"
+
+# The selector's counters, summed over CPUs, as reuseport show has them.
+G='group="udp4_7301"'
+bad= n=0 sum_s=0
+while read -r k v; do
+	case $k in
+	runs) series="silo_reuseport_runs_total{$G}" ;;
+	migrate) series="silo_reuseport_migrations_total{$G}" ;;
+	sel_* | hash_* | no_group | no_map)
+		series="silo_reuseport_selections_total{$G,outcome=\"$k\"}" ;;
+	cpu_miss | node_empty | node_miss)
+		series="silo_reuseport_select_misses_total{$G,step=\"$k\"}" ;;
+	err_*) series="silo_reuseport_select_errors_total{$G,error=\"${k#err_}\"}" ;;
+	*) series="silo_reuseport_events_total{$G,event=\"$k\"}" ;;
+	esac
+	got=$(metric "$TMP/m" "$series")
+	[[ $got == "$v" ]] || bad+=" $series=$got (show $k=$v)"
+	((n++, sum_s += v))
+done < <(jq -r '.stats | to_entries[] | "\(.key) \(.value)"' "$TMP/g1")
+runs=$(jq .stats.runs "$TMP/g1")
+[[ -z $bad && $n -ge 16 && $runs -ge 300 ]] &&
+	ok "reuseport selection counters equal reuseport show after traffic ($n)" ||
+	not_ok "reuseport selection counters equal reuseport show after traffic" \
+		"runs $runs, $n counters;$bad"
+# Each counter once: the group's series add up to show's, and no more.
+sum_m=$(grep -F "$G" "$TMP/m" | awk '/^silo_reuseport_[a-z_]+_total\{/ { s += $2; c++ } END { print s + 0, c + 0 }')
+[[ $sum_m == "$sum_s $n" ]] && ok "every selection counter exported once" ||
+	not_ok "every selection counter exported once" "metrics sum/count $sum_m, show $sum_s $n"
+outcomes=$(awk -v g="$G" 'index($1, "silo_reuseport_selections_total{" g ",") == 1 { s += $2 } END { print s + 0 }' "$TMP/m")
+[[ $outcomes == "$(metric "$TMP/m" "silo_reuseport_runs_total{$G}")" ]] &&
+	ok "outcomes add up to runs" || not_ok "outcomes add up to runs" "$outcomes"
+expect "HELP from abi.h's descriptions" 0 \
+	"^# HELP silo_reuseport_selections_total .*sel_cpu: selected: the socket in this CPU's slot;" \
+	cat "$TMP/m"
 
 # The CLI prints the same series, and passes the same parser.
 silo --netns "$R" stats --format prometheus >"$TMP/cli"

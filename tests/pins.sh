@@ -80,7 +80,7 @@ check "unload" silo --netns "$N" xdp unload v0
 rm -rf "$PIN_ROOT"
 
 # The reuseport lock: held by another process, a group change gives up.
-ip netns exec "$N" "$BUILD/tools/echo_server" --plain --port 7311 >"$TMP/server" &
+ip netns exec "$N" "$BUILD/examples/echo_server" --plain --port 7311 >"$TMP/server" &
 SERVER=$!
 for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
 PID=$(jq -r .pid "$TMP/server")

@@ -490,7 +490,7 @@ static void test_multithreaded_example_plain(void)
 	struct running r;
 	int i;
 
-	snprintf(bin, sizeof(bin), "%s/tools/echo_server", build);
+	snprintf(bin, sizeof(bin), "%s/examples/echo_server", build);
 	snprintf(port, sizeof(port), "7201");
 	argv[0] = bin;
 	REQUIRE(start_echo_server(argv, &r) == 0, "start echo_server");
@@ -642,7 +642,7 @@ static void test_attach_not_permitted(void)
 
 	if (sh("id nobody >/dev/null 2>&1 && getent group nogroup >/dev/null"))
 		SKIP("no user nobody or group nogroup");
-	snprintf(bin, sizeof(bin), "%s/tools/echo_server", build);
+	snprintf(bin, sizeof(bin), "%s/examples/echo_server", build);
 	argv[4] = bin;
 	REQUIRE(start_echo_server(argv, &r) == 0,
 		"start echo_server as nobody");
@@ -681,7 +681,7 @@ static void test_example_server(void)
 	int wrong, elsewhere;
 	struct running r;
 
-	snprintf(bin, sizeof(bin), "%s/tools/echo_server", build);
+	snprintf(bin, sizeof(bin), "%s/examples/echo_server", build);
 	snprintf(root, sizeof(root), "%s", test_pin_root());
 	argv[0] = bin;
 	argv[5] = root;

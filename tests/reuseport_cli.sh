@@ -36,7 +36,7 @@ expect "show unknown" 1 "no reuseport group 'nosuch'" \
 	not_ok "failures leave no pins" "$(ls -R "$DIR")"
 
 # An unmodified server in the namespace, attached from the host.
-ip netns exec "$N" "$BUILD/tools/echo_server" --plain --port 7301 >"$TMP/server" &
+ip netns exec "$N" "$BUILD/examples/echo_server" --plain --port 7301 >"$TMP/server" &
 SERVER=$!
 for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
 PID=$(jq -r .pid "$TMP/server")

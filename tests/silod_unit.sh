@@ -5,7 +5,7 @@
 . "$TESTS_DIR/lib.sh"
 
 N="${NS}unit"
-UNITS="$TESTS_DIR/../tools"
+UNITS="$TESTS_DIR/../dist"
 ip netns add "$N" || exit 1
 ip -n "$N" link add v0 type veth peer name v0p
 ip -n "$N" link set v0 up

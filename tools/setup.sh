@@ -9,6 +9,7 @@ PACKAGES=(
 	make gcc clang llvm pkg-config # build
 	libbpf-dev bpftool libelf-dev zlib1g-dev libmnl-dev libjson-c-dev
 	libmicrohttpd-dev # silod --metrics
+	libsystemd-dev # silod: sd_notify (Type=notify, WatchdogSec=)
 	iproute2 ethtool jq util-linux procps curl # lab and tests
 	nftables iptables # envelope tests (iptables: its -legacy variant)
 )

@@ -111,6 +111,9 @@ struct silod {
 	bool nh_groups; /* a nexthop group may exist */
 	void *rx_buf; /* netlink notifications */
 	size_t rx_len;
+	/* systemd (notify.c): WatchdogSec= in us, 0: none; READY=1 sent. */
+	__u64 watchdog_usec;
+	bool ready;
 };
 
 #define DSTAT_ADD(d, field, n)                    \
@@ -188,5 +191,13 @@ int metrics_listen(const char *spec);
 /* Serves GET /metrics on fd (taken, closed on failure) in a thread. */
 int metrics_start(struct silod *d, int fd);
 void metrics_stop(struct silod *d);
+
+/* notify.c: systemd's sd_notify; nothing without NOTIFY_SOCKET. */
+void notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void notify_init(struct silod *d);
+/* How often the main loop sends WATCHDOG=1; 0: never. */
+__u64 notify_watchdog_ns(const struct silod *d);
+/* STATUS=serving ...: what silod does while synced. */
+void notify_serving(const struct silod *d);
 
 #endif /* SILOD_H */
