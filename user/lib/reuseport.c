@@ -1,61 +1,24 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* Reuseport groups: make, fill, attach, show and remove them. */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "reuseport.h"
 #include "silo_reuseport.skel.h"
 
-#ifndef SO_NETNS_COOKIE
-#define SO_NETNS_COOKIE 71
-#endif
 #ifndef SO_DETACH_REUSEPORT_BPF
 #define SO_DETACH_REUSEPORT_BPF 68
 #endif
-
-/* What every group shares, pinned as PIN_DIR/reuseport_*. */
-enum rp_obj {
-	RP_GROUPS,
-	RP_SOCKETS,
-	RP_NODES,
-	RP_STATS,
-	RP_SELECT, /* programs from here on */
-	RP_MIGRATE,
-	RP_COUNT
-};
-
-static const char *const rp_pin_names[RP_COUNT] = {
-	[RP_GROUPS] = SILO_PIN_REUSEPORT_GROUPS,
-	[RP_SOCKETS] = SILO_PIN_REUSEPORT_SOCKETS,
-	[RP_NODES] = SILO_PIN_REUSEPORT_NODES,
-	[RP_STATS] = SILO_PIN_REUSEPORT_STATS,
-	[RP_SELECT] = SILO_PIN_REUSEPORT_SELECT,
-	[RP_MIGRATE] = SILO_PIN_REUSEPORT_MIGRATE,
-};
-
-struct silo_group {
-	struct silo *s;
-	int fd[RP_COUNT];
-	int cpu_node_fd;
-	int sockets_fd; /* this group's REUSEPORT_SOCKARRAY */
-	int slots_fd; /* who placed what */
-	struct silo_reuseport_key key;
-	struct silo_reuseport_group val;
-	bool detached;
-};
 
 static const char *const policy_names[SILO_REUSEPORT_POLICY_MAX] = {
 	[SILO_REUSEPORT_CPU] = "cpu",
@@ -102,264 +65,6 @@ const char *silo_reuseport_stat_desc(unsigned int idx)
 	return idx < SILO_RSTAT_MAX ? stat_descs[idx] : NULL;
 }
 
-static bool addr_is_any(const struct silo_reuseport_key *key)
-{
-	static const __u8 zero[16];
-
-	return !memcmp(key->addr, zero, sizeof(zero));
-}
-
-void silo_reuseport_key_str(const struct silo_reuseport_key *key, char *buf,
-			    size_t len)
-{
-	char addr[INET6_ADDRSTRLEN] = "?", dev[IF_NAMESIZE + 8] = "";
-	bool v6 = key->family == SILO_AF_INET6;
-
-	inet_ntop(v6 ? AF_INET6 : AF_INET, key->addr, addr, sizeof(addr));
-	if (key->bound_dev_if) {
-		char ifname[IF_NAMESIZE];
-
-		if (if_indextoname(key->bound_dev_if, ifname))
-			snprintf(dev, sizeof(dev), "%%%s", ifname);
-		else
-			snprintf(dev, sizeof(dev), "%%if%u", key->bound_dev_if);
-	}
-	snprintf(buf, len, "%s%c %s%s%s:%u%s",
-		 key->protocol == IPPROTO_TCP ? "tcp" : "udp", v6 ? '6' : '4',
-		 v6 ? "[" : "", addr, v6 ? "]" : "", key->port, dev);
-}
-
-static int getsockopt_int(int fd, int name, int *val)
-{
-	socklen_t len = sizeof(*val);
-
-	return getsockopt(fd, SOL_SOCKET, name, val, &len) ? -errno : 0;
-}
-
-int silo_socket_cookie(int fd, __u64 *cookie)
-{
-	socklen_t len = sizeof(*cookie);
-
-	return getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &len) ? -errno : 0;
-}
-
-int silo_reuseport_sock_key(const struct silo *s, int fd,
-			    struct silo_reuseport_key *key, char *why,
-			    size_t len)
-{
-	struct sockaddr_storage ss = {};
-	socklen_t sslen = sizeof(ss);
-	int domain, protocol, on, err;
-	__u64 cookie;
-	struct stat st;
-
-	memset(key, 0, sizeof(*key));
-	if (fstat(fd, &st)) {
-		err = -errno;
-		snprintf(why, len, "%s", strerror(-err));
-		return err;
-	}
-	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(why, len, "not a socket");
-		return -ENOTSOCK;
-	}
-	if (getsockopt_int(fd, SO_DOMAIN, &domain) ||
-	    getsockopt_int(fd, SO_PROTOCOL, &protocol) ||
-	    getsockopt_int(fd, SO_REUSEPORT, &on)) {
-		err = -errno;
-		snprintf(why, len, "cannot read its options: %s",
-			 strerror(-err));
-		return err;
-	}
-	if (domain != AF_INET && domain != AF_INET6) {
-		snprintf(why, len, "not an IPv4 or IPv6 socket");
-		return -EINVAL;
-	}
-	if (protocol != IPPROTO_UDP && protocol != IPPROTO_TCP) {
-		snprintf(why, len, "neither TCP nor UDP");
-		return -EINVAL;
-	}
-	if (!on) {
-		snprintf(
-			why, len,
-			"no SO_REUSEPORT: set it before bind(), on every socket of the group");
-		return -EINVAL;
-	}
-	if (getsockname(fd, (struct sockaddr *)&ss, &sslen)) {
-		err = -errno;
-		snprintf(why, len, "getsockname: %s", strerror(-err));
-		return err;
-	}
-	key->family = domain == AF_INET ? SILO_AF_INET : SILO_AF_INET6;
-	key->protocol = protocol;
-	if (domain == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)&ss;
-
-		key->port = ntohs(sin->sin_port);
-		memcpy(key->addr, &sin->sin_addr, 4);
-	} else {
-		const struct sockaddr_in6 *sin6 = (const void *)&ss;
-
-		key->port = ntohs(sin6->sin6_port);
-		memcpy(key->addr, &sin6->sin6_addr, 16);
-	}
-	if (!key->port) {
-		snprintf(why, len, "not bound: bind() it to the group's port");
-		return -EINVAL;
-	}
-	if (protocol == IPPROTO_TCP &&
-	    (getsockopt_int(fd, SO_ACCEPTCONN, &on) || !on)) {
-		snprintf(why, len, "a TCP socket that is not listening");
-		return -EINVAL;
-	}
-	if (!getsockopt_int(fd, SO_BINDTOIFINDEX, &on))
-		key->bound_dev_if = on;
-	if (s &&
-	    getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie,
-		       &(socklen_t){ sizeof(cookie) }) == 0 &&
-	    cookie != s->netns_cookie) {
-		snprintf(
-			why, len,
-			"a socket of another network namespace than silo's (see --netns)");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Why socket key got does not belong to group want; NULL when it does. */
-static const char *key_mismatch(const struct silo_reuseport_key *want,
-				const struct silo_reuseport_key *got)
-{
-	if (got->protocol != want->protocol)
-		return "of another protocol";
-	if (got->family != want->family)
-		return "of another address family";
-	if (got->port != want->port)
-		return "bound to another port";
-	if (memcmp(got->addr, want->addr, sizeof(got->addr)))
-		return "bound to another address";
-	if (got->bound_dev_if != want->bound_dev_if)
-		return "bound to another device";
-	return NULL;
-}
-
-/* fd must be a socket of g's kernel group. */
-static int check_member(const struct silo_group *g, int fd, const char *what)
-{
-	struct silo_reuseport_key key;
-	char why[160], want[96];
-	const char *bad;
-	int err;
-
-	err = silo_reuseport_sock_key(g->s, fd, &key, why, sizeof(why));
-	if (err) {
-		pr_err("cannot %s fd %d in group '%s': %s\n", what, fd,
-		       g->val.name, why);
-		return err;
-	}
-	bad = key_mismatch(&g->key, &key);
-	if (bad) {
-		silo_reuseport_key_str(&g->key, want, sizeof(want));
-		pr_err("cannot %s fd %d in group '%s' (%s): the socket is %s\n",
-		       what, fd, g->val.name, want, bad);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* How long a group change waits for another process's to finish. */
-#define RP_LOCK_TIMEOUT_MS 5000 /* whole seconds */
-#define RP_LOCK_POLL_MS 10
-
-/* Whether lock_fd still locks the pin directory: once the directory holds
- * something of ours, only a holder of the lock removes it. */
-static bool rp_lock_holds(const struct silo *s, int lock_fd)
-{
-	struct stat locked, named;
-
-	return !fstat(lock_fd, &locked) && !stat(s->pin_dir, &named) &&
-	       locked.st_dev == named.st_dev && locked.st_ino == named.st_ino;
-}
-
-/*
- * Group changes from several processes take turns: a lock on the pin
- * directory itself. bpffs holds no regular files, and a directory lock is
- * one only those who can open it can take: the directory is checked to be
- * root's and 0700 (silo_pin_dirs_check), so no other user can block silo
- * by holding it. The directory goes when the last user leaves (under this
- * lock, or empty), so the lock taken counts only while the path still
- * names the directory locked; otherwise lock the new one. create: make the
- * pin directory when missing (else -ENOENT: there is no group to change).
- * Gives up after RP_LOCK_TIMEOUT_MS with -ETIMEDOUT.
- */
-static int rp_lock(const struct silo *s, bool create)
-{
-	struct timespec now, until;
-	int fd, err;
-
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += RP_LOCK_TIMEOUT_MS / 1000;
-	for (;;) {
-		err = create ? silo_pin_dir_make(s) : silo_pin_dirs_check(s);
-		if (err)
-			return err;
-		fd = open(s->pin_dir,
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			err = -errno;
-			if (err == -ENOENT && create)
-				continue; /* removed meanwhile: again */
-			if (err != -ENOENT)
-				pr_err("cannot open %s: %s\n", s->pin_dir,
-				       strerror(-err));
-			return err;
-		}
-		while (flock(fd, LOCK_EX | LOCK_NB)) {
-			err = -errno;
-			if (err == -EINTR)
-				continue;
-			if (err != -EWOULDBLOCK) {
-				pr_err("cannot lock %s: %s\n", s->pin_dir,
-				       strerror(-err));
-				close(fd);
-				return err;
-			}
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > until.tv_sec ||
-			    (now.tv_sec == until.tv_sec &&
-			     now.tv_nsec >= until.tv_nsec)) {
-				pr_err("%s stayed locked for %u s: another silo process is changing reuseport groups, or hangs holding the lock (see 'fuser -v %s'); try again\n",
-				       s->pin_dir, RP_LOCK_TIMEOUT_MS / 1000,
-				       s->pin_dir);
-				close(fd);
-				return -ETIMEDOUT;
-			}
-			usleep(RP_LOCK_POLL_MS * 1000);
-		}
-		if (rp_lock_holds(s, fd))
-			return fd;
-		close(fd); /* removed (and maybe made again) meanwhile */
-	}
-}
-
-static void rp_unlock(int lock_fd)
-{
-	close(lock_fd); /* drops the flock */
-}
-
-/* Not inlined: gcc cannot then guess path lengths it would warn about. */
-static __attribute__((noinline)) int group_path(const struct silo *s,
-						const char *name,
-						const char *file, char *buf,
-						size_t len)
-{
-	int n = snprintf(buf, len, "%s/%s/%s%s%s", s->pin_dir,
-			 SILO_PIN_REUSEPORT_DIR, name, file ? "/" : "",
-			 file ? file : "");
-
-	return n >= (int)len ? -ENAMETOOLONG : 0;
-}
-
 static void group_init(struct silo_group *g, struct silo *s)
 {
 	unsigned int i;
@@ -397,127 +102,6 @@ const char *silo_group_name(const struct silo_group *g)
 	return g->val.name;
 }
 
-static bool map_has_sizes(int fd, __u32 key_size, __u32 value_size)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	return !bpf_obj_get_info_by_fd(fd, &info, &len) &&
-	       info.key_size == key_size && info.value_size == value_size;
-}
-
-/* The shared objects: -ENOENT when there are none, -ESTALE when they are
- * incomplete or of another layout. */
-static int shared_open(struct silo_group *g)
-{
-	unsigned int i;
-	int fd;
-
-	for (i = 0; i < RP_COUNT; i++) {
-		fd = silo_obj_get(g->s, rp_pin_names[i]);
-		if (fd < 0)
-			return fd == -ENOENT && i == 0 ? -ENOENT :
-			       fd == -ENOENT	       ? -ESTALE :
-							 fd;
-		g->fd[i] = fd;
-	}
-	fd = silo_obj_get(g->s, silo_map_names[SILO_MAP_CPU_NODE]);
-	if (fd < 0)
-		return fd == -ENOENT ? -ESTALE : fd;
-	g->cpu_node_fd = fd;
-	if (!map_has_sizes(g->fd[RP_GROUPS], sizeof(struct silo_reuseport_key),
-			   sizeof(struct silo_reuseport_group)) ||
-	    !map_has_sizes(g->fd[RP_NODES],
-			   sizeof(struct silo_reuseport_node_key),
-			   sizeof(struct silo_reuseport_node)) ||
-	    !map_has_sizes(g->fd[RP_STATS], sizeof(__u32),
-			   sizeof(struct silo_reuseport_stats)))
-		return -ESTALE;
-	return 0;
-}
-
-static void shared_unpin(const struct silo *s)
-{
-	char path[PATH_MAX];
-	unsigned int i;
-
-	for (i = 0; i < RP_COUNT; i++)
-		if (!silo_pin_path(s, path, sizeof(path), rp_pin_names[i]))
-			unlink(path);
-}
-
-static int shared_pin(const struct silo_group *g)
-{
-	char path[PATH_MAX];
-	unsigned int i;
-	int err;
-
-	for (i = 0; i < RP_COUNT; i++) {
-		silo_pin_path(g->s, path, sizeof(path), rp_pin_names[i]);
-		if (bpf_obj_pin(g->fd[i], path)) {
-			err = -errno;
-			pr_err("cannot pin %s: %s\n", path, strerror(-err));
-			while (i-- > 0) {
-				silo_pin_path(g->s, path, sizeof(path),
-					      rp_pin_names[i]);
-				unlink(path);
-			}
-			return err;
-		}
-	}
-	return 0;
-}
-
-static void group_unpin(const struct silo *s, const char *name)
-{
-	char path[PATH_MAX];
-
-	if (!group_path(s, name, SILO_PIN_GROUP_SOCKETS, path, sizeof(path)))
-		unlink(path);
-	if (!group_path(s, name, SILO_PIN_GROUP_SLOTS, path, sizeof(path)))
-		unlink(path);
-	if (!group_path(s, name, NULL, path, sizeof(path)))
-		rmdir(path);
-}
-
-/* With the last group gone, the shared objects go, then the shared maps
- * unless XDP or silod still uses them. */
-static void release_if_last(struct silo *s)
-{
-	char path[PATH_MAX];
-
-	silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
-	if (rmdir(path) && errno != ENOENT)
-		return; /* groups remain */
-	shared_unpin(s);
-	silo_maps_release(s);
-}
-
-/* Group pins left when the shared maps had to be made anew: their sockets
- * are of a namespace that is gone, or of another silo. */
-static void remove_orphans(struct silo *s, const char *keep)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	bool warned = false;
-	DIR *d;
-
-	shared_unpin(s);
-	silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, keep))
-			continue;
-		if (!warned)
-			pr_warn("removing reuseport groups pinned for another namespace or silo version\n");
-		warned = true;
-		group_unpin(s, de->d_name);
-	}
-	closedir(d);
-}
-
 static int check_name(const char *name)
 {
 	size_t i, n = strlen(name);
@@ -536,39 +120,6 @@ static int check_name(const char *name)
 		}
 	}
 	return 0;
-}
-
-/* "udp4_9000", "tcp6_80_fe80::1_if2"; bpffs takes no '.' in a name. */
-static void default_name(const struct silo_reuseport_key *key, char *name)
-{
-	char full[128], addr[INET6_ADDRSTRLEN] = "", *p;
-	bool v6 = key->family == SILO_AF_INET6;
-	int n, base;
-	__u32 hash = 2166136261u;
-	size_t i;
-
-	base = snprintf(full, sizeof(full), "%s%c_%u",
-			key->protocol == IPPROTO_TCP ? "tcp" : "udp",
-			v6 ? '6' : '4', key->port);
-	n = base;
-	if (!addr_is_any(key)) {
-		inet_ntop(v6 ? AF_INET6 : AF_INET, key->addr, addr,
-			  sizeof(addr));
-		for (p = addr; *p; p++)
-			if (*p == '.')
-				*p = '-';
-		n += snprintf(full + n, sizeof(full) - n, "_%s", addr);
-	}
-	if (key->bound_dev_if)
-		n += snprintf(full + n, sizeof(full) - n, "_if%u",
-			      key->bound_dev_if);
-	if (n < SILO_REUSEPORT_NAME_MAX) {
-		memcpy(name, full, n + 1);
-		return;
-	}
-	for (i = 0; i < sizeof(*key); i++)
-		hash = (hash ^ ((const __u8 *)key)[i]) * 16777619u;
-	snprintf(name, SILO_REUSEPORT_NAME_MAX, "%.*s_%08x", base, full, hash);
 }
 
 /*
@@ -752,13 +303,13 @@ static int pin_group_maps(const struct silo_group *g)
 	char path[PATH_MAX];
 	int err;
 
-	err = group_path(g->s, g->val.name, SILO_PIN_GROUP_SOCKETS, path,
-			 sizeof(path));
+	err = rp_group_path(g->s, g->val.name, SILO_PIN_GROUP_SOCKETS, path,
+			    sizeof(path));
 	if (!err && bpf_obj_pin(g->sockets_fd, path))
 		err = -errno;
 	if (!err)
-		err = group_path(g->s, g->val.name, SILO_PIN_GROUP_SLOTS, path,
-				 sizeof(path));
+		err = rp_group_path(g->s, g->val.name, SILO_PIN_GROUP_SLOTS,
+				    path, sizeof(path));
 	if (!err && bpf_obj_pin(g->slots_fd, path))
 		err = -errno;
 	if (err)
@@ -772,7 +323,7 @@ static int make_group_dir(const struct silo *s, const char *name)
 	char path[PATH_MAX];
 	int err;
 
-	err = group_path(s, name, NULL, path, sizeof(path));
+	err = rp_group_path(s, name, NULL, path, sizeof(path));
 	if (err)
 		return err;
 	/* rp_lock made (and checked) the pin directory. */
@@ -780,7 +331,7 @@ static int make_group_dir(const struct silo *s, const char *name)
 	if (mkdir(path, 0700) && errno != EEXIST)
 		err = -errno;
 	if (!err) {
-		group_path(s, name, NULL, path, sizeof(path));
+		rp_group_path(s, name, NULL, path, sizeof(path));
 		if (mkdir(path, 0700))
 			err = -errno;
 	}
@@ -847,7 +398,7 @@ int silo_group_create(struct silo *s, int fd,
 	if (opts->name)
 		snprintf(g->val.name, sizeof(g->val.name), "%s", opts->name);
 	else
-		default_name(&g->key, g->val.name);
+		rp_default_name(&g->key, g->val.name);
 	g->val.policy = opts->policy;
 	g->val.nr_slots = libbpf_num_possible_cpus();
 	if (g->key.protocol == IPPROTO_TCP && !opts->no_migrate)
@@ -865,7 +416,7 @@ again:
 	if (!err && !rp_lock_holds(s, lock)) {
 		/* An unload removed the empty pin directory before we made
 		 * the group's in it: the lock was on the old one. */
-		group_unpin(s, g->val.name);
+		rp_group_unpin(s, g->val.name);
 		err = -ENOENT;
 	}
 	if (err == -ENOENT && retries++ < 3) {
@@ -884,8 +435,8 @@ again:
 	if (err)
 		goto err_undo;
 	if (created)
-		remove_orphans(s, g->val.name);
-	err = shared_open(g);
+		rp_remove_orphans(s, g->val.name);
+	err = rp_shared_open(g);
 	if (err == -ESTALE) {
 		pr_err("the reuseport pins in %s are incomplete or of another silo version: detach every group, or remove %s/reuseport_*\n",
 		       s->pin_dir, s->pin_dir);
@@ -897,7 +448,7 @@ again:
 	}
 	err = load_object(g, &maps, &made_shared);
 	if (!err && made_shared)
-		err = shared_pin(g);
+		err = rp_shared_pin(g);
 	if (err)
 		goto err_undo;
 	if (g->cpu_node_fd < 0)
@@ -938,8 +489,8 @@ err_undo:
 	if (in_outer)
 		bpf_map_delete_elem(g->fd[RP_SOCKETS], &g->val.id);
 	if (dir_made) {
-		group_unpin(s, g->val.name);
-		release_if_last(s);
+		rp_group_unpin(s, g->val.name);
+		rp_release_if_last(s);
 	}
 err_unlock:
 	rp_unlock(lock);
@@ -954,10 +505,11 @@ static int open_group_maps(struct silo_group *g)
 	__u32 len = sizeof(a), inner_id;
 	char path[PATH_MAX];
 
-	group_path(g->s, g->val.name, SILO_PIN_GROUP_SOCKETS, path,
-		   sizeof(path));
+	rp_group_path(g->s, g->val.name, SILO_PIN_GROUP_SOCKETS, path,
+		      sizeof(path));
 	g->sockets_fd = bpf_obj_get(path);
-	group_path(g->s, g->val.name, SILO_PIN_GROUP_SLOTS, path, sizeof(path));
+	rp_group_path(g->s, g->val.name, SILO_PIN_GROUP_SLOTS, path,
+		      sizeof(path));
 	g->slots_fd = bpf_obj_get(path);
 	if (g->sockets_fd < 0 || g->slots_fd < 0)
 		return -ESTALE;
@@ -982,7 +534,7 @@ int silo_group_open(struct silo *s, const char *name, struct silo_group **out)
 	if (!g)
 		return -ENOMEM;
 	group_init(g, s);
-	err = shared_open(g);
+	err = rp_shared_open(g);
 	if (!err)
 		err = find_by_name(g->fd[RP_GROUPS], name, &g->key, &g->val);
 	if (err == -ENOENT) {
@@ -1055,7 +607,7 @@ int silo_group_place(struct silo_group *g, __u32 slot, int fd,
 
 	err = check_slot(g, slot);
 	if (!err)
-		err = check_member(g, fd, "place");
+		err = rp_check_member(g, fd, "place");
 	if (!err)
 		err = silo_socket_cookie(fd, &placed.cookie);
 	if (err)
@@ -1137,7 +689,7 @@ int silo_group_attach(struct silo_group *g, int fd)
 	struct silo_reuseport_group val;
 	int lock, err, prog_fd;
 
-	err = check_member(g, fd, "attach through");
+	err = rp_check_member(g, fd, "attach through");
 	if (err)
 		return err;
 	lock = lock_group(g);
@@ -1227,7 +779,7 @@ int silo_group_detach(struct silo_group *g, int fd)
 	int lock, err, member = -1;
 
 	if (fd >= 0) {
-		err = check_member(g, fd, "detach through");
+		err = rp_check_member(g, fd, "detach through");
 		if (err)
 			return err;
 	}
@@ -1250,9 +802,9 @@ int silo_group_detach(struct silo_group *g, int fd)
 	bpf_map_delete_elem(g->fd[RP_GROUPS], &g->key);
 	bpf_map_delete_elem(g->fd[RP_SOCKETS], &g->val.id);
 	delete_node_lists(g->fd[RP_NODES], g->val.id);
-	group_unpin(g->s, g->val.name);
+	rp_group_unpin(g->s, g->val.name);
 	g->detached = true;
-	release_if_last(g->s);
+	rp_release_if_last(g->s);
 	rp_unlock(lock);
 	return 0;
 }
