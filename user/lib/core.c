@@ -189,22 +189,6 @@ int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-int silo_pin_path(const struct silo *s, char *buf, size_t len, const char *name)
-{
-	if (snprintf(buf, len, "%s/%s", s->pin_dir, name) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
-		       __u32 ifindex)
-{
-	if (snprintf(buf, len, "%s/%s%u", s->pin_dir, SILO_PIN_XDP_LINK,
-		     ifindex) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
 const char *silo_pin_dir(const struct silo *s)
 {
 	return s->pin_dir;

@@ -71,7 +71,7 @@ static void group_init(struct silo_group *g, struct silo *s)
 
 	memset(g, 0, sizeof(*g));
 	g->s = s;
-	for (i = 0; i < RP_COUNT; i++)
+	for (i = 0; i < SILO_RP_COUNT; i++)
 		g->fd[i] = -1;
 	g->cpu_node_fd = g->sockets_fd = g->slots_fd = -1;
 }
@@ -89,7 +89,7 @@ void silo_group_close(struct silo_group *g)
 
 	if (!g)
 		return;
-	for (i = 0; i < RP_COUNT; i++)
+	for (i = 0; i < SILO_RP_COUNT; i++)
 		close_fd(&g->fd[i]);
 	close_fd(&g->cpu_node_fd);
 	close_fd(&g->sockets_fd);
@@ -132,7 +132,7 @@ static int load_object(struct silo_group *g, const struct silo_maps *maps,
 		       bool *made_shared)
 {
 	struct silo_reuseport *skel;
-	struct bpf_map *shared[RP_SELECT];
+	struct bpf_map *shared[SILO_RP_SELECT];
 	int nr_cpus = libbpf_num_possible_cpus(), err;
 	unsigned int i;
 
@@ -144,17 +144,17 @@ static int load_object(struct silo_group *g, const struct silo_maps *maps,
 		       strerror(-err));
 		return err;
 	}
-	shared[RP_GROUPS] = skel->maps.reuseport_groups;
-	shared[RP_SOCKETS] = skel->maps.reuseport_sockets;
-	shared[RP_NODES] = skel->maps.reuseport_nodes;
-	shared[RP_STATS] = skel->maps.reuseport_stats;
+	shared[SILO_RP_GROUPS] = skel->maps.reuseport_groups;
+	shared[SILO_RP_SOCKETS] = skel->maps.reuseport_sockets;
+	shared[SILO_RP_NODES] = skel->maps.reuseport_nodes;
+	shared[SILO_RP_STATS] = skel->maps.reuseport_stats;
 	bpf_map__set_max_entries(skel->maps.group_sockets, nr_cpus);
 	bpf_map__set_max_entries(skel->maps.group_slots, nr_cpus);
 	err = silo_maps_reuse(maps, skel->obj);
 	if (err)
 		goto out;
-	if (g->fd[RP_GROUPS] >= 0) {
-		for (i = 0; i < RP_SELECT && !err; i++)
+	if (g->fd[SILO_RP_GROUPS] >= 0) {
+		for (i = 0; i < SILO_RP_SELECT && !err; i++)
 			err = bpf_map__reuse_fd(shared[i], g->fd[i]);
 		bpf_program__set_autoload(skel->progs.silo_select, false);
 		bpf_program__set_autoload(skel->progs.silo_select_or_migrate,
@@ -168,18 +168,18 @@ static int load_object(struct silo_group *g, const struct silo_maps *maps,
 		       strerror(-err));
 		goto out;
 	}
-	if (g->fd[RP_GROUPS] < 0) {
-		for (i = 0; i < RP_SELECT; i++)
+	if (g->fd[SILO_RP_GROUPS] < 0) {
+		for (i = 0; i < SILO_RP_SELECT; i++)
 			g->fd[i] = dup(bpf_map__fd(shared[i]));
-		g->fd[RP_SELECT] =
+		g->fd[SILO_RP_SELECT] =
 			dup(bpf_program__fd(skel->progs.silo_select));
-		g->fd[RP_MIGRATE] = dup(
+		g->fd[SILO_RP_MIGRATE] = dup(
 			bpf_program__fd(skel->progs.silo_select_or_migrate));
 		*made_shared = true;
 	}
 	g->sockets_fd = dup(bpf_map__fd(skel->maps.group_sockets));
 	g->slots_fd = dup(bpf_map__fd(skel->maps.group_slots));
-	for (i = 0; i < RP_COUNT; i++)
+	for (i = 0; i < SILO_RP_COUNT; i++)
 		if (g->fd[i] < 0)
 			err = -EMFILE;
 	if (g->sockets_fd < 0 || g->slots_fd < 0)
@@ -241,7 +241,8 @@ static int zero_stats(const struct silo_group *g)
 
 	if (!zeros)
 		return -ENOMEM;
-	if (bpf_map_update_elem(g->fd[RP_STATS], &g->val.id, zeros, BPF_ANY))
+	if (bpf_map_update_elem(g->fd[SILO_RP_STATS], &g->val.id, zeros,
+				BPF_ANY))
 		err = -errno;
 	free(zeros);
 	return err;
@@ -275,10 +276,10 @@ static int update_node_lists(const struct silo_group *g)
 	for (node = 0; node < SILO_MAX_NODES && !err; node++) {
 		nk.node = node;
 		if (lists[node].nr) {
-			if (bpf_map_update_elem(g->fd[RP_NODES], &nk,
+			if (bpf_map_update_elem(g->fd[SILO_RP_NODES], &nk,
 						&lists[node], BPF_ANY))
 				err = -errno;
-		} else if (bpf_map_delete_elem(g->fd[RP_NODES], &nk) &&
+		} else if (bpf_map_delete_elem(g->fd[SILO_RP_NODES], &nk) &&
 			   errno != ENOENT) {
 			err = -errno;
 		}
@@ -298,51 +299,6 @@ static void delete_node_lists(int nodes_fd, __u32 id)
 		bpf_map_delete_elem(nodes_fd, &nk);
 }
 
-static int pin_group_maps(const struct silo_group *g)
-{
-	char path[PATH_MAX];
-	int err;
-
-	err = rp_group_path(g->s, g->val.name, SILO_PIN_GROUP_SOCKETS, path,
-			    sizeof(path));
-	if (!err && bpf_obj_pin(g->sockets_fd, path))
-		err = -errno;
-	if (!err)
-		err = rp_group_path(g->s, g->val.name, SILO_PIN_GROUP_SLOTS,
-				    path, sizeof(path));
-	if (!err && bpf_obj_pin(g->slots_fd, path))
-		err = -errno;
-	if (err)
-		pr_err("cannot pin %s: %s\n", path, strerror(-err));
-	return err;
-}
-
-/* Claims the name: the directory is made under the lock, or exists. */
-static int make_group_dir(const struct silo *s, const char *name)
-{
-	char path[PATH_MAX];
-	int err;
-
-	err = rp_group_path(s, name, NULL, path, sizeof(path));
-	if (err)
-		return err;
-	/* rp_lock made (and checked) the pin directory. */
-	silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
-	if (mkdir(path, 0700) && errno != EEXIST)
-		err = -errno;
-	if (!err) {
-		rp_group_path(s, name, NULL, path, sizeof(path));
-		if (mkdir(path, 0700))
-			err = -errno;
-	}
-	if (err == -EEXIST)
-		pr_err("there is a group '%s' already: choose another name, or 'silo reuseport detach %s'\n",
-		       name, name);
-	else if (err && err != -ENOENT) /* -ENOENT: the caller tries again */
-		pr_err("cannot create %s: %s\n", path, strerror(-err));
-	return err;
-}
-
 /* -EEXIST when key's kernel group is a silo group already. */
 static int kernel_group_taken(const struct silo *s,
 			      const struct silo_reuseport_key *key, int fd,
@@ -351,7 +307,7 @@ static int kernel_group_taken(const struct silo *s,
 	struct silo_reuseport_group other;
 	int groups_fd, err = 0;
 
-	groups_fd = silo_obj_get(s, SILO_PIN_REUSEPORT_GROUPS);
+	groups_fd = silo_rp_pin_get(s, SILO_RP_GROUPS);
 	if (groups_fd < 0)
 		return 0;
 	if (!bpf_map_lookup_elem(groups_fd, key, &other)) {
@@ -412,11 +368,11 @@ again:
 	}
 	err = kernel_group_taken(s, &g->key, fd, desc);
 	if (!err)
-		err = make_group_dir(s, g->val.name);
+		err = silo_group_pins_claim(s, g->val.name);
 	if (!err && !rp_lock_holds(s, lock)) {
 		/* An unload removed the empty pin directory before we made
 		 * the group's in it: the lock was on the old one. */
-		rp_group_unpin(s, g->val.name);
+		silo_group_pins_remove(s, g->val.name);
 		err = -ENOENT;
 	}
 	if (err == -ENOENT && retries++ < 3) {
@@ -435,7 +391,7 @@ again:
 	if (err)
 		goto err_undo;
 	if (created)
-		rp_remove_orphans(s, g->val.name);
+		silo_rp_pins_remove_orphans(s, g->val.name);
 	err = rp_shared_open(g);
 	if (err == -ESTALE) {
 		pr_err("the reuseport pins in %s are incomplete or of another silo version: detach every group, or remove %s/reuseport_*\n",
@@ -448,30 +404,31 @@ again:
 	}
 	err = load_object(g, &maps, &made_shared);
 	if (!err && made_shared)
-		err = rp_shared_pin(g);
+		err = silo_rp_pins_pin(s, g->fd);
 	if (err)
 		goto err_undo;
 	if (g->cpu_node_fd < 0)
 		g->cpu_node_fd = dup(maps.fd[SILO_MAP_CPU_NODE]);
-	err = alloc_id(g->fd[RP_GROUPS], &g->val.id);
+	err = alloc_id(g->fd[SILO_RP_GROUPS], &g->val.id);
 	if (err)
 		goto err_undo;
-	if (bpf_map_update_elem(g->fd[RP_SOCKETS], &g->val.id, &g->sockets_fd,
-				BPF_ANY)) {
+	if (bpf_map_update_elem(g->fd[SILO_RP_SOCKETS], &g->val.id,
+				&g->sockets_fd, BPF_ANY)) {
 		err = -errno;
 		pr_err("cannot add the sockets map of group '%s': %s\n",
 		       g->val.name, strerror(-err));
 		goto err_undo;
 	}
 	in_outer = true;
-	delete_node_lists(g->fd[RP_NODES], g->val.id);
+	delete_node_lists(g->fd[SILO_RP_NODES], g->val.id);
 	err = zero_stats(g);
 	if (!err)
-		err = pin_group_maps(g);
+		err = silo_group_pins_pin(s, g->val.name, g->sockets_fd,
+					  g->slots_fd);
 	if (err)
 		goto err_undo;
 	/* Last: from here on the program selects for this group. */
-	if (bpf_map_update_elem(g->fd[RP_GROUPS], &g->key, &g->val,
+	if (bpf_map_update_elem(g->fd[SILO_RP_GROUPS], &g->key, &g->val,
 				BPF_NOEXIST)) {
 		err = -errno;
 		pr_err("cannot add group '%s': %s\n", g->val.name,
@@ -487,10 +444,10 @@ again:
 
 err_undo:
 	if (in_outer)
-		bpf_map_delete_elem(g->fd[RP_SOCKETS], &g->val.id);
+		bpf_map_delete_elem(g->fd[SILO_RP_SOCKETS], &g->val.id);
 	if (dir_made) {
-		rp_group_unpin(s, g->val.name);
-		rp_release_if_last(s);
+		silo_group_pins_remove(s, g->val.name);
+		silo_rp_pins_release(s);
 	}
 err_unlock:
 	rp_unlock(lock);
@@ -503,18 +460,15 @@ static int open_group_maps(struct silo_group *g)
 {
 	struct bpf_map_info a = {}, b = {};
 	__u32 len = sizeof(a), inner_id;
-	char path[PATH_MAX];
+	int err;
 
-	rp_group_path(g->s, g->val.name, SILO_PIN_GROUP_SOCKETS, path,
-		      sizeof(path));
-	g->sockets_fd = bpf_obj_get(path);
-	rp_group_path(g->s, g->val.name, SILO_PIN_GROUP_SLOTS, path,
-		      sizeof(path));
-	g->slots_fd = bpf_obj_get(path);
-	if (g->sockets_fd < 0 || g->slots_fd < 0)
-		return -ESTALE;
+	err = silo_group_pins_open(g->s, g->val.name, &g->sockets_fd,
+				   &g->slots_fd);
+	if (err)
+		return err;
 	/* The pinned map must be the one the program uses. */
-	if (bpf_map_lookup_elem(g->fd[RP_SOCKETS], &g->val.id, &inner_id) ||
+	if (bpf_map_lookup_elem(g->fd[SILO_RP_SOCKETS], &g->val.id,
+				&inner_id) ||
 	    bpf_obj_get_info_by_fd(g->sockets_fd, &a, &len))
 		return -ESTALE;
 	len = sizeof(b);
@@ -536,7 +490,8 @@ int silo_group_open(struct silo *s, const char *name, struct silo_group **out)
 	group_init(g, s);
 	err = rp_shared_open(g);
 	if (!err)
-		err = find_by_name(g->fd[RP_GROUPS], name, &g->key, &g->val);
+		err = find_by_name(g->fd[SILO_RP_GROUPS], name, &g->key,
+				   &g->val);
 	if (err == -ENOENT) {
 		pr_err("no reuseport group '%s' in %s: see 'silo reuseport show'\n",
 		       name, s->pin_dir);
@@ -563,7 +518,7 @@ static int refresh(struct silo_group *g)
 	struct silo_reuseport_group val;
 
 	if (!g->detached &&
-	    !bpf_map_lookup_elem(g->fd[RP_GROUPS], &g->key, &val) &&
+	    !bpf_map_lookup_elem(g->fd[SILO_RP_GROUPS], &g->key, &val) &&
 	    val.id == g->val.id && !strcmp(val.name, g->val.name)) {
 		g->val = val;
 		return 0;
@@ -673,7 +628,8 @@ out:
 
 static int update_group(struct silo_group *g, struct silo_reuseport_group *val)
 {
-	if (bpf_map_update_elem(g->fd[RP_GROUPS], &g->key, val, BPF_EXIST)) {
+	if (bpf_map_update_elem(g->fd[SILO_RP_GROUPS], &g->key, val,
+				BPF_EXIST)) {
 		int err = -errno;
 
 		pr_err("cannot update group '%s': %s\n", g->val.name,
@@ -695,8 +651,9 @@ int silo_group_attach(struct silo_group *g, int fd)
 	lock = lock_group(g);
 	if (lock < 0)
 		return lock;
-	prog_fd = g->val.flags & SILO_REUSEPORT_F_MIGRATE ? g->fd[RP_MIGRATE] :
-							    g->fd[RP_SELECT];
+	prog_fd = g->val.flags & SILO_REUSEPORT_F_MIGRATE ?
+			  g->fd[SILO_RP_MIGRATE] :
+			  g->fd[SILO_RP_SELECT];
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_EBPF, &prog_fd,
 		       sizeof(prog_fd))) {
 		err = -errno;
@@ -799,12 +756,12 @@ int silo_group_detach(struct silo_group *g, int fd)
 			close(member);
 	}
 	/* The program finds no group from here on: the kernel's hash. */
-	bpf_map_delete_elem(g->fd[RP_GROUPS], &g->key);
-	bpf_map_delete_elem(g->fd[RP_SOCKETS], &g->val.id);
-	delete_node_lists(g->fd[RP_NODES], g->val.id);
-	rp_group_unpin(g->s, g->val.name);
+	bpf_map_delete_elem(g->fd[SILO_RP_GROUPS], &g->key);
+	bpf_map_delete_elem(g->fd[SILO_RP_SOCKETS], &g->val.id);
+	delete_node_lists(g->fd[SILO_RP_NODES], g->val.id);
+	silo_group_pins_remove(g->s, g->val.name);
 	g->detached = true;
-	rp_release_if_last(g->s);
+	silo_rp_pins_release(g->s);
 	rp_unlock(lock);
 	return 0;
 }
@@ -840,7 +797,7 @@ int silo_group_slots(struct silo_group *g, struct silo_group_slot *slots)
 
 int silo_group_stats(struct silo_group *g, struct silo_reuseport_stats *stats)
 {
-	if (bpf_map_lookup_elem(g->fd[RP_STATS], &g->val.id, stats))
+	if (bpf_map_lookup_elem(g->fd[SILO_RP_STATS], &g->val.id, stats))
 		return -errno;
 	return 0;
 }
@@ -856,7 +813,7 @@ int silo_group_foreach(struct silo *s,
 	size_t n = 0, i;
 	int fd, err = 0;
 
-	fd = silo_obj_get(s, SILO_PIN_REUSEPORT_GROUPS);
+	fd = silo_rp_pin_get(s, SILO_RP_GROUPS);
 	if (fd < 0)
 		return fd == -ENOENT ? 0 : fd;
 	/* Names first: fn may detach groups. */

@@ -2,37 +2,17 @@
 /*
  * Shared by the reuseport files of libsilo: reuseport.c (the life cycle of a
  * group: create, open, fill, attach, detach, show), reuseport_sock.c (what a
- * socket is as a group key) and reuseport_shared.c (what every group shares:
- * its pins and the lock on group changes).
+ * socket is as a group key) and reuseport_shared.c (opening what every group
+ * shares, and the lock on group changes). Their pins are pins.c's.
  */
 #ifndef SILO_REUSEPORT_H
 #define SILO_REUSEPORT_H
 
 #include "internal.h"
 
-/* What every group shares, pinned as PIN_DIR/reuseport_*. */
-enum rp_obj {
-	RP_GROUPS,
-	RP_SOCKETS,
-	RP_NODES,
-	RP_STATS,
-	RP_SELECT, /* programs from here on */
-	RP_MIGRATE,
-	RP_COUNT
-};
-
-static const char *const rp_pin_names[RP_COUNT] = {
-	[RP_GROUPS] = SILO_PIN_REUSEPORT_GROUPS,
-	[RP_SOCKETS] = SILO_PIN_REUSEPORT_SOCKETS,
-	[RP_NODES] = SILO_PIN_REUSEPORT_NODES,
-	[RP_STATS] = SILO_PIN_REUSEPORT_STATS,
-	[RP_SELECT] = SILO_PIN_REUSEPORT_SELECT,
-	[RP_MIGRATE] = SILO_PIN_REUSEPORT_MIGRATE,
-};
-
 struct silo_group {
 	struct silo *s;
-	int fd[RP_COUNT];
+	int fd[SILO_RP_COUNT];
 	int cpu_node_fd;
 	int sockets_fd; /* this group's REUSEPORT_SOCKARRAY */
 	int slots_fd; /* who placed what */
@@ -59,21 +39,8 @@ int rp_lock(const struct silo *s, bool create);
 void rp_unlock(int lock_fd);
 /* Whether lock_fd still locks the pin directory its path names. */
 bool rp_lock_holds(const struct silo *s, int lock_fd);
-/* PIN_DIR/reuseport/NAME[/FILE]; -ENAMETOOLONG when it does not fit. */
-int rp_group_path(const struct silo *s, const char *name, const char *file,
-		  char *buf, size_t len);
 /* Opens the shared objects into g->fd and g->cpu_node_fd: -ENOENT when
  * there are none, -ESTALE when incomplete or of another layout. */
 int rp_shared_open(struct silo_group *g);
-/* Pins g->fd[]; on failure removes what it pinned. */
-int rp_shared_pin(const struct silo_group *g);
-/* Removes a group's pins and its directory. */
-void rp_group_unpin(const struct silo *s, const char *name);
-/* With the last group gone, the shared objects go, then the shared maps
- * unless XDP or silod still uses them. */
-void rp_release_if_last(struct silo *s);
-/* Removes the shared pins and every group's but keep's: they were left when
- * the shared maps had to be made anew. */
-void rp_remove_orphans(struct silo *s, const char *keep);
 
 #endif /* SILO_REUSEPORT_H */

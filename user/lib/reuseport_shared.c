@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* What every reuseport group shares: the pins PIN_DIR/reuseport_* and the
  * lock that makes group changes of several processes take turns. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -93,16 +92,6 @@ void rp_unlock(int lock_fd)
 	close(lock_fd); /* drops the flock */
 }
 
-int rp_group_path(const struct silo *s, const char *name, const char *file,
-		  char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s/%s/%s%s%s", s->pin_dir,
-			 SILO_PIN_REUSEPORT_DIR, name, file ? "/" : "",
-			 file ? file : "");
-
-	return n >= (int)len ? -ENAMETOOLONG : 0;
-}
-
 static bool map_has_sizes(int fd, __u32 key_size, __u32 value_size)
 {
 	struct bpf_map_info info = {};
@@ -116,110 +105,18 @@ static bool map_has_sizes(int fd, __u32 key_size, __u32 value_size)
  * incomplete or of another layout. */
 int rp_shared_open(struct silo_group *g)
 {
-	unsigned int i;
-	int fd;
+	int err = silo_rp_pins_open(g->s, g->fd, &g->cpu_node_fd);
 
-	for (i = 0; i < RP_COUNT; i++) {
-		fd = silo_obj_get(g->s, rp_pin_names[i]);
-		if (fd < 0)
-			return fd == -ENOENT && i == 0 ? -ENOENT :
-			       fd == -ENOENT	       ? -ESTALE :
-							 fd;
-		g->fd[i] = fd;
-	}
-	fd = silo_obj_get(g->s, silo_map_names[SILO_MAP_CPU_NODE]);
-	if (fd < 0)
-		return fd == -ENOENT ? -ESTALE : fd;
-	g->cpu_node_fd = fd;
-	if (!map_has_sizes(g->fd[RP_GROUPS], sizeof(struct silo_reuseport_key),
+	if (err)
+		return err;
+	if (!map_has_sizes(g->fd[SILO_RP_GROUPS],
+			   sizeof(struct silo_reuseport_key),
 			   sizeof(struct silo_reuseport_group)) ||
-	    !map_has_sizes(g->fd[RP_NODES],
+	    !map_has_sizes(g->fd[SILO_RP_NODES],
 			   sizeof(struct silo_reuseport_node_key),
 			   sizeof(struct silo_reuseport_node)) ||
-	    !map_has_sizes(g->fd[RP_STATS], sizeof(__u32),
+	    !map_has_sizes(g->fd[SILO_RP_STATS], sizeof(__u32),
 			   sizeof(struct silo_reuseport_stats)))
 		return -ESTALE;
 	return 0;
-}
-
-static void shared_unpin(const struct silo *s)
-{
-	char path[PATH_MAX];
-	unsigned int i;
-
-	for (i = 0; i < RP_COUNT; i++)
-		if (!silo_pin_path(s, path, sizeof(path), rp_pin_names[i]))
-			unlink(path);
-}
-
-int rp_shared_pin(const struct silo_group *g)
-{
-	char path[PATH_MAX];
-	unsigned int i;
-	int err;
-
-	for (i = 0; i < RP_COUNT; i++) {
-		silo_pin_path(g->s, path, sizeof(path), rp_pin_names[i]);
-		if (bpf_obj_pin(g->fd[i], path)) {
-			err = -errno;
-			pr_err("cannot pin %s: %s\n", path, strerror(-err));
-			while (i-- > 0) {
-				silo_pin_path(g->s, path, sizeof(path),
-					      rp_pin_names[i]);
-				unlink(path);
-			}
-			return err;
-		}
-	}
-	return 0;
-}
-
-void rp_group_unpin(const struct silo *s, const char *name)
-{
-	char path[PATH_MAX];
-
-	if (!rp_group_path(s, name, SILO_PIN_GROUP_SOCKETS, path, sizeof(path)))
-		unlink(path);
-	if (!rp_group_path(s, name, SILO_PIN_GROUP_SLOTS, path, sizeof(path)))
-		unlink(path);
-	if (!rp_group_path(s, name, NULL, path, sizeof(path)))
-		rmdir(path);
-}
-
-/* With the last group gone, the shared objects go, then the shared maps
- * unless XDP or silod still uses them. */
-void rp_release_if_last(struct silo *s)
-{
-	char path[PATH_MAX];
-
-	silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
-	if (rmdir(path) && errno != ENOENT)
-		return; /* groups remain */
-	shared_unpin(s);
-	silo_maps_release(s);
-}
-
-/* Group pins left when the shared maps had to be made anew: their sockets
- * are of a namespace that is gone, or of another silo. */
-void rp_remove_orphans(struct silo *s, const char *keep)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	bool warned = false;
-	DIR *d;
-
-	shared_unpin(s);
-	silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, keep))
-			continue;
-		if (!warned)
-			pr_warn("removing reuseport groups pinned for another namespace or silo version\n");
-		warned = true;
-		rp_group_unpin(s, de->d_name);
-	}
-	closedir(d);
 }

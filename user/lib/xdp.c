@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* Loading silo's XDP program onto devices, and taking it off again. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,8 +236,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	err = envelope_check(ifname, opts, &env, &override);
 	if (err)
 		goto out;
-	err = silo_maps_ensure(s, &maps, opts->cache_size,
-			       opts->cache_kind, &created);
+	err = silo_maps_ensure(s, &maps, opts->cache_size, opts->cache_kind,
+			       &created);
 	if (err)
 		goto out;
 	if (!created && bpf_map_lookup_elem(maps.fd[SILO_MAP_GENID],
@@ -358,34 +357,6 @@ out:
 		close(old.fd);
 	silo_maps_close(&maps);
 	silo_xdp__destroy(skel);
-	return err;
-}
-
-/* Calls fn for each device's link pin in the namespace's directory. */
-int silo_for_each_link_pin(struct silo *s,
-			   int (*fn)(struct silo *s, __u32 ifindex, void *ctx),
-			   void *ctx)
-{
-	size_t plen = strlen(SILO_PIN_XDP_LINK);
-	struct dirent *de;
-	int err = 0;
-	DIR *d;
-
-	d = opendir(s->pin_dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while (!err && (de = readdir(d))) {
-		char *end;
-		unsigned long ifindex;
-
-		if (strncmp(de->d_name, SILO_PIN_XDP_LINK, plen))
-			continue;
-		ifindex = strtoul(de->d_name + plen, &end, 10);
-		if (*end || !ifindex)
-			continue;
-		err = fn(s, ifindex, ctx);
-	}
-	closedir(d);
 	return err;
 }
 
