@@ -198,6 +198,10 @@ struct silo_daemon_info {
 /* silod's state here; -ENOENT when there are no pins. */
 int silo_daemon_info(struct silo *s, struct silo_daemon_info *info);
 
+/* The name and description of silod's counter idx (enum silo_daemon_stat). */
+const char *silo_daemon_stat_name(unsigned int idx);
+const char *silo_daemon_stat_desc(unsigned int idx);
+
 /* Number of possible CPUs: the length of the array silo_stats_read fills. */
 int silo_nr_cpus(void);
 

@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <time.h>
 #include "silo/silo.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -175,8 +176,22 @@ void silo_group_pins_remove(const struct silo *s, const char *name);
 /* Reads a small file; returns bytes read or -errno. */
 int read_file(const char *path, char *buf, size_t len);
 int read_sysctl_int(const char *path, int *val);
-/* Parses "0-3,8,10-11" into a bitmap of len bits; -EINVAL on bad input. */
+/* Parses "0-3,8,10-11" into a bitmap of len bits; -EINVAL on bad input,
+ * -ERANGE for a CPU of len or more. A newline ends it. */
 int parse_cpulist(const char *s, unsigned char *bits, size_t len);
+/* One element of a CPU list, "N" or "N-M" (N <= M), at s: *end is set past
+ * it. -EINVAL when s does not start with one. */
+int silo_parse_cpu_range(const char *s, char **end, unsigned long *first,
+			 unsigned long *last);
+/* clock in ns: CLOCK_MONOTONIC, or CLOCK_MONOTONIC_COARSE (the clock of
+ * bpf_ktime_get_coarse_ns, the data path's). */
+static inline __u64 silo_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 /* cpu -> node, from sysfs; node 0 for every CPU when there is no NUMA. */
 int read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes);
 bool numa_node_online(__u32 node);

@@ -43,28 +43,6 @@ int silo_reuseport_policy_parse(const char *name)
 	return -EINVAL;
 }
 
-static const char *const stat_names[] = {
-#define SILO_X(name, field, desc) #field,
-	SILO_REUSEPORT_STATS(SILO_X)
-#undef SILO_X
-};
-
-static const char *const stat_descs[] = {
-#define SILO_X(name, field, desc) desc,
-	SILO_REUSEPORT_STATS(SILO_X)
-#undef SILO_X
-};
-
-const char *silo_reuseport_stat_name(unsigned int idx)
-{
-	return idx < SILO_RSTAT_MAX ? stat_names[idx] : NULL;
-}
-
-const char *silo_reuseport_stat_desc(unsigned int idx)
-{
-	return idx < SILO_RSTAT_MAX ? stat_descs[idx] : NULL;
-}
-
 static void group_init(struct silo_group *g, struct silo *s)
 {
 	unsigned int i;

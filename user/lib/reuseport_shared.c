@@ -39,11 +39,10 @@ bool rp_lock_holds(const struct silo *s, int lock_fd)
  */
 int rp_lock(const struct silo *s, bool create)
 {
-	struct timespec now, until;
+	__u64 until = silo_clock_ns(CLOCK_MONOTONIC) +
+		      RP_LOCK_TIMEOUT_MS * 1000000ULL;
 	int fd, err;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += RP_LOCK_TIMEOUT_MS / 1000;
 	for (;;) {
 		err = create ? silo_pin_dir_make(s) : silo_pin_dirs_check(s);
 		if (err)
@@ -69,10 +68,7 @@ int rp_lock(const struct silo *s, bool create)
 				close(fd);
 				return err;
 			}
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > until.tv_sec ||
-			    (now.tv_sec == until.tv_sec &&
-			     now.tv_nsec >= until.tv_nsec)) {
+			if (silo_clock_ns(CLOCK_MONOTONIC) >= until) {
 				pr_err("%s stayed locked for %u s: another silo process is changing reuseport groups, or hangs holding the lock (see 'fuser -v %s'); try again\n",
 				       s->pin_dir, RP_LOCK_TIMEOUT_MS / 1000,
 				       s->pin_dir);
