@@ -374,12 +374,21 @@ struct silo_attach_pid_opts {
  * *out (malloc'ed, free() it) lists every socket found, placed or not.
  * Returns the number of groups attached (> 0), or -ESRCH (no such process),
  * -EPERM (not allowed to take its sockets), -ENOENT (no such socket),
- * -EINVAL (none could be placed), or another negative errno; on failure
- * nothing is left behind.
+ * -EINVAL (none could be placed), -ENOSPC (a socket's slot is taken in its
+ * group), or another negative errno; on failure nothing is left behind.
+ *
+ * A kernel group that is a silo group already gets the new sockets in its
+ * free slots (its name, policy and other sockets stay): servers started as
+ * separate processes can be attached one by one. A socket in the group
+ * already stays where it is (its placement says "in the group already").
  */
 int silo_group_attach_pid(struct silo *s, int pid,
 			  const struct silo_attach_pid_opts *opts,
 			  struct silo_placement **out, size_t *n);
+/* The same for the process trees of several pids at once, all or nothing. */
+int silo_group_attach_pids(struct silo *s, const int *pids, size_t nr_pids,
+			   const struct silo_attach_pid_opts *opts,
+			   struct silo_placement **out, size_t *n);
 const char *silo_placed_by_name(enum silo_placed_by by);
 
 #ifdef __cplusplus

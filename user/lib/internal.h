@@ -280,9 +280,13 @@ int silo_reuseport_sock_key(const struct silo *s, int fd,
 			    struct silo_reuseport_key *key, char *why,
 			    size_t len);
 int silo_socket_cookie(int fd, __u64 *cookie);
-/* silo_group_set, recording owner (of another process) for show/detach. */
+/* silo_group_set, recording owner (of another process) for show/detach;
+ * only_free: -EEXIST, nothing changed, when the slot holds a socket. */
 int silo_group_place(struct silo_group *g, __u32 slot, int fd,
-		     const struct silo_reuseport_slot *owner);
+		     const struct silo_reuseport_slot *owner, bool only_free);
+/* The group of the kernel group key: -ENOENT (quietly) when there is none. */
+int silo_group_open_key(struct silo *s, const struct silo_reuseport_key *key,
+			struct silo_group **out);
 /* A copy of fd number fd of process pid (pidfd_getfd), or -errno. */
 int silo_pidfd_getfd(int pid, int fd);
 

@@ -490,6 +490,38 @@ err_close:
 	return err;
 }
 
+int silo_group_open_key(struct silo *s, const struct silo_reuseport_key *key,
+			struct silo_group **out)
+{
+	struct silo_group *g;
+	int err;
+
+	*out = NULL;
+	g = malloc(sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	group_init(g, s);
+	err = rp_shared_open(g);
+	if (!err && bpf_map_lookup_elem(g->fd[SILO_RP_GROUPS], key, &g->val))
+		err = -ENOENT;
+	if (err == -ENOENT)
+		goto err_close;
+	g->key = *key;
+	if (!err)
+		err = open_group_maps(g);
+	if (err) {
+		pr_err("the reuseport pins in %s are broken (%s): detach the group and make it again\n",
+		       s->pin_dir, strerror(-err));
+		goto err_close;
+	}
+	*out = g;
+	return 0;
+
+err_close:
+	silo_group_close(g);
+	return err;
+}
+
 /* The group as it is now, or -ENOENT when it was detached meanwhile. */
 static int refresh(struct silo_group *g)
 {
@@ -532,7 +564,7 @@ static int check_slot(const struct silo_group *g, __u32 slot)
 }
 
 int silo_group_place(struct silo_group *g, __u32 slot, int fd,
-		     const struct silo_reuseport_slot *owner)
+		     const struct silo_reuseport_slot *owner, bool only_free)
 {
 	struct silo_reuseport_slot placed = *owner;
 	__u64 sock_fd = fd;
@@ -548,9 +580,14 @@ int silo_group_place(struct silo_group *g, __u32 slot, int fd,
 	lock = lock_group(g);
 	if (lock < 0)
 		return lock;
-	if (bpf_map_update_elem(g->sockets_fd, &slot, &sock_fd, BPF_ANY)) {
+	/* BPF_NOEXIST: the kernel refuses a slot that holds a socket. */
+	if (bpf_map_update_elem(g->sockets_fd, &slot, &sock_fd,
+				only_free ? BPF_NOEXIST : BPF_ANY)) {
 		err = -errno;
-		if (err == -EBUSY)
+		if (err == -EEXIST)
+			pr_err("slot %u of group '%s' holds another socket (placed meanwhile): nothing changed there; try again\n",
+			       slot, g->val.name);
+		else if (err == -EBUSY)
 			pr_err("fd %d is in a slot already (a socket takes one slot of one group): remove it from there first\n",
 			       fd);
 		else
@@ -573,7 +610,7 @@ int silo_group_set(struct silo_group *g, __u32 slot, int fd)
 		.fd = fd,
 	};
 
-	return silo_group_place(g, slot, fd, &owner);
+	return silo_group_place(g, slot, fd, &owner, false);
 }
 
 int silo_group_remove(struct silo_group *g, __u32 slot)
