@@ -110,6 +110,12 @@ int silo_pin_path(const struct silo *s, char *buf, size_t len,
 		  const char *name);
 int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
 		       __u32 ifindex);
+/* A device's XDP link pin: an fd of it (-ENOENT: none), pinning it (over
+ * the one there with replace), removing it. */
+int silo_link_pin_get(const struct silo *s, __u32 ifindex);
+int silo_link_pin(const struct silo *s, __u32 ifindex, int link_fd,
+		  bool replace);
+void silo_link_unpin(const struct silo *s, __u32 ifindex);
 /* An fd of the object pinned as name in the pin directory, or -errno. */
 int silo_obj_get(const struct silo *s, const char *name);
 /* Opens every pinned map after checking meta: -ENOENT when silo is not

@@ -46,6 +46,37 @@ int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
 	return 0;
 }
 
+int silo_link_pin_get(const struct silo *s, __u32 ifindex)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (silo_link_pin_path(s, path, sizeof(path), ifindex))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+int silo_link_pin(const struct silo *s, __u32 ifindex, int link_fd,
+		  bool replace)
+{
+	char path[PATH_MAX];
+
+	if (silo_link_pin_path(s, path, sizeof(path), ifindex))
+		return -ENAMETOOLONG;
+	if (replace)
+		unlink(path);
+	return bpf_obj_pin(link_fd, path) ? -errno : 0;
+}
+
+void silo_link_unpin(const struct silo *s, __u32 ifindex)
+{
+	char path[PATH_MAX];
+
+	if (!silo_link_pin_path(s, path, sizeof(path), ifindex))
+		unlink(path);
+}
+
 static int node_pin_name(char *buf, size_t len, __u32 node)
 {
 	if (snprintf(buf, len, "%s%u", SILO_PIN_ROUTE_CACHE_NODE, node) >=

@@ -48,9 +48,9 @@ static int open_link(struct silo *s, __u32 ifindex, struct xdp_link *l)
 
 	l->fd = -1;
 	silo_link_pin_path(s, path, sizeof(path), ifindex);
-	l->fd = bpf_obj_get(path);
+	l->fd = silo_link_pin_get(s, ifindex);
 	if (l->fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return l->fd == -ENOENT ? 0 : l->fd;
 	if (bpf_obj_get_info_by_fd(l->fd, &info, &len)) {
 		err = -errno;
 		goto err_close;
@@ -324,10 +324,9 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		err = attach_error(ifname, opts->mode, -errno);
 		goto out_tx;
 	}
-	if (old.fd >= 0)
-		unlink(link_path); /* the link of a device that is gone */
-	if (bpf_obj_pin(link_fd, link_path)) {
-		err = -errno;
+	/* Over the link of a device that is gone, when there is one. */
+	err = silo_link_pin(s, ifindex, link_fd, old.fd >= 0);
+	if (err) {
 		pr_err("cannot pin %s: %s\n", link_path, strerror(-err));
 		goto out_tx;
 	}
@@ -364,10 +363,8 @@ out:
 static void forget_device(struct silo *s, __u32 ifindex)
 {
 	struct silo_maps maps;
-	char path[PATH_MAX];
 
-	silo_link_pin_path(s, path, sizeof(path), ifindex);
-	unlink(path);
+	silo_link_unpin(s, ifindex);
 	if (!silo_maps_open(s, &maps)) {
 		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
 		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
