@@ -99,6 +99,8 @@ struct server {
 	bool master_opens; /* procs: the master opens every socket */
 	enum wait_how wait;
 	bool incoming_cpu; /* setsockopt SO_INCOMING_CPU = the worker's */
+	bool one_cpu; /* one worker thread, of CPU cpu, and no other */
+	int cpu;
 };
 
 /* Answers what arrives with "w<worker> c<cpu> ", like echo_server --tag. */
@@ -191,6 +193,12 @@ static void server_main(const struct server *srv, int ready_fd)
 	pthread_t t;
 	int i;
 
+	if (srv->one_cpu) {
+		w[0] = (struct worker_arg){ srv, srv->cpu, -1, -1, ready_fd };
+		pthread_create(&t, NULL, worker_thread, &w[0]);
+		for (;;)
+			pause();
+	}
 	for (i = 0; i < nr_cpus; i++) {
 		w[i] = (struct worker_arg){ srv, i, -1, -1, ready_fd };
 		if (srv->master_opens)
@@ -270,6 +278,15 @@ static int start_server(const struct server *srv, struct running *r)
 		return -1;
 	if (pid == 0)
 		server_main(srv, pipefd[1]);
+	if (srv->one_cpu) {
+		if (read(pipefd[0], ready, sizeof(ready)) == sizeof(ready) &&
+		    ready[0] == srv->cpu) {
+			r->tids[0] = ready[1];
+			r->nr = 1;
+		}
+		close(pipefd[0]);
+		return r->nr == 1 ? wait_asleep(r) : -1;
+	}
 	/* Each worker says (its id, its tid). */
 	while (r->nr < nr_cpus &&
 	       read(pipefd[0], ready, sizeof(ready)) == sizeof(ready) &&
@@ -702,6 +719,161 @@ static void test_example_server(void)
 	CHECK(!pins_exist(), "the example left pins after SIGTERM");
 }
 
+/* The pid in each slot of group name (-1: none) into pids[nr_cpus], and
+ * how many slots hold a socket; -1 when show fails. */
+static int slot_pids(const char *name, int *pids)
+{
+	json_object *out = NULL, *groups, *slots;
+	int s, full = 0;
+
+	if (cli(&out, "-j reuseport show %s", name) || !out)
+		return -1;
+	if (!json_object_object_get_ex(out, "groups", &groups) ||
+	    !json_object_object_get_ex(json_object_array_get_idx(groups, 0),
+				       "slots", &slots)) {
+		json_object_put(out);
+		return -1;
+	}
+	for (s = 0; s < nr_cpus; s++) {
+		json_object *sl = json_object_array_get_idx(slots, s);
+
+		pids[s] = jint(sl, "pid");
+		full += jint(sl, "cookie") > 0;
+	}
+	json_object_put(out);
+	return full;
+}
+
+/* Both groups of port have in slot k the socket of server k (k < upto). */
+static void check_slots(const struct running *r, int upto, const char *udp,
+			const char *tcp)
+{
+	const char *names[] = { udp, tcp };
+	int pids[RP_MAX_SOCKS], g, k;
+
+	for (g = 0; g < 2; g++) {
+		CHECK_EQ(slot_pids(names[g], pids), upto);
+		for (k = 0; k < nr_cpus; k++)
+			CHECK(pids[k] == (k < upto ? r[k].pid : -1),
+			      "%s slot %d: pid %d, want %d", names[g], k,
+			      pids[k], k < upto ? r[k].pid : -1);
+	}
+}
+
+/*
+ * Servers started as separate processes, one per CPU, each with one thread
+ * pinned to its CPU: attached one after the other into the same groups,
+ * each to its CPU's slot; then what is sent from CPU k is answered by
+ * server k. Attaching one again adds nothing twice; a server whose CPU's
+ * slot is taken is refused and nothing changes; several --pid at once.
+ */
+static void test_separate_processes(void)
+{
+	struct running r[RP_MAX_SOCKS], extra = { 0 };
+	struct server srv[RP_MAX_SOCKS], xsrv;
+	json_object *out = NULL, *socks;
+	char udp[32], tcp[32], args[1024], msg[2048];
+	int port = 7206, k, i, n, rc, started = 0, elsewhere;
+
+	snprintf(udp, sizeof(udp), "udp4_%d_127-0-0-1", port);
+	snprintf(tcp, sizeof(tcp), "tcp4_%d_127-0-0-1", port);
+	for (k = 0; k < nr_cpus; k++) {
+		srv[k] = (struct server){ .port = port,
+					  .wait = WAIT_EPOLL,
+					  .one_cpu = true,
+					  .cpu = k };
+		if (start_server(&srv[k], &r[k])) {
+			t_fail(__FILE__, __LINE__, "start server %d", k);
+			goto out;
+		}
+		started++;
+	}
+	for (k = 0; k < nr_cpus; k++) {
+		rc = cli(&out, "-j reuseport attach --pid %d --port %d",
+			 r[k].pid, port);
+		CHECK(rc == 0 && out, "attach server %d: exit %d", k, rc);
+		CHECK_EQ(jint(out, "groups_attached"), 2);
+		n = json_object_object_get_ex(out, "sockets", &socks) ?
+			    json_object_array_length(socks) :
+			    0;
+		CHECK_EQ(n, 2);
+		for (i = 0; i < n; i++) {
+			json_object *sock = json_object_array_get_idx(socks, i);
+
+			CHECK_EQ(jint(sock, "slot"), k);
+			CHECK_EQ(jint(sock, "pid"), r[k].pid);
+		}
+		json_object_put(out);
+		out = NULL;
+		check_slots(r, k + 1, udp, tcp);
+	}
+	n = answered_by_own_cpu(port, &elsewhere);
+	CHECK(n == 0, "%d answers came from another server or CPU", n);
+
+	/* Again: its sockets are in the groups already, and stay. */
+	rc = cli(&out, "-j reuseport attach --pid %d --port %d", r[1].pid,
+		 port);
+	CHECK(rc == 0 && out, "attach server 1 again: exit %d", rc);
+	n = out && json_object_object_get_ex(out, "sockets", &socks) ?
+		    json_object_array_length(socks) :
+		    0;
+	CHECK_EQ(n, 2);
+	for (i = 0; i < n; i++) {
+		json_object *sock = json_object_array_get_idx(socks, i);
+
+		CHECK_EQ(jint(sock, "slot"), 1);
+		CHECK(!strcmp(jstr(sock, "why"), "in the group already"),
+		      "why '%s'", jstr(sock, "why"));
+	}
+	json_object_put(out);
+	out = NULL;
+	check_slots(r, nr_cpus, udp, tcp);
+
+	/* Another server on CPU 0, whose slot is taken: refused, no change. */
+	xsrv = (struct server){
+		.port = port, .wait = WAIT_EPOLL, .one_cpu = true, .cpu = 0
+	};
+	if (start_server(&xsrv, &extra) == 0) {
+		snprintf(args, sizeof(args),
+			 "reuseport attach --pid %d --port %d", extra.pid,
+			 port);
+		rc = cli_err(msg, sizeof(msg), args);
+		CHECK_EQ(rc, 1);
+		CHECK(strstr(msg, "no free slot") &&
+			      strstr(msg, "slot 0 is taken by"),
+		      "message: %s", msg);
+		check_slots(r, nr_cpus, udp, tcp);
+		n = answered_by_own_cpu(port, &elsewhere);
+		CHECK(n == 0, "after the refusal %d answers came elsewhere", n);
+		stop(&extra, SIGKILL);
+	} else {
+		t_fail(__FILE__, __LINE__, "start the extra server");
+	}
+	CHECK_EQ(cli(NULL, "reuseport detach %s", udp), 0);
+	CHECK_EQ(cli(NULL, "reuseport detach %s", tcp), 0);
+	CHECK(!pins_exist(), "pins left after detaching both groups");
+
+	/* All of them in one command. */
+	n = snprintf(args, sizeof(args), "-j reuseport attach --port %d", port);
+	for (k = 0; k < nr_cpus; k++)
+		n += snprintf(args + n, sizeof(args) - n, " --pid %d",
+			      r[k].pid);
+	rc = cli(&out, "%s", args);
+	CHECK(rc == 0 && out, "attach every --pid: exit %d", rc);
+	CHECK_EQ(jint(out, "groups_attached"), 2);
+	json_object_put(out);
+	out = NULL;
+	check_slots(r, nr_cpus, udp, tcp);
+	n = answered_by_own_cpu(port, &elsewhere);
+	CHECK(n == 0, "%d answers came from another server or CPU", n);
+	CHECK_EQ(cli(NULL, "reuseport detach %s", udp), 0);
+	CHECK_EQ(cli(NULL, "reuseport detach %s", tcp), 0);
+	CHECK(!pins_exist(), "pins left at the end");
+out:
+	while (started-- > 0)
+		stop(&r[started], SIGKILL);
+}
+
 int main(void)
 {
 	if (test_init())
@@ -732,6 +904,7 @@ int main(void)
 	RUN(test_multiprocess_inherited);
 	RUN(test_multiprocess_process_affinity);
 	RUN(test_incoming_cpu);
+	RUN(test_separate_processes);
 	RUN(test_attach_errors);
 	RUN(test_attach_not_permitted);
 	RUN(test_example_server);

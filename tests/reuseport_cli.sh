@@ -15,7 +15,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-expect "help" 0 "reuseport attach --pid PID --port PORT" silo reuseport help
+expect "help" 0 "reuseport attach --pid PID \\[--pid PID\\]... --port PORT" silo reuseport help
 expect "attach --help" 0 "--no-migrate" silo reuseport attach --help
 expect "no command" 2 "Usage" silo reuseport
 expect "unknown command" 2 "unknown command 'frob'" silo reuseport frob
@@ -42,8 +42,12 @@ for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
 PID=$(jq -r .pid "$TMP/server")
 expect "attach --netns" 0 "attached 2 groups" \
 	silo --netns "$N" reuseport attach --pid "$PID" --port 7301 --policy node
-expect "attach again" 1 "is silo group 'udp4_7301' already" \
+# Attaching again adds nothing twice: each socket stays in its slot.
+expect "attach again" 0 "group udp4_7301 \\(in the group already\\)" \
 	silo --netns "$N" reuseport attach --pid "$PID" --port 7301 --proto udp
+check "attach again: no socket twice" bash -c \
+	"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' reuseport show udp4_7301 -j |
+	 jq -e '[.groups[0].slots[].cookie] | (length == (unique | length)) and all(. != null and . != 0)'"
 check "show -j" bash -c \
 	"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' reuseport show -j |
 	 jq -e '[.groups[].name] == [\"tcp4_7301\", \"udp4_7301\"] or [.groups[].name] == [\"udp4_7301\", \"tcp4_7301\"]'"

@@ -200,6 +200,10 @@ struct silo_daemon_info {
 /* silod's state here; -ENOENT when there are no pins. */
 int silo_daemon_info(struct silo *s, struct silo_daemon_info *info);
 
+/* The name and description of silod's counter idx (enum silo_daemon_stat). */
+const char *silo_daemon_stat_name(unsigned int idx);
+const char *silo_daemon_stat_desc(unsigned int idx);
+
 /* Number of possible CPUs: the length of the array silo_stats_read fills. */
 int silo_nr_cpus(void);
 
@@ -372,12 +376,21 @@ struct silo_attach_pid_opts {
  * *out (malloc'ed, free() it) lists every socket found, placed or not.
  * Returns the number of groups attached (> 0), or -ESRCH (no such process),
  * -EPERM (not allowed to take its sockets), -ENOENT (no such socket),
- * -EINVAL (none could be placed), or another negative errno; on failure
- * nothing is left behind.
+ * -EINVAL (none could be placed), -ENOSPC (a socket's slot is taken in its
+ * group), or another negative errno; on failure nothing is left behind.
+ *
+ * A kernel group that is a silo group already gets the new sockets in its
+ * free slots (its name, policy and other sockets stay): servers started as
+ * separate processes can be attached one by one. A socket in the group
+ * already stays where it is (its placement says "in the group already").
  */
 int silo_group_attach_pid(struct silo *s, int pid,
 			  const struct silo_attach_pid_opts *opts,
 			  struct silo_placement **out, size_t *n);
+/* The same for the process trees of several pids at once, all or nothing. */
+int silo_group_attach_pids(struct silo *s, const int *pids, size_t nr_pids,
+			   const struct silo_attach_pid_opts *opts,
+			   struct silo_placement **out, size_t *n);
 const char *silo_placed_by_name(enum silo_placed_by by);
 
 /*

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* libsilo core: messages, namespaces, bpffs, paths, small file helpers. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -99,24 +100,42 @@ int read_sysctl_int(const char *path, int *val)
 	return 0;
 }
 
+int silo_parse_cpu_range(const char *s, char **end, unsigned long *first,
+			 unsigned long *last)
+{
+	unsigned long a, b;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	a = strtoul(s, end, 10);
+	if (errno)
+		return -EINVAL;
+	b = a;
+	if (**end == '-') {
+		s = *end + 1;
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		b = strtoul(s, end, 10);
+		if (errno || b < a)
+			return -EINVAL;
+	}
+	*first = a;
+	*last = b;
+	return 0;
+}
+
 int parse_cpulist(const char *s, unsigned char *bits, size_t len)
 {
+	unsigned long a, b;
+	char *end;
+	int err;
+
 	memset(bits, 0, (len + 7) / 8);
 	while (*s && *s != '\n') {
-		char *end;
-		unsigned long a, b;
-
-		errno = 0;
-		a = strtoul(s, &end, 10);
-		if (errno || end == s)
-			return -EINVAL;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtoul(s, &end, 10);
-			if (errno || end == s || b < a)
-				return -EINVAL;
-		}
+		err = silo_parse_cpu_range(s, &end, &a, &b);
+		if (err)
+			return err;
 		if (b >= len)
 			return -ERANGE;
 		for (; a <= b; a++)
@@ -186,22 +205,6 @@ int mkdir_p(const char *path, mode_t mode)
 	}
 	if (mkdir(tmp, mode) && errno != EEXIST)
 		return -errno;
-	return 0;
-}
-
-int silo_pin_path(const struct silo *s, char *buf, size_t len, const char *name)
-{
-	if (snprintf(buf, len, "%s/%s", s->pin_dir, name) >= (int)len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
-		       __u32 ifindex)
-{
-	if (snprintf(buf, len, "%s/%s%u", s->pin_dir, SILO_PIN_XDP_LINK,
-		     ifindex) >= (int)len)
-		return -ENAMETOOLONG;
 	return 0;
 }
 

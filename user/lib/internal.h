@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <time.h>
 #include "silo/silo.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -41,8 +42,6 @@ enum silo_map {
 	SILO_MAP_COUNT
 };
 
-extern const char *const silo_map_names[SILO_MAP_COUNT];
-
 /* fds of the pinned maps, opened by silo_maps_open(); -1 when closed. */
 struct silo_maps {
 	int fd[SILO_MAP_COUNT];
@@ -52,9 +51,6 @@ struct silo_maps {
 
 void silo_maps_init(struct silo_maps *m);
 void silo_maps_close(struct silo_maps *m);
-/* Opens every pinned map after checking meta: -ENOENT when silo is not
- * loaded here, -ESTALE when the pins are of another layout or namespace. */
-int silo_maps_open(struct silo *s, struct silo_maps *m);
 /*
  * Opens the shared maps, or makes them: loads silo's XDP object (libbpf makes
  * every map, with BTF), fills them from the kernel and pins them, without
@@ -62,8 +58,7 @@ int silo_maps_open(struct silo *s, struct silo_maps *m);
  * size than the existing one is refused. *created says which happened.
  */
 int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
-		     enum silo_cache_kind kind,
-		     bool *created);
+		     enum silo_cache_kind kind, bool *created);
 struct bpf_object;
 /* Points every map of obj named like a shared map at the shared one. */
 int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
@@ -83,19 +78,6 @@ int silo_maps_cache_size(const struct silo_maps *m, __u32 *size);
 #define SILO_GENID_ROUTES_BITS \
 	(SILO_GENID_MPATH_V4 | SILO_GENID_MPATH_V6 | SILO_GENID_SRC_ROUTES_V6)
 int silo_sync_genid(int genid_fd, unsigned int what);
-/* The pid of a live silod serving this namespace's pins, or 0. */
-int silo_daemon_pid(struct silo *s);
-/* starttime (field 22 of /proc/PID/stat, clock ticks since boot); pid 0:
- * this process. Tells a process from a later one that reused its pid. */
-int silo_proc_start_ticks(int pid, __u64 *ticks);
-/* True while an XDP link, a reuseport group or silod uses the shared maps. */
-bool silo_maps_in_use(struct silo *s);
-/* Removes the shared pins and empty directories, unless still in use. */
-void silo_maps_release(struct silo *s);
-/* Calls fn for each device's link pin in the namespace's directory. */
-int silo_for_each_link_pin(struct silo *s,
-			   int (*fn)(struct silo *s, __u32 ifindex, void *ctx),
-			   void *ctx);
 /*
  * Removes the link pins whose link attaches to nothing (its device deleted,
  * or detached by hand) with their device entries; with the last user gone,
@@ -103,21 +85,10 @@ int silo_for_each_link_pin(struct silo *s,
  * it runs). Returns how many it removed, or -errno.
  */
 int silo_xdp_prune(struct silo *s);
-/* Pins every map of m (meta last); on failure removes what it pinned. */
-int silo_maps_pin(struct silo *s, const struct silo_maps *m);
-/* Removes the map pins, meta first. */
-void silo_maps_unpin(struct silo *s);
 /* Makes (and pins) route caches up to nr_nodes, like node 0's; updates
  * meta. Never removes caches. */
 int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes);
 
-/* Paths. */
-/* An fd of the object pinned as name in the pin directory, or -errno. */
-int silo_obj_get(const struct silo *s, const char *name);
-int silo_pin_path(const struct silo *s, char *buf, size_t len,
-		  const char *name);
-int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
-		       __u32 ifindex);
 int mkdir_p(const char *path, mode_t mode);
 /*
  * Checks every existing directory from the bpffs mount down to the pin
@@ -127,15 +98,106 @@ int mkdir_p(const char *path, mode_t mode);
 int silo_pin_dirs_check(const struct silo *s);
 /* Makes the pin directory (0700) and checks the path, before and after. */
 int silo_pin_dir_make(const struct silo *s);
+
+/*
+ * A namespace's pins (pins.c): the only place that knows which pins exist.
+ * It makes and adopts them, counts their users (XDP links, reuseport
+ * groups, silod) and removes them with the last user.
+ */
+/* The shared maps' names in the BPF object, which are their pin names. */
+extern const char *const silo_map_names[SILO_MAP_COUNT];
+int silo_pin_path(const struct silo *s, char *buf, size_t len,
+		  const char *name);
+int silo_link_pin_path(const struct silo *s, char *buf, size_t len,
+		       __u32 ifindex);
+/* A device's XDP link pin: an fd of it (-ENOENT: none), pinning it (over
+ * the one there with replace), removing it. */
+int silo_link_pin_get(const struct silo *s, __u32 ifindex);
+int silo_link_pin(const struct silo *s, __u32 ifindex, int link_fd,
+		  bool replace);
+void silo_link_unpin(const struct silo *s, __u32 ifindex);
+/* An fd of the object pinned as name in the pin directory, or -errno. */
+int silo_obj_get(const struct silo *s, const char *name);
+/* Opens every pinned map after checking meta: -ENOENT when silo is not
+ * loaded here, -ESTALE when the pins are of another layout or namespace. */
+int silo_maps_open(struct silo *s, struct silo_maps *m);
+/* Pins every map of m (meta last); on failure removes what it pinned. */
+int silo_maps_pin(struct silo *s, const struct silo_maps *m);
+/* Removes the map pins, meta first. */
+void silo_maps_unpin(struct silo *s);
+/* Pins node's route cache; one pinned already is fine. */
+int silo_pin_node_cache(const struct silo *s, __u32 node, int fd);
+/* Calls fn for each device's link pin in the namespace's directory. */
+int silo_for_each_link_pin(struct silo *s,
+			   int (*fn)(struct silo *s, __u32 ifindex, void *ctx),
+			   void *ctx);
+/* The pid of a live silod serving this namespace's pins, or 0. */
+int silo_daemon_pid(struct silo *s);
+/* starttime (field 22 of /proc/PID/stat, clock ticks since boot); pid 0:
+ * this process. Tells a process from a later one that reused its pid. */
+int silo_proc_start_ticks(int pid, __u64 *ticks);
+/* True while an XDP link, a reuseport group or silod uses the shared maps. */
+bool silo_maps_in_use(struct silo *s);
+/* Removes the shared pins and empty directories, unless still in use. */
+void silo_maps_release(struct silo *s);
 /* Removes the pin directory and its parents up to the pin root, each
  * only when empty. */
 void silo_pin_dirs_remove_empty(const struct silo *s);
 
+/* What every reuseport group shares, pinned as PIN_DIR/reuseport_*. */
+enum silo_rp_pin {
+	SILO_RP_GROUPS,
+	SILO_RP_SOCKETS,
+	SILO_RP_NODES,
+	SILO_RP_STATS,
+	SILO_RP_SELECT, /* programs from here on */
+	SILO_RP_MIGRATE,
+	SILO_RP_COUNT
+};
+/* An fd of one of them, or -errno. */
+int silo_rp_pin_get(const struct silo *s, enum silo_rp_pin which);
+/* Opens them all and the cpu_node map (fds stored as opened): -ENOENT when
+ * there are none, -ESTALE when some are missing. */
+int silo_rp_pins_open(const struct silo *s, int fd[SILO_RP_COUNT],
+		      int *cpu_node_fd);
+/* Pins them all; on failure removes what it pinned. */
+int silo_rp_pins_pin(const struct silo *s, const int fd[SILO_RP_COUNT]);
+/* With the last group gone, the shared objects go, then the shared maps
+ * unless XDP or silod still uses them. */
+void silo_rp_pins_release(struct silo *s);
+/* Removes the shared objects and every group's pins but keep's: they were
+ * left when the shared maps had to be made anew. */
+void silo_rp_pins_remove_orphans(struct silo *s, const char *keep);
+/* A group's own pins, in PIN_DIR/reuseport/NAME/. Claiming the name makes
+ * the directory (under the group lock): -EEXIST when taken, -ENOENT when
+ * the pin directory went meanwhile (try again). */
+int silo_group_pins_claim(const struct silo *s, const char *name);
+int silo_group_pins_pin(const struct silo *s, const char *name, int sockets_fd,
+			int slots_fd);
+/* -ESTALE when either is missing; fds stored as opened (-1 when not). */
+int silo_group_pins_open(const struct silo *s, const char *name,
+			 int *sockets_fd, int *slots_fd);
+void silo_group_pins_remove(const struct silo *s, const char *name);
+
 /* Reads a small file; returns bytes read or -errno. */
 int read_file(const char *path, char *buf, size_t len);
 int read_sysctl_int(const char *path, int *val);
-/* Parses "0-3,8,10-11" into a bitmap of len bits; -EINVAL on bad input. */
+/* Parses "0-3,8,10-11" into a bitmap of len bits; -EINVAL on bad input,
+ * -ERANGE for a CPU of len or more. A newline ends it. */
 int parse_cpulist(const char *s, unsigned char *bits, size_t len);
+/* One element of a CPU list, "N" or "N-M" (N <= M), at s: *end is set past
+ * it. -EINVAL when s does not start with one. */
+int silo_parse_cpu_range(const char *s, char **end, unsigned long *first,
+			 unsigned long *last);
+/* clock in ns: CLOCK_MONOTONIC, or CLOCK_MONOTONIC_COARSE (the clock of
+ * bpf_ktime_get_coarse_ns, the data path's). */
+static inline __u64 silo_clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 /* cpu -> node, from sysfs; node 0 for every CPU when there is no NUMA. */
 int read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes);
 bool numa_node_online(__u32 node);
@@ -249,9 +311,13 @@ int silo_reuseport_sock_key(const struct silo *s, int fd,
 			    struct silo_reuseport_key *key, char *why,
 			    size_t len);
 int silo_socket_cookie(int fd, __u64 *cookie);
-/* silo_group_set, recording owner (of another process) for show/detach. */
+/* silo_group_set, recording owner (of another process) for show/detach;
+ * only_free: -EEXIST, nothing changed, when the slot holds a socket. */
 int silo_group_place(struct silo_group *g, __u32 slot, int fd,
-		     const struct silo_reuseport_slot *owner);
+		     const struct silo_reuseport_slot *owner, bool only_free);
+/* The group of the kernel group key: -ENOENT (quietly) when there is none. */
+int silo_group_open_key(struct silo *s, const struct silo_reuseport_key *key,
+			struct silo_group **out);
 /* A copy of fd number fd of process pid (pidfd_getfd), or -errno. */
 int silo_pidfd_getfd(int pid, int fd);
 

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-/* The shared, pinned maps: open with a layout check, fill, pin, remove. */
-#include <dirent.h>
+/* The shared maps: make them, fill them from the kernel, keep genid. */
 #include <errno.h>
-#include <signal.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +10,6 @@
 #include <linux/rtnetlink.h>
 #include "internal.h"
 #include "silo_xdp.skel.h"
-
-const char *const silo_map_names[SILO_MAP_COUNT] = {
-	[SILO_MAP_META] = "meta",
-	[SILO_MAP_LOCAL_ADDRS] = "local_addrs",
-	[SILO_MAP_GENID] = "genid",
-	[SILO_MAP_CPU_NODE] = "cpu_node",
-	[SILO_MAP_DEVICES] = "devices",
-	[SILO_MAP_TX_PORTS] = "tx_ports",
-	[SILO_MAP_STATS] = "stats",
-	[SILO_MAP_ROUTE_CACHE] = "route_cache",
-	[SILO_MAP_HEARTBEAT] = "heartbeat",
-	[SILO_MAP_DAEMON] = "daemon",
-};
 
 void silo_maps_init(struct silo_maps *m)
 {
@@ -49,142 +33,6 @@ void silo_maps_close(struct silo_maps *m)
 		if (m->node_fd[i] >= 0)
 			close(m->node_fd[i]);
 	silo_maps_init(m);
-}
-
-static int node_pin_name(char *buf, size_t len, __u32 node)
-{
-	if (snprintf(buf, len, "%s%u", SILO_PIN_ROUTE_CACHE_NODE, node) >=
-	    (int)len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-int silo_obj_get(const struct silo *s, const char *name)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if (silo_pin_path(s, path, sizeof(path), name))
-		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	return fd < 0 ? -errno : fd;
-}
-
-int silo_maps_open(struct silo *s, struct silo_maps *m)
-{
-	struct silo_meta meta;
-	char name[64];
-	__u32 zero = 0, i;
-	int fd, err;
-
-	silo_maps_init(m);
-	fd = silo_obj_get(s, SILO_PIN_META);
-	if (fd < 0)
-		return fd == -ENOENT ? -ENOENT : fd;
-	m->fd[SILO_MAP_META] = fd;
-	if (bpf_map_lookup_elem(fd, &zero, &meta)) {
-		err = -ESTALE;
-		goto err_close;
-	}
-	if (meta.layout_version != SILO_LAYOUT_VERSION) {
-		pr_debug("pins in %s have layout %u, this silo %u\n",
-			 s->pin_dir, meta.layout_version, SILO_LAYOUT_VERSION);
-		err = -ESTALE;
-		goto err_close;
-	}
-	if (meta.netns_cookie != s->netns_cookie) {
-		pr_debug("pins in %s belong to another network namespace\n",
-			 s->pin_dir);
-		err = -ESTALE;
-		goto err_close;
-	}
-	for (i = 0; i < SILO_MAP_COUNT; i++) {
-		if (i == SILO_MAP_META)
-			continue;
-		fd = silo_obj_get(s, silo_map_names[i]);
-		if (fd < 0) {
-			err = fd == -ENOENT ? -ESTALE : fd;
-			goto err_close;
-		}
-		m->fd[i] = fd;
-	}
-	if (meta.nr_nodes > SILO_MAX_NODES) {
-		err = -ESTALE;
-		goto err_close;
-	}
-	for (i = 0; i < meta.nr_nodes; i++) {
-		node_pin_name(name, sizeof(name), i);
-		fd = silo_obj_get(s, name);
-		if (fd < 0) {
-			err = fd == -ENOENT ? -ESTALE : fd;
-			goto err_close;
-		}
-		m->node_fd[i] = fd;
-	}
-	m->nr_nodes = meta.nr_nodes;
-	return 0;
-
-err_close:
-	silo_maps_close(m);
-	return err;
-}
-
-/* Pins every map of m; on failure removes the pins it made. */
-int silo_maps_pin(struct silo *s, const struct silo_maps *m)
-{
-	char path[PATH_MAX], name[64];
-	unsigned int i, nodes = 0, maps = 0;
-	int err;
-
-	err = silo_pin_dir_make(s);
-	if (err)
-		return err;
-	for (; nodes < m->nr_nodes; nodes++) {
-		node_pin_name(name, sizeof(name), nodes);
-		silo_pin_path(s, path, sizeof(path), name);
-		if (bpf_obj_pin(m->node_fd[nodes], path))
-			goto err_unpin;
-	}
-	/* meta last: its presence says the set is complete. */
-	for (i = SILO_MAP_COUNT; i-- > 0; maps++) {
-		silo_pin_path(s, path, sizeof(path), silo_map_names[i]);
-		if (bpf_obj_pin(m->fd[i], path))
-			goto err_unpin;
-	}
-	return 0;
-
-err_unpin:
-	err = -errno;
-	pr_err("cannot pin %s: %s\n", path, strerror(-err));
-	while (maps-- > 0) {
-		silo_pin_path(s, path, sizeof(path),
-			      silo_map_names[SILO_MAP_COUNT - 1 - maps]);
-		unlink(path);
-	}
-	while (nodes-- > 0) {
-		node_pin_name(name, sizeof(name), nodes);
-		silo_pin_path(s, path, sizeof(path), name);
-		unlink(path);
-	}
-	return err;
-}
-
-/* Removes the map pins (meta first, so a half-removed set is never used). */
-void silo_maps_unpin(struct silo *s)
-{
-	char path[PATH_MAX], name[64];
-	unsigned int i;
-
-	for (i = 0; i < SILO_MAP_COUNT; i++) {
-		silo_pin_path(s, path, sizeof(path), silo_map_names[i]);
-		unlink(path);
-	}
-	for (i = 0; i < SILO_MAX_NODES; i++) {
-		node_pin_name(name, sizeof(name), i);
-		silo_pin_path(s, path, sizeof(path), name);
-		if (unlink(path) && errno == ENOENT)
-			break;
-	}
 }
 
 /*
@@ -240,18 +88,13 @@ static int create_node_caches(struct silo_maps *m, __u32 nr_nodes)
 
 int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes)
 {
-	char path[PATH_MAX], name[64];
 	struct silo_meta meta;
 	__u32 zero = 0, node, old = m->nr_nodes;
 	int err;
 
 	err = create_node_caches(m, nr_nodes);
-	for (node = old; node < m->nr_nodes && !err; node++) {
-		node_pin_name(name, sizeof(name), node);
-		silo_pin_path(s, path, sizeof(path), name);
-		if (bpf_obj_pin(m->node_fd[node], path) && errno != EEXIST)
-			err = -errno;
-	}
+	for (node = old; node < m->nr_nodes && !err; node++)
+		err = silo_pin_node_cache(s, node, m->node_fd[node]);
 	if (err)
 		return err;
 	if (bpf_map_lookup_elem(m->fd[SILO_MAP_META], &zero, &meta))
@@ -803,125 +646,4 @@ out:
 		close(tmpl_fd);
 	silo_xdp__destroy(skel);
 	return err;
-}
-
-void silo_pin_dirs_remove_empty(const struct silo *s)
-{
-	char path[PATH_MAX], *slash;
-
-	snprintf(path, sizeof(path), "%s", s->pin_dir);
-	while (strlen(path) >= strlen(s->pin_root)) {
-		if (rmdir(path))
-			return;
-		slash = strrchr(path, '/');
-		if (!slash)
-			return;
-		*slash = '\0';
-	}
-}
-
-static int count_one(struct silo *s, __u32 ifindex, void *ctx)
-{
-	(void)s;
-	(void)ifindex;
-	++*(int *)ctx;
-	return 0;
-}
-
-/* Entries in a subdirectory of the pin directory (reuseport groups). */
-static int count_dir(const struct silo *s, const char *sub)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	if (silo_pin_path(s, path, sizeof(path), sub))
-		return 0;
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
-int silo_proc_start_ticks(int pid, __u64 *ticks)
-{
-	char path[64], buf[1024], *p;
-	int i, n;
-
-	if (pid > 0)
-		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/stat");
-	n = read_file(path, buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	/* The name (field 2) may hold spaces and parentheses: count from
-	 * its last ')'. Then state is field 3, starttime field 22. */
-	p = strrchr(buf, ')');
-	/* Field k + 2 follows the k-th space after it. */
-	for (i = 0; p && i < 20; i++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %llu", (unsigned long long *)ticks) != 1)
-		return -EINVAL;
-	return 0;
-}
-
-int silo_daemon_pid(struct silo *s)
-{
-	char path[64], comm[32];
-	struct silo_daemon d;
-	struct stat a, b;
-	__u64 ticks;
-	__u32 zero = 0;
-	int fd, err;
-
-	fd = silo_obj_get(s, silo_map_names[SILO_MAP_DAEMON]);
-	if (fd < 0)
-		return 0;
-	err = bpf_map_lookup_elem(fd, &zero, &d);
-	close(fd);
-	if (err || !d.pid || (kill(d.pid, 0) && errno == ESRCH))
-		return 0;
-	/* The pid may have been reused since silod died. */
-	snprintf(path, sizeof(path), "/proc/%u/comm", d.pid);
-	if (read_file(path, comm, sizeof(comm)) < 0 ||
-	    strncmp(comm, "silod", 5))
-		return 0;
-	/* The name alone is not enough: another silod (for another
-	 * namespace) may have taken the pid. Its start time tells. */
-	if (silo_proc_start_ticks(d.pid, &ticks) || ticks != d.start_ticks)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%u/ns/net", d.pid);
-	if (stat(path, &a) || stat("/proc/thread-self/ns/net", &b) ||
-	    a.st_ino != b.st_ino || a.st_dev != b.st_dev)
-		return 0;
-	return d.pid;
-}
-
-bool silo_maps_in_use(struct silo *s)
-{
-	int links = 0, pid;
-
-	silo_for_each_link_pin(s, count_one, &links);
-	pid = silo_daemon_pid(s);
-	return links || count_dir(s, SILO_PIN_REUSEPORT_DIR) ||
-	       (pid && pid != getpid());
-}
-
-void silo_maps_release(struct silo *s)
-{
-	if (silo_maps_in_use(s))
-		return;
-	silo_maps_unpin(s);
-	if (!count_dir(s, SILO_PIN_REUSEPORT_DIR)) {
-		char path[PATH_MAX];
-
-		silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
-		rmdir(path);
-	}
-	silo_pin_dirs_remove_empty(s);
 }

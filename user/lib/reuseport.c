@@ -1,61 +1,24 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* Reuseport groups: make, fill, attach, show and remove them. */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "reuseport.h"
 #include "silo_reuseport.skel.h"
 
-#ifndef SO_NETNS_COOKIE
-#define SO_NETNS_COOKIE 71
-#endif
 #ifndef SO_DETACH_REUSEPORT_BPF
 #define SO_DETACH_REUSEPORT_BPF 68
 #endif
-
-/* What every group shares, pinned as PIN_DIR/reuseport_*. */
-enum rp_obj {
-	RP_GROUPS,
-	RP_SOCKETS,
-	RP_NODES,
-	RP_STATS,
-	RP_SELECT, /* programs from here on */
-	RP_MIGRATE,
-	RP_COUNT
-};
-
-static const char *const rp_pin_names[RP_COUNT] = {
-	[RP_GROUPS] = SILO_PIN_REUSEPORT_GROUPS,
-	[RP_SOCKETS] = SILO_PIN_REUSEPORT_SOCKETS,
-	[RP_NODES] = SILO_PIN_REUSEPORT_NODES,
-	[RP_STATS] = SILO_PIN_REUSEPORT_STATS,
-	[RP_SELECT] = SILO_PIN_REUSEPORT_SELECT,
-	[RP_MIGRATE] = SILO_PIN_REUSEPORT_MIGRATE,
-};
-
-struct silo_group {
-	struct silo *s;
-	int fd[RP_COUNT];
-	int cpu_node_fd;
-	int sockets_fd; /* this group's REUSEPORT_SOCKARRAY */
-	int slots_fd; /* who placed what */
-	struct silo_reuseport_key key;
-	struct silo_reuseport_group val;
-	bool detached;
-};
 
 static const char *const policy_names[SILO_REUSEPORT_POLICY_MAX] = {
 	[SILO_REUSEPORT_CPU] = "cpu",
@@ -80,293 +43,13 @@ int silo_reuseport_policy_parse(const char *name)
 	return -EINVAL;
 }
 
-static const char *const stat_names[] = {
-#define SILO_X(name, field, desc) #field,
-	SILO_REUSEPORT_STATS(SILO_X)
-#undef SILO_X
-};
-
-static const char *const stat_descs[] = {
-#define SILO_X(name, field, desc) desc,
-	SILO_REUSEPORT_STATS(SILO_X)
-#undef SILO_X
-};
-
-const char *silo_reuseport_stat_name(unsigned int idx)
-{
-	return idx < SILO_RSTAT_MAX ? stat_names[idx] : NULL;
-}
-
-const char *silo_reuseport_stat_desc(unsigned int idx)
-{
-	return idx < SILO_RSTAT_MAX ? stat_descs[idx] : NULL;
-}
-
-static bool addr_is_any(const struct silo_reuseport_key *key)
-{
-	static const __u8 zero[16];
-
-	return !memcmp(key->addr, zero, sizeof(zero));
-}
-
-void silo_reuseport_key_str(const struct silo_reuseport_key *key, char *buf,
-			    size_t len)
-{
-	char addr[INET6_ADDRSTRLEN] = "?", dev[IF_NAMESIZE + 8] = "";
-	bool v6 = key->family == SILO_AF_INET6;
-
-	inet_ntop(v6 ? AF_INET6 : AF_INET, key->addr, addr, sizeof(addr));
-	if (key->bound_dev_if) {
-		char ifname[IF_NAMESIZE];
-
-		if (if_indextoname(key->bound_dev_if, ifname))
-			snprintf(dev, sizeof(dev), "%%%s", ifname);
-		else
-			snprintf(dev, sizeof(dev), "%%if%u", key->bound_dev_if);
-	}
-	snprintf(buf, len, "%s%c %s%s%s:%u%s",
-		 key->protocol == IPPROTO_TCP ? "tcp" : "udp", v6 ? '6' : '4',
-		 v6 ? "[" : "", addr, v6 ? "]" : "", key->port, dev);
-}
-
-static int getsockopt_int(int fd, int name, int *val)
-{
-	socklen_t len = sizeof(*val);
-
-	return getsockopt(fd, SOL_SOCKET, name, val, &len) ? -errno : 0;
-}
-
-int silo_socket_cookie(int fd, __u64 *cookie)
-{
-	socklen_t len = sizeof(*cookie);
-
-	return getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &len) ? -errno : 0;
-}
-
-int silo_reuseport_sock_key(const struct silo *s, int fd,
-			    struct silo_reuseport_key *key, char *why,
-			    size_t len)
-{
-	struct sockaddr_storage ss = {};
-	socklen_t sslen = sizeof(ss);
-	int domain, protocol, on, err;
-	__u64 cookie;
-	struct stat st;
-
-	memset(key, 0, sizeof(*key));
-	if (fstat(fd, &st)) {
-		err = -errno;
-		snprintf(why, len, "%s", strerror(-err));
-		return err;
-	}
-	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(why, len, "not a socket");
-		return -ENOTSOCK;
-	}
-	if (getsockopt_int(fd, SO_DOMAIN, &domain) ||
-	    getsockopt_int(fd, SO_PROTOCOL, &protocol) ||
-	    getsockopt_int(fd, SO_REUSEPORT, &on)) {
-		err = -errno;
-		snprintf(why, len, "cannot read its options: %s",
-			 strerror(-err));
-		return err;
-	}
-	if (domain != AF_INET && domain != AF_INET6) {
-		snprintf(why, len, "not an IPv4 or IPv6 socket");
-		return -EINVAL;
-	}
-	if (protocol != IPPROTO_UDP && protocol != IPPROTO_TCP) {
-		snprintf(why, len, "neither TCP nor UDP");
-		return -EINVAL;
-	}
-	if (!on) {
-		snprintf(
-			why, len,
-			"no SO_REUSEPORT: set it before bind(), on every socket of the group");
-		return -EINVAL;
-	}
-	if (getsockname(fd, (struct sockaddr *)&ss, &sslen)) {
-		err = -errno;
-		snprintf(why, len, "getsockname: %s", strerror(-err));
-		return err;
-	}
-	key->family = domain == AF_INET ? SILO_AF_INET : SILO_AF_INET6;
-	key->protocol = protocol;
-	if (domain == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)&ss;
-
-		key->port = ntohs(sin->sin_port);
-		memcpy(key->addr, &sin->sin_addr, 4);
-	} else {
-		const struct sockaddr_in6 *sin6 = (const void *)&ss;
-
-		key->port = ntohs(sin6->sin6_port);
-		memcpy(key->addr, &sin6->sin6_addr, 16);
-	}
-	if (!key->port) {
-		snprintf(why, len, "not bound: bind() it to the group's port");
-		return -EINVAL;
-	}
-	if (protocol == IPPROTO_TCP &&
-	    (getsockopt_int(fd, SO_ACCEPTCONN, &on) || !on)) {
-		snprintf(why, len, "a TCP socket that is not listening");
-		return -EINVAL;
-	}
-	if (!getsockopt_int(fd, SO_BINDTOIFINDEX, &on))
-		key->bound_dev_if = on;
-	if (s &&
-	    getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie,
-		       &(socklen_t){ sizeof(cookie) }) == 0 &&
-	    cookie != s->netns_cookie) {
-		snprintf(
-			why, len,
-			"a socket of another network namespace than silo's (see --netns)");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Why socket key got does not belong to group want; NULL when it does. */
-static const char *key_mismatch(const struct silo_reuseport_key *want,
-				const struct silo_reuseport_key *got)
-{
-	if (got->protocol != want->protocol)
-		return "of another protocol";
-	if (got->family != want->family)
-		return "of another address family";
-	if (got->port != want->port)
-		return "bound to another port";
-	if (memcmp(got->addr, want->addr, sizeof(got->addr)))
-		return "bound to another address";
-	if (got->bound_dev_if != want->bound_dev_if)
-		return "bound to another device";
-	return NULL;
-}
-
-/* fd must be a socket of g's kernel group. */
-static int check_member(const struct silo_group *g, int fd, const char *what)
-{
-	struct silo_reuseport_key key;
-	char why[160], want[96];
-	const char *bad;
-	int err;
-
-	err = silo_reuseport_sock_key(g->s, fd, &key, why, sizeof(why));
-	if (err) {
-		pr_err("cannot %s fd %d in group '%s': %s\n", what, fd,
-		       g->val.name, why);
-		return err;
-	}
-	bad = key_mismatch(&g->key, &key);
-	if (bad) {
-		silo_reuseport_key_str(&g->key, want, sizeof(want));
-		pr_err("cannot %s fd %d in group '%s' (%s): the socket is %s\n",
-		       what, fd, g->val.name, want, bad);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* How long a group change waits for another process's to finish. */
-#define RP_LOCK_TIMEOUT_MS 5000 /* whole seconds */
-#define RP_LOCK_POLL_MS 10
-
-/* Whether lock_fd still locks the pin directory: once the directory holds
- * something of ours, only a holder of the lock removes it. */
-static bool rp_lock_holds(const struct silo *s, int lock_fd)
-{
-	struct stat locked, named;
-
-	return !fstat(lock_fd, &locked) && !stat(s->pin_dir, &named) &&
-	       locked.st_dev == named.st_dev && locked.st_ino == named.st_ino;
-}
-
-/*
- * Group changes from several processes take turns: a lock on the pin
- * directory itself. bpffs holds no regular files, and a directory lock is
- * one only those who can open it can take: the directory is checked to be
- * root's and 0700 (silo_pin_dirs_check), so no other user can block silo
- * by holding it. The directory goes when the last user leaves (under this
- * lock, or empty), so the lock taken counts only while the path still
- * names the directory locked; otherwise lock the new one. create: make the
- * pin directory when missing (else -ENOENT: there is no group to change).
- * Gives up after RP_LOCK_TIMEOUT_MS with -ETIMEDOUT.
- */
-static int rp_lock(const struct silo *s, bool create)
-{
-	struct timespec now, until;
-	int fd, err;
-
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += RP_LOCK_TIMEOUT_MS / 1000;
-	for (;;) {
-		err = create ? silo_pin_dir_make(s) : silo_pin_dirs_check(s);
-		if (err)
-			return err;
-		fd = open(s->pin_dir,
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			err = -errno;
-			if (err == -ENOENT && create)
-				continue; /* removed meanwhile: again */
-			if (err != -ENOENT)
-				pr_err("cannot open %s: %s\n", s->pin_dir,
-				       strerror(-err));
-			return err;
-		}
-		while (flock(fd, LOCK_EX | LOCK_NB)) {
-			err = -errno;
-			if (err == -EINTR)
-				continue;
-			if (err != -EWOULDBLOCK) {
-				pr_err("cannot lock %s: %s\n", s->pin_dir,
-				       strerror(-err));
-				close(fd);
-				return err;
-			}
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec > until.tv_sec ||
-			    (now.tv_sec == until.tv_sec &&
-			     now.tv_nsec >= until.tv_nsec)) {
-				pr_err("%s stayed locked for %u s: another silo process is changing reuseport groups, or hangs holding the lock (see 'fuser -v %s'); try again\n",
-				       s->pin_dir, RP_LOCK_TIMEOUT_MS / 1000,
-				       s->pin_dir);
-				close(fd);
-				return -ETIMEDOUT;
-			}
-			usleep(RP_LOCK_POLL_MS * 1000);
-		}
-		if (rp_lock_holds(s, fd))
-			return fd;
-		close(fd); /* removed (and maybe made again) meanwhile */
-	}
-}
-
-static void rp_unlock(int lock_fd)
-{
-	close(lock_fd); /* drops the flock */
-}
-
-/* Not inlined: gcc cannot then guess path lengths it would warn about. */
-static __attribute__((noinline)) int group_path(const struct silo *s,
-						const char *name,
-						const char *file, char *buf,
-						size_t len)
-{
-	int n = snprintf(buf, len, "%s/%s/%s%s%s", s->pin_dir,
-			 SILO_PIN_REUSEPORT_DIR, name, file ? "/" : "",
-			 file ? file : "");
-
-	return n >= (int)len ? -ENAMETOOLONG : 0;
-}
-
 static void group_init(struct silo_group *g, struct silo *s)
 {
 	unsigned int i;
 
 	memset(g, 0, sizeof(*g));
 	g->s = s;
-	for (i = 0; i < RP_COUNT; i++)
+	for (i = 0; i < SILO_RP_COUNT; i++)
 		g->fd[i] = -1;
 	g->cpu_node_fd = g->sockets_fd = g->slots_fd = -1;
 }
@@ -384,7 +67,7 @@ void silo_group_close(struct silo_group *g)
 
 	if (!g)
 		return;
-	for (i = 0; i < RP_COUNT; i++)
+	for (i = 0; i < SILO_RP_COUNT; i++)
 		close_fd(&g->fd[i]);
 	close_fd(&g->cpu_node_fd);
 	close_fd(&g->sockets_fd);
@@ -395,127 +78,6 @@ void silo_group_close(struct silo_group *g)
 const char *silo_group_name(const struct silo_group *g)
 {
 	return g->val.name;
-}
-
-static bool map_has_sizes(int fd, __u32 key_size, __u32 value_size)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	return !bpf_obj_get_info_by_fd(fd, &info, &len) &&
-	       info.key_size == key_size && info.value_size == value_size;
-}
-
-/* The shared objects: -ENOENT when there are none, -ESTALE when they are
- * incomplete or of another layout. */
-static int shared_open(struct silo_group *g)
-{
-	unsigned int i;
-	int fd;
-
-	for (i = 0; i < RP_COUNT; i++) {
-		fd = silo_obj_get(g->s, rp_pin_names[i]);
-		if (fd < 0)
-			return fd == -ENOENT && i == 0 ? -ENOENT :
-			       fd == -ENOENT	       ? -ESTALE :
-							 fd;
-		g->fd[i] = fd;
-	}
-	fd = silo_obj_get(g->s, silo_map_names[SILO_MAP_CPU_NODE]);
-	if (fd < 0)
-		return fd == -ENOENT ? -ESTALE : fd;
-	g->cpu_node_fd = fd;
-	if (!map_has_sizes(g->fd[RP_GROUPS], sizeof(struct silo_reuseport_key),
-			   sizeof(struct silo_reuseport_group)) ||
-	    !map_has_sizes(g->fd[RP_NODES],
-			   sizeof(struct silo_reuseport_node_key),
-			   sizeof(struct silo_reuseport_node)) ||
-	    !map_has_sizes(g->fd[RP_STATS], sizeof(__u32),
-			   sizeof(struct silo_reuseport_stats)))
-		return -ESTALE;
-	return 0;
-}
-
-static void shared_unpin(const struct silo *s)
-{
-	char path[PATH_MAX];
-	unsigned int i;
-
-	for (i = 0; i < RP_COUNT; i++)
-		if (!silo_pin_path(s, path, sizeof(path), rp_pin_names[i]))
-			unlink(path);
-}
-
-static int shared_pin(const struct silo_group *g)
-{
-	char path[PATH_MAX];
-	unsigned int i;
-	int err;
-
-	for (i = 0; i < RP_COUNT; i++) {
-		silo_pin_path(g->s, path, sizeof(path), rp_pin_names[i]);
-		if (bpf_obj_pin(g->fd[i], path)) {
-			err = -errno;
-			pr_err("cannot pin %s: %s\n", path, strerror(-err));
-			while (i-- > 0) {
-				silo_pin_path(g->s, path, sizeof(path),
-					      rp_pin_names[i]);
-				unlink(path);
-			}
-			return err;
-		}
-	}
-	return 0;
-}
-
-static void group_unpin(const struct silo *s, const char *name)
-{
-	char path[PATH_MAX];
-
-	if (!group_path(s, name, SILO_PIN_GROUP_SOCKETS, path, sizeof(path)))
-		unlink(path);
-	if (!group_path(s, name, SILO_PIN_GROUP_SLOTS, path, sizeof(path)))
-		unlink(path);
-	if (!group_path(s, name, NULL, path, sizeof(path)))
-		rmdir(path);
-}
-
-/* With the last group gone, the shared objects go, then the shared maps
- * unless XDP or silod still uses them. */
-static void release_if_last(struct silo *s)
-{
-	char path[PATH_MAX];
-
-	silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
-	if (rmdir(path) && errno != ENOENT)
-		return; /* groups remain */
-	shared_unpin(s);
-	silo_maps_release(s);
-}
-
-/* Group pins left when the shared maps had to be made anew: their sockets
- * are of a namespace that is gone, or of another silo. */
-static void remove_orphans(struct silo *s, const char *keep)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	bool warned = false;
-	DIR *d;
-
-	shared_unpin(s);
-	silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
-	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, keep))
-			continue;
-		if (!warned)
-			pr_warn("removing reuseport groups pinned for another namespace or silo version\n");
-		warned = true;
-		group_unpin(s, de->d_name);
-	}
-	closedir(d);
 }
 
 static int check_name(const char *name)
@@ -538,39 +100,6 @@ static int check_name(const char *name)
 	return 0;
 }
 
-/* "udp4_9000", "tcp6_80_fe80::1_if2"; bpffs takes no '.' in a name. */
-static void default_name(const struct silo_reuseport_key *key, char *name)
-{
-	char full[128], addr[INET6_ADDRSTRLEN] = "", *p;
-	bool v6 = key->family == SILO_AF_INET6;
-	int n, base;
-	__u32 hash = 2166136261u;
-	size_t i;
-
-	base = snprintf(full, sizeof(full), "%s%c_%u",
-			key->protocol == IPPROTO_TCP ? "tcp" : "udp",
-			v6 ? '6' : '4', key->port);
-	n = base;
-	if (!addr_is_any(key)) {
-		inet_ntop(v6 ? AF_INET6 : AF_INET, key->addr, addr,
-			  sizeof(addr));
-		for (p = addr; *p; p++)
-			if (*p == '.')
-				*p = '-';
-		n += snprintf(full + n, sizeof(full) - n, "_%s", addr);
-	}
-	if (key->bound_dev_if)
-		n += snprintf(full + n, sizeof(full) - n, "_if%u",
-			      key->bound_dev_if);
-	if (n < SILO_REUSEPORT_NAME_MAX) {
-		memcpy(name, full, n + 1);
-		return;
-	}
-	for (i = 0; i < sizeof(*key); i++)
-		hash = (hash ^ ((const __u8 *)key)[i]) * 16777619u;
-	snprintf(name, SILO_REUSEPORT_NAME_MAX, "%.*s_%08x", base, full, hash);
-}
-
 /*
  * Loads silo's reuseport object: the first time, it makes the programs and
  * the shared maps; later, it reuses the pinned ones and loads no program.
@@ -581,7 +110,7 @@ static int load_object(struct silo_group *g, const struct silo_maps *maps,
 		       bool *made_shared)
 {
 	struct silo_reuseport *skel;
-	struct bpf_map *shared[RP_SELECT];
+	struct bpf_map *shared[SILO_RP_SELECT];
 	int nr_cpus = libbpf_num_possible_cpus(), err;
 	unsigned int i;
 
@@ -593,17 +122,17 @@ static int load_object(struct silo_group *g, const struct silo_maps *maps,
 		       strerror(-err));
 		return err;
 	}
-	shared[RP_GROUPS] = skel->maps.reuseport_groups;
-	shared[RP_SOCKETS] = skel->maps.reuseport_sockets;
-	shared[RP_NODES] = skel->maps.reuseport_nodes;
-	shared[RP_STATS] = skel->maps.reuseport_stats;
+	shared[SILO_RP_GROUPS] = skel->maps.reuseport_groups;
+	shared[SILO_RP_SOCKETS] = skel->maps.reuseport_sockets;
+	shared[SILO_RP_NODES] = skel->maps.reuseport_nodes;
+	shared[SILO_RP_STATS] = skel->maps.reuseport_stats;
 	bpf_map__set_max_entries(skel->maps.group_sockets, nr_cpus);
 	bpf_map__set_max_entries(skel->maps.group_slots, nr_cpus);
 	err = silo_maps_reuse(maps, skel->obj);
 	if (err)
 		goto out;
-	if (g->fd[RP_GROUPS] >= 0) {
-		for (i = 0; i < RP_SELECT && !err; i++)
+	if (g->fd[SILO_RP_GROUPS] >= 0) {
+		for (i = 0; i < SILO_RP_SELECT && !err; i++)
 			err = bpf_map__reuse_fd(shared[i], g->fd[i]);
 		bpf_program__set_autoload(skel->progs.silo_select, false);
 		bpf_program__set_autoload(skel->progs.silo_select_or_migrate,
@@ -617,18 +146,18 @@ static int load_object(struct silo_group *g, const struct silo_maps *maps,
 		       strerror(-err));
 		goto out;
 	}
-	if (g->fd[RP_GROUPS] < 0) {
-		for (i = 0; i < RP_SELECT; i++)
+	if (g->fd[SILO_RP_GROUPS] < 0) {
+		for (i = 0; i < SILO_RP_SELECT; i++)
 			g->fd[i] = dup(bpf_map__fd(shared[i]));
-		g->fd[RP_SELECT] =
+		g->fd[SILO_RP_SELECT] =
 			dup(bpf_program__fd(skel->progs.silo_select));
-		g->fd[RP_MIGRATE] = dup(
+		g->fd[SILO_RP_MIGRATE] = dup(
 			bpf_program__fd(skel->progs.silo_select_or_migrate));
 		*made_shared = true;
 	}
 	g->sockets_fd = dup(bpf_map__fd(skel->maps.group_sockets));
 	g->slots_fd = dup(bpf_map__fd(skel->maps.group_slots));
-	for (i = 0; i < RP_COUNT; i++)
+	for (i = 0; i < SILO_RP_COUNT; i++)
 		if (g->fd[i] < 0)
 			err = -EMFILE;
 	if (g->sockets_fd < 0 || g->slots_fd < 0)
@@ -690,7 +219,8 @@ static int zero_stats(const struct silo_group *g)
 
 	if (!zeros)
 		return -ENOMEM;
-	if (bpf_map_update_elem(g->fd[RP_STATS], &g->val.id, zeros, BPF_ANY))
+	if (bpf_map_update_elem(g->fd[SILO_RP_STATS], &g->val.id, zeros,
+				BPF_ANY))
 		err = -errno;
 	free(zeros);
 	return err;
@@ -724,10 +254,10 @@ static int update_node_lists(const struct silo_group *g)
 	for (node = 0; node < SILO_MAX_NODES && !err; node++) {
 		nk.node = node;
 		if (lists[node].nr) {
-			if (bpf_map_update_elem(g->fd[RP_NODES], &nk,
+			if (bpf_map_update_elem(g->fd[SILO_RP_NODES], &nk,
 						&lists[node], BPF_ANY))
 				err = -errno;
-		} else if (bpf_map_delete_elem(g->fd[RP_NODES], &nk) &&
+		} else if (bpf_map_delete_elem(g->fd[SILO_RP_NODES], &nk) &&
 			   errno != ENOENT) {
 			err = -errno;
 		}
@@ -747,51 +277,6 @@ static void delete_node_lists(int nodes_fd, __u32 id)
 		bpf_map_delete_elem(nodes_fd, &nk);
 }
 
-static int pin_group_maps(const struct silo_group *g)
-{
-	char path[PATH_MAX];
-	int err;
-
-	err = group_path(g->s, g->val.name, SILO_PIN_GROUP_SOCKETS, path,
-			 sizeof(path));
-	if (!err && bpf_obj_pin(g->sockets_fd, path))
-		err = -errno;
-	if (!err)
-		err = group_path(g->s, g->val.name, SILO_PIN_GROUP_SLOTS, path,
-				 sizeof(path));
-	if (!err && bpf_obj_pin(g->slots_fd, path))
-		err = -errno;
-	if (err)
-		pr_err("cannot pin %s: %s\n", path, strerror(-err));
-	return err;
-}
-
-/* Claims the name: the directory is made under the lock, or exists. */
-static int make_group_dir(const struct silo *s, const char *name)
-{
-	char path[PATH_MAX];
-	int err;
-
-	err = group_path(s, name, NULL, path, sizeof(path));
-	if (err)
-		return err;
-	/* rp_lock made (and checked) the pin directory. */
-	silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
-	if (mkdir(path, 0700) && errno != EEXIST)
-		err = -errno;
-	if (!err) {
-		group_path(s, name, NULL, path, sizeof(path));
-		if (mkdir(path, 0700))
-			err = -errno;
-	}
-	if (err == -EEXIST)
-		pr_err("there is a group '%s' already: choose another name, or 'silo reuseport detach %s'\n",
-		       name, name);
-	else if (err && err != -ENOENT) /* -ENOENT: the caller tries again */
-		pr_err("cannot create %s: %s\n", path, strerror(-err));
-	return err;
-}
-
 /* -EEXIST when key's kernel group is a silo group already. */
 static int kernel_group_taken(const struct silo *s,
 			      const struct silo_reuseport_key *key, int fd,
@@ -800,7 +285,7 @@ static int kernel_group_taken(const struct silo *s,
 	struct silo_reuseport_group other;
 	int groups_fd, err = 0;
 
-	groups_fd = silo_obj_get(s, SILO_PIN_REUSEPORT_GROUPS);
+	groups_fd = silo_rp_pin_get(s, SILO_RP_GROUPS);
 	if (groups_fd < 0)
 		return 0;
 	if (!bpf_map_lookup_elem(groups_fd, key, &other)) {
@@ -847,7 +332,7 @@ int silo_group_create(struct silo *s, int fd,
 	if (opts->name)
 		snprintf(g->val.name, sizeof(g->val.name), "%s", opts->name);
 	else
-		default_name(&g->key, g->val.name);
+		rp_default_name(&g->key, g->val.name);
 	g->val.policy = opts->policy;
 	g->val.nr_slots = libbpf_num_possible_cpus();
 	if (g->key.protocol == IPPROTO_TCP && !opts->no_migrate)
@@ -861,11 +346,11 @@ again:
 	}
 	err = kernel_group_taken(s, &g->key, fd, desc);
 	if (!err)
-		err = make_group_dir(s, g->val.name);
+		err = silo_group_pins_claim(s, g->val.name);
 	if (!err && !rp_lock_holds(s, lock)) {
 		/* An unload removed the empty pin directory before we made
 		 * the group's in it: the lock was on the old one. */
-		group_unpin(s, g->val.name);
+		silo_group_pins_remove(s, g->val.name);
 		err = -ENOENT;
 	}
 	if (err == -ENOENT && retries++ < 3) {
@@ -884,8 +369,8 @@ again:
 	if (err)
 		goto err_undo;
 	if (created)
-		remove_orphans(s, g->val.name);
-	err = shared_open(g);
+		silo_rp_pins_remove_orphans(s, g->val.name);
+	err = rp_shared_open(g);
 	if (err == -ESTALE) {
 		pr_err("the reuseport pins in %s are incomplete or of another silo version: detach every group, or remove %s/reuseport_*\n",
 		       s->pin_dir, s->pin_dir);
@@ -897,30 +382,31 @@ again:
 	}
 	err = load_object(g, &maps, &made_shared);
 	if (!err && made_shared)
-		err = shared_pin(g);
+		err = silo_rp_pins_pin(s, g->fd);
 	if (err)
 		goto err_undo;
 	if (g->cpu_node_fd < 0)
 		g->cpu_node_fd = dup(maps.fd[SILO_MAP_CPU_NODE]);
-	err = alloc_id(g->fd[RP_GROUPS], &g->val.id);
+	err = alloc_id(g->fd[SILO_RP_GROUPS], &g->val.id);
 	if (err)
 		goto err_undo;
-	if (bpf_map_update_elem(g->fd[RP_SOCKETS], &g->val.id, &g->sockets_fd,
-				BPF_ANY)) {
+	if (bpf_map_update_elem(g->fd[SILO_RP_SOCKETS], &g->val.id,
+				&g->sockets_fd, BPF_ANY)) {
 		err = -errno;
 		pr_err("cannot add the sockets map of group '%s': %s\n",
 		       g->val.name, strerror(-err));
 		goto err_undo;
 	}
 	in_outer = true;
-	delete_node_lists(g->fd[RP_NODES], g->val.id);
+	delete_node_lists(g->fd[SILO_RP_NODES], g->val.id);
 	err = zero_stats(g);
 	if (!err)
-		err = pin_group_maps(g);
+		err = silo_group_pins_pin(s, g->val.name, g->sockets_fd,
+					  g->slots_fd);
 	if (err)
 		goto err_undo;
 	/* Last: from here on the program selects for this group. */
-	if (bpf_map_update_elem(g->fd[RP_GROUPS], &g->key, &g->val,
+	if (bpf_map_update_elem(g->fd[SILO_RP_GROUPS], &g->key, &g->val,
 				BPF_NOEXIST)) {
 		err = -errno;
 		pr_err("cannot add group '%s': %s\n", g->val.name,
@@ -936,10 +422,10 @@ again:
 
 err_undo:
 	if (in_outer)
-		bpf_map_delete_elem(g->fd[RP_SOCKETS], &g->val.id);
+		bpf_map_delete_elem(g->fd[SILO_RP_SOCKETS], &g->val.id);
 	if (dir_made) {
-		group_unpin(s, g->val.name);
-		release_if_last(s);
+		silo_group_pins_remove(s, g->val.name);
+		silo_rp_pins_release(s);
 	}
 err_unlock:
 	rp_unlock(lock);
@@ -952,17 +438,15 @@ static int open_group_maps(struct silo_group *g)
 {
 	struct bpf_map_info a = {}, b = {};
 	__u32 len = sizeof(a), inner_id;
-	char path[PATH_MAX];
+	int err;
 
-	group_path(g->s, g->val.name, SILO_PIN_GROUP_SOCKETS, path,
-		   sizeof(path));
-	g->sockets_fd = bpf_obj_get(path);
-	group_path(g->s, g->val.name, SILO_PIN_GROUP_SLOTS, path, sizeof(path));
-	g->slots_fd = bpf_obj_get(path);
-	if (g->sockets_fd < 0 || g->slots_fd < 0)
-		return -ESTALE;
+	err = silo_group_pins_open(g->s, g->val.name, &g->sockets_fd,
+				   &g->slots_fd);
+	if (err)
+		return err;
 	/* The pinned map must be the one the program uses. */
-	if (bpf_map_lookup_elem(g->fd[RP_SOCKETS], &g->val.id, &inner_id) ||
+	if (bpf_map_lookup_elem(g->fd[SILO_RP_SOCKETS], &g->val.id,
+				&inner_id) ||
 	    bpf_obj_get_info_by_fd(g->sockets_fd, &a, &len))
 		return -ESTALE;
 	len = sizeof(b);
@@ -982,9 +466,10 @@ int silo_group_open(struct silo *s, const char *name, struct silo_group **out)
 	if (!g)
 		return -ENOMEM;
 	group_init(g, s);
-	err = shared_open(g);
+	err = rp_shared_open(g);
 	if (!err)
-		err = find_by_name(g->fd[RP_GROUPS], name, &g->key, &g->val);
+		err = find_by_name(g->fd[SILO_RP_GROUPS], name, &g->key,
+				   &g->val);
 	if (err == -ENOENT) {
 		pr_err("no reuseport group '%s' in %s: see 'silo reuseport show'\n",
 		       name, s->pin_dir);
@@ -1005,13 +490,45 @@ err_close:
 	return err;
 }
 
+int silo_group_open_key(struct silo *s, const struct silo_reuseport_key *key,
+			struct silo_group **out)
+{
+	struct silo_group *g;
+	int err;
+
+	*out = NULL;
+	g = malloc(sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	group_init(g, s);
+	err = rp_shared_open(g);
+	if (!err && bpf_map_lookup_elem(g->fd[SILO_RP_GROUPS], key, &g->val))
+		err = -ENOENT;
+	if (err == -ENOENT)
+		goto err_close;
+	g->key = *key;
+	if (!err)
+		err = open_group_maps(g);
+	if (err) {
+		pr_err("the reuseport pins in %s are broken (%s): detach the group and make it again\n",
+		       s->pin_dir, strerror(-err));
+		goto err_close;
+	}
+	*out = g;
+	return 0;
+
+err_close:
+	silo_group_close(g);
+	return err;
+}
+
 /* The group as it is now, or -ENOENT when it was detached meanwhile. */
 static int refresh(struct silo_group *g)
 {
 	struct silo_reuseport_group val;
 
 	if (!g->detached &&
-	    !bpf_map_lookup_elem(g->fd[RP_GROUPS], &g->key, &val) &&
+	    !bpf_map_lookup_elem(g->fd[SILO_RP_GROUPS], &g->key, &val) &&
 	    val.id == g->val.id && !strcmp(val.name, g->val.name)) {
 		g->val = val;
 		return 0;
@@ -1047,7 +564,7 @@ static int check_slot(const struct silo_group *g, __u32 slot)
 }
 
 int silo_group_place(struct silo_group *g, __u32 slot, int fd,
-		     const struct silo_reuseport_slot *owner)
+		     const struct silo_reuseport_slot *owner, bool only_free)
 {
 	struct silo_reuseport_slot placed = *owner;
 	__u64 sock_fd = fd;
@@ -1055,7 +572,7 @@ int silo_group_place(struct silo_group *g, __u32 slot, int fd,
 
 	err = check_slot(g, slot);
 	if (!err)
-		err = check_member(g, fd, "place");
+		err = rp_check_member(g, fd, "place");
 	if (!err)
 		err = silo_socket_cookie(fd, &placed.cookie);
 	if (err)
@@ -1063,9 +580,14 @@ int silo_group_place(struct silo_group *g, __u32 slot, int fd,
 	lock = lock_group(g);
 	if (lock < 0)
 		return lock;
-	if (bpf_map_update_elem(g->sockets_fd, &slot, &sock_fd, BPF_ANY)) {
+	/* BPF_NOEXIST: the kernel refuses a slot that holds a socket. */
+	if (bpf_map_update_elem(g->sockets_fd, &slot, &sock_fd,
+				only_free ? BPF_NOEXIST : BPF_ANY)) {
 		err = -errno;
-		if (err == -EBUSY)
+		if (err == -EEXIST)
+			pr_err("slot %u of group '%s' holds another socket (placed meanwhile): nothing changed there; try again\n",
+			       slot, g->val.name);
+		else if (err == -EBUSY)
 			pr_err("fd %d is in a slot already (a socket takes one slot of one group): remove it from there first\n",
 			       fd);
 		else
@@ -1088,7 +610,7 @@ int silo_group_set(struct silo_group *g, __u32 slot, int fd)
 		.fd = fd,
 	};
 
-	return silo_group_place(g, slot, fd, &owner);
+	return silo_group_place(g, slot, fd, &owner, false);
 }
 
 int silo_group_remove(struct silo_group *g, __u32 slot)
@@ -1121,7 +643,8 @@ out:
 
 static int update_group(struct silo_group *g, struct silo_reuseport_group *val)
 {
-	if (bpf_map_update_elem(g->fd[RP_GROUPS], &g->key, val, BPF_EXIST)) {
+	if (bpf_map_update_elem(g->fd[SILO_RP_GROUPS], &g->key, val,
+				BPF_EXIST)) {
 		int err = -errno;
 
 		pr_err("cannot update group '%s': %s\n", g->val.name,
@@ -1137,14 +660,15 @@ int silo_group_attach(struct silo_group *g, int fd)
 	struct silo_reuseport_group val;
 	int lock, err, prog_fd;
 
-	err = check_member(g, fd, "attach through");
+	err = rp_check_member(g, fd, "attach through");
 	if (err)
 		return err;
 	lock = lock_group(g);
 	if (lock < 0)
 		return lock;
-	prog_fd = g->val.flags & SILO_REUSEPORT_F_MIGRATE ? g->fd[RP_MIGRATE] :
-							    g->fd[RP_SELECT];
+	prog_fd = g->val.flags & SILO_REUSEPORT_F_MIGRATE ?
+			  g->fd[SILO_RP_MIGRATE] :
+			  g->fd[SILO_RP_SELECT];
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_EBPF, &prog_fd,
 		       sizeof(prog_fd))) {
 		err = -errno;
@@ -1227,7 +751,7 @@ int silo_group_detach(struct silo_group *g, int fd)
 	int lock, err, member = -1;
 
 	if (fd >= 0) {
-		err = check_member(g, fd, "detach through");
+		err = rp_check_member(g, fd, "detach through");
 		if (err)
 			return err;
 	}
@@ -1247,12 +771,12 @@ int silo_group_detach(struct silo_group *g, int fd)
 			close(member);
 	}
 	/* The program finds no group from here on: the kernel's hash. */
-	bpf_map_delete_elem(g->fd[RP_GROUPS], &g->key);
-	bpf_map_delete_elem(g->fd[RP_SOCKETS], &g->val.id);
-	delete_node_lists(g->fd[RP_NODES], g->val.id);
-	group_unpin(g->s, g->val.name);
+	bpf_map_delete_elem(g->fd[SILO_RP_GROUPS], &g->key);
+	bpf_map_delete_elem(g->fd[SILO_RP_SOCKETS], &g->val.id);
+	delete_node_lists(g->fd[SILO_RP_NODES], g->val.id);
+	silo_group_pins_remove(g->s, g->val.name);
 	g->detached = true;
-	release_if_last(g->s);
+	silo_rp_pins_release(g->s);
 	rp_unlock(lock);
 	return 0;
 }
@@ -1288,7 +812,7 @@ int silo_group_slots(struct silo_group *g, struct silo_group_slot *slots)
 
 int silo_group_stats(struct silo_group *g, struct silo_reuseport_stats *stats)
 {
-	if (bpf_map_lookup_elem(g->fd[RP_STATS], &g->val.id, stats))
+	if (bpf_map_lookup_elem(g->fd[SILO_RP_STATS], &g->val.id, stats))
 		return -errno;
 	return 0;
 }
@@ -1304,7 +828,7 @@ int silo_group_foreach(struct silo *s,
 	size_t n = 0, i;
 	int fd, err = 0;
 
-	fd = silo_obj_get(s, SILO_PIN_REUSEPORT_GROUPS);
+	fd = silo_rp_pin_get(s, SILO_RP_GROUPS);
 	if (fd < 0)
 		return fd == -ENOENT ? 0 : fd;
 	/* Names first: fn may detach groups. */

@@ -37,6 +37,8 @@ struct found_sock {
 	int process_cpu; /* -1: no single-CPU holder; -2: several */
 	int holders;
 	int group; /* index into the groups made */
+	bool in_group; /* in its silo group already (p.slot says where) */
+	bool placed_now; /* placed by this attach */
 };
 
 /* An fd of a process that is one of the sockets. */
@@ -514,58 +516,182 @@ static void resolve_conflicts(struct scan *sc)
 	}
 }
 
-static void groups_rollback(struct silo_group **groups, int *group_fds, int n)
+/* The groups of one attach: one per kernel group that has a socket placed
+ * or a silo group already. */
+struct attach_group {
+	struct silo_group *g;
+	int fd; /* a socket of the kernel group (ours) */
+	bool existing; /* a silo group before this attach */
+};
+
+/* Undoes what this attach did: groups it made go; in a group that was there
+ * before, the slots it filled are emptied again. */
+static void groups_rollback(struct scan *sc, struct attach_group *ag, int n)
 {
+	size_t j;
+
 	while (n-- > 0) {
-		silo_group_detach(groups[n], group_fds[n]);
-		silo_group_close(groups[n]);
+		if (!ag[n].g)
+			continue;
+		if (!ag[n].existing) {
+			silo_group_detach(ag[n].g, ag[n].fd);
+		} else {
+			for (j = 0; j < sc->nr_socks; j++)
+				if (sc->socks[j].group == n &&
+				    sc->socks[j].placed_now)
+					silo_group_remove(ag[n].g,
+							  sc->socks[j].p.slot);
+		}
+		silo_group_close(ag[n].g);
+		ag[n].g = NULL;
 	}
 }
 
-/* One group per kernel group that has a socket placed; all or none. */
+/*
+ * The sockets of group i against its silo group g that exists already:
+ * those in it already stay where they are (not added twice); the others
+ * need their slot free. Says what is taken, and fails, before any change.
+ */
+static int fit_existing(struct scan *sc, struct silo_group *g, int i)
+{
+	struct silo_group_slot *slots;
+	struct silo_group_info info;
+	int err, taken = 0;
+	size_t j;
+	__u32 k;
+
+	err = silo_group_info(g, &info);
+	if (err)
+		return err;
+	if (sc->opts->name && strcmp(sc->opts->name, info.group.name)) {
+		pr_err("the sockets on port %u are in silo group '%s' already: leave out --name, or give --name %s\n",
+		       sc->opts->port, info.group.name, info.group.name);
+		return -EEXIST;
+	}
+	slots = calloc(info.group.nr_slots, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	silo_group_slots(g, slots);
+	for (j = 0; j < sc->nr_socks; j++) {
+		struct found_sock *fs = &sc->socks[j];
+		const struct silo_group_slot *sl;
+
+		if (fs->group != i)
+			continue;
+		for (k = 0; k < info.group.nr_slots; k++)
+			if (slots[k].cookie == fs->p.cookie)
+				break;
+		if (k < info.group.nr_slots) {
+			fs->in_group = true;
+			fs->p.slot = k;
+			snprintf(fs->p.why, sizeof(fs->p.why),
+				 "in the group already");
+			continue;
+		}
+		if (fs->p.slot < 0 || (__u32)fs->p.slot >= info.group.nr_slots)
+			continue;
+		sl = &slots[fs->p.slot];
+		if (!sl->cookie)
+			continue;
+		if (sl->placed.cookie == sl->cookie)
+			snprintf(fs->p.why, sizeof(fs->p.why),
+				 "slot %d is taken by fd %d of pid %u",
+				 fs->p.slot, sl->placed.fd, sl->placed.pid);
+		else
+			snprintf(fs->p.why, sizeof(fs->p.why),
+				 "slot %d is taken by another socket",
+				 fs->p.slot);
+		pr_err("no free slot for fd %d of pid %u in group '%s': %s; nothing attached (detach the socket there first, or pin this server to a CPU whose slot is free)\n",
+		       fs->p.fd, fs->p.pid, info.group.name, fs->p.why);
+		taken++;
+	}
+	free(slots);
+	return taken ? -ENOSPC : 0;
+}
+
+/* One group per kernel group that has a socket placed, made or the one
+ * there already; all or nothing. */
 static int make_groups(struct scan *sc)
 {
 	struct silo_group_opts gopts = {
 		.policy = sc->opts->policy,
 		.no_migrate = sc->opts->no_migrate,
 	};
-	struct silo_group **groups;
-	int *group_fds, n = 0, err = 0;
-	size_t i, j;
+	struct attach_group *ag;
+	int n = 0, used = 0, err = 0, i;
+	size_t j, k;
 
-	groups = calloc(sc->nr_socks, sizeof(*groups));
-	group_fds = calloc(sc->nr_socks, sizeof(*group_fds));
-	if (!groups || !group_fds) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < sc->nr_socks; i++) {
-		struct found_sock *fs = &sc->socks[i];
+	ag = calloc(sc->nr_socks, sizeof(*ag));
+	if (!ag)
+		return -ENOMEM;
+	/* Every kernel group of a socket that fits one. */
+	for (j = 0; j < sc->nr_socks; j++) {
+		struct found_sock *fs = &sc->socks[j];
 
-		if (fs->p.slot < 0 || fs->group >= 0)
+		if (!fs->p.key.port || fs->group >= 0)
 			continue;
-		for (j = i; j < sc->nr_socks; j++)
-			if (sc->socks[j].p.slot >= 0 &&
-			    !memcmp(&sc->socks[j].p.key, &fs->p.key,
+		for (k = j; k < sc->nr_socks; k++)
+			if (sc->socks[k].p.key.port &&
+			    !memcmp(&sc->socks[k].p.key, &fs->p.key,
 				    sizeof(fs->p.key)))
-				sc->socks[j].group = n;
-		group_fds[n] = fs->copy;
-		n++;
+				sc->socks[k].group = n;
+		ag[n++].fd = fs->copy;
 	}
-	if (n > 1 && sc->opts->name) {
+	/* Those with a silo group already: nothing changes until all fit. */
+	for (i = 0; i < n && !err; i++) {
+		for (j = 0; j < sc->nr_socks; j++)
+			if (sc->socks[j].group == i) {
+				err = silo_group_open_key(
+					sc->s, &sc->socks[j].p.key, &ag[i].g);
+				break;
+			}
+		if (err == -ENOENT) {
+			err = 0;
+			continue;
+		}
+		ag[i].existing = !err;
+		if (!err)
+			err = fit_existing(sc, ag[i].g, i);
+	}
+	if (err)
+		goto err_rollback;
+	/* A kernel group counts when a socket of it is placed or in its
+	 * silo group; the others are not made. */
+	for (i = 0; i < n; i++) {
+		bool counts = false;
+
+		for (j = 0; j < sc->nr_socks; j++)
+			if (sc->socks[j].group == i &&
+			    (sc->socks[j].p.slot >= 0 || sc->socks[j].in_group))
+				counts = true;
+		if (!counts) {
+			for (j = 0; j < sc->nr_socks; j++)
+				if (sc->socks[j].group == i)
+					sc->socks[j].group = -1;
+			silo_group_close(ag[i].g);
+			ag[i].g = NULL;
+			ag[i].fd = -1;
+			continue;
+		}
+		used++;
+	}
+	if (used > 1 && sc->opts->name) {
 		pr_err("--name names one group, and port %u has %d here: add --proto, or leave the names to silo\n",
-		       sc->opts->port, n);
+		       sc->opts->port, used);
 		err = -EINVAL;
-		n = 0;
-		goto out;
+		goto err_rollback;
 	}
 	gopts.name = sc->opts->name;
-	for (i = 0; i < (size_t)n && !err; i++) {
-		err = silo_group_create(sc->s, group_fds[i], &gopts,
-					&groups[i]);
-		if (err) {
-			n = i;
-			break;
+	for (i = 0; i < n && !err; i++) {
+		struct silo_group_info info;
+
+		if (ag[i].fd < 0)
+			continue;
+		if (!ag[i].existing) {
+			err = silo_group_create(sc->s, ag[i].fd, &gopts,
+						&ag[i].g);
+			if (err)
+				break;
 		}
 		for (j = 0; j < sc->nr_socks && !err; j++) {
 			struct found_sock *fs = &sc->socks[j];
@@ -575,30 +701,34 @@ static int make_groups(struct scan *sc)
 				.fd = fs->p.fd,
 			};
 
-			if (fs->group != (int)i)
+			if (fs->group != i || (fs->p.slot < 0 && !fs->in_group))
 				continue;
-			err = silo_group_place(groups[i], fs->p.slot, fs->copy,
-					       &owner);
 			snprintf(fs->p.group, sizeof(fs->p.group), "%s",
-				 silo_group_name(groups[i]));
+				 silo_group_name(ag[i].g));
+			if (fs->in_group)
+				continue;
+			err = silo_group_place(ag[i].g, fs->p.slot, fs->copy,
+					       &owner, ag[i].existing);
+			fs->placed_now = !err;
 		}
-		if (!err)
-			err = silo_group_attach(groups[i], group_fds[i]);
-		if (err)
-			n = i + 1;
+		if (!err && (!ag[i].existing ||
+			     (!silo_group_info(ag[i].g, &info) &&
+			      !(info.group.flags & SILO_REUSEPORT_F_ATTACHED))))
+			err = silo_group_attach(ag[i].g, ag[i].fd);
 	}
-	if (err) {
-		groups_rollback(groups, group_fds, n);
-		for (j = 0; j < sc->nr_socks; j++)
-			sc->socks[j].p.group[0] = '\0';
-		goto out;
-	}
-	for (i = 0; i < (size_t)n; i++)
-		silo_group_close(groups[i]);
-out:
-	free(groups);
-	free(group_fds);
-	return err ? err : n;
+	if (err)
+		goto err_rollback;
+	for (i = 0; i < n; i++)
+		silo_group_close(ag[i].g);
+	free(ag);
+	return used;
+
+err_rollback:
+	groups_rollback(sc, ag, n);
+	for (j = 0; j < sc->nr_socks; j++)
+		sc->socks[j].p.group[0] = '\0';
+	free(ag);
+	return err;
 }
 
 static void scan_free(struct scan *sc)
@@ -649,20 +779,22 @@ static int open_pidfds(const int *procs, const int *parents, int *pidfds,
  * ppid check at open chains the descendants to pid: each was, when its
  * pidfd was open, the child of a process that is still the one we found.
  */
-static int check_still_there(int pid, const int *procs, const int *pidfds,
-			     int nr)
+static int check_still_there(const int *procs, const int *parents,
+			     const int *pidfds, int nr)
 {
-	int i;
+	int i, root = 0;
 
 	for (i = 0; i < nr; i++) {
+		if (!parents[i])
+			root = procs[i];
 		if (pidfds[i] < 0 || !pidfd_alive(pidfds[i]))
 			continue;
-		if (i == 0)
+		if (!parents[i])
 			pr_err("process %d exited while silo read its sockets: nothing attached\n",
-			       pid);
+			       procs[i]);
 		else
 			pr_err("process %d (a descendant of %d) exited while silo read its sockets: nothing attached; run again\n",
-			       procs[i], pid);
+			       procs[i], root);
 		return -ESRCH;
 	}
 	return 0;
@@ -677,44 +809,103 @@ static void close_pidfds(int *pidfds, int nr)
 			close(pidfds[i]);
 }
 
-int silo_group_attach_pid(struct silo *s, int pid,
-			  const struct silo_attach_pid_opts *opts,
-			  struct silo_placement **out, size_t *n)
+/* "pid 12" or "pids 12, 13 and 14", for messages. */
+static void pids_str(char *buf, size_t len, const int *pids, size_t nr)
 {
-	struct scan sc = { .s = s, .opts = opts };
-	int nr_procs = 0, i, err, pidfd, placed = 0, unfit = 0;
-	int *procs, *parents, *pidfds;
-	size_t k;
+	size_t i, n;
 
-	*out = NULL;
-	*n = 0;
-	sc.nr_cpus = libbpf_num_possible_cpus();
-	/* Held to the end: it says whether pid is still the process asked
-	 * for after every read of /proc/pid (check_still_there). */
+	n = snprintf(buf, len, "pid%s", nr > 1 ? "s" : "");
+	for (i = 0; i < nr && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%d",
+			      i == 0	  ? " " :
+			      i + 1 == nr ? " and " :
+					    ", ",
+			      pids[i]);
+}
+
+/*
+ * Adds the process tree of pid to procs[*nr..]: those found already (pid
+ * given twice, or a descendant of another given) are left out. The pidfd
+ * of pid is held to the end: it says whether pid is still the process
+ * asked for after every read of /proc/pid (check_still_there).
+ */
+static int add_tree(int pid, int *procs, int *parents, int *pidfds, int *nr)
+{
+	int *tp, *tpar, got, i, j, k, pidfd, err;
+
+	for (i = 0; i < *nr; i++)
+		if (procs[i] == pid)
+			return 0;
+	if (*nr >= MAX_PROCS) {
+		pr_err("more than %d processes to read: attach fewer at once\n",
+		       MAX_PROCS);
+		return -E2BIG;
+	}
 	pidfd = pidfd_open(pid);
 	if (pidfd < 0) {
 		pr_err("no process %d: %s\n", pid, strerror(-pidfd));
 		return pidfd == -EINVAL ? -ESRCH : pidfd;
 	}
+	tp = calloc(MAX_PROCS, sizeof(*tp));
+	tpar = calloc(MAX_PROCS, sizeof(*tpar));
+	if (!tp || !tpar) {
+		err = -ENOMEM;
+		goto out;
+	}
+	got = process_tree(pid, tp, tpar, MAX_PROCS - *nr);
+	if (got < 0) {
+		err = got;
+		pr_err("cannot read /proc: %s\n", strerror(-err));
+		goto out;
+	}
+	k = *nr;
+	for (i = 0; i < got; i++) {
+		for (j = 0; j < *nr && procs[j] != tp[i]; j++)
+			;
+		if (j < *nr)
+			continue;
+		procs[k] = tp[i];
+		parents[k] = tpar[i];
+		pidfds[k] = i == 0 ? pidfd : -1;
+		k++;
+	}
+	pidfd = -1; /* pidfds[*nr] now */
+	/* open_pidfds skips the first: the root, opened above. */
+	err = open_pidfds(procs + *nr, parents + *nr, pidfds + *nr, k - *nr);
+	*nr = k;
+out:
+	if (pidfd >= 0)
+		close(pidfd);
+	free(tp);
+	free(tpar);
+	return err;
+}
+
+int silo_group_attach_pids(struct silo *s, const int *pids, size_t nr_pids,
+			   const struct silo_attach_pid_opts *opts,
+			   struct silo_placement **out, size_t *n)
+{
+	struct scan sc = { .s = s, .opts = opts };
+	int nr_procs = 0, i, err = 0, placed = 0, unfit = 0;
+	int *procs, *parents, *pidfds;
+	char who[128];
+	size_t k;
+
+	*out = NULL;
+	*n = 0;
+	if (!nr_pids)
+		return -EINVAL;
+	pids_str(who, sizeof(who), pids, nr_pids);
+	sc.nr_cpus = libbpf_num_possible_cpus();
 	procs = calloc(MAX_PROCS, sizeof(*procs));
 	parents = calloc(MAX_PROCS, sizeof(*parents));
 	pidfds = calloc(MAX_PROCS, sizeof(*pidfds));
 	if (!procs || !parents || !pidfds) {
-		close(pidfd);
 		err = -ENOMEM;
 		goto out;
 	}
-	pidfds[0] = pidfd;
-	nr_procs = process_tree(pid, procs, parents, MAX_PROCS);
-	if (nr_procs < 0) {
-		err = nr_procs;
-		nr_procs = 1;
-		pr_err("cannot read /proc: %s\n", strerror(-err));
-		goto out;
-	}
-	for (i = 1; i < nr_procs; i++)
-		pidfds[i] = -1;
-	err = open_pidfds(procs, parents, pidfds, nr_procs);
+	for (k = 0; k < nr_pids && !err; k++)
+		err = add_tree(pids[k], procs, parents, pidfds, &nr_procs);
 	if (err)
 		goto out;
 	for (i = 0; i < nr_procs && !err; i++)
@@ -726,16 +917,16 @@ int silo_group_attach_pid(struct silo *s, int pid,
 		err = -EPERM;
 		goto out;
 	} else if (err) {
-		pr_err("cannot read the sockets of pid %d: %s\n", pid,
+		pr_err("cannot read the sockets of %s: %s\n", who,
 		       strerror(-err));
 		goto out;
 	}
 	if (!sc.nr_socks) {
-		err = check_still_there(pid, procs, pidfds, 1);
+		err = check_still_there(procs, parents, pidfds, nr_procs);
 		if (err)
 			goto out;
-		pr_err("pid %d and its children have no %s socket on port %u (a TCP listener, or an unconnected UDP socket)\n",
-		       pid,
+		pr_err("%s and %s children have no %s socket on port %u (a TCP listener, or an unconnected UDP socket)\n",
+		       who, nr_pids > 1 ? "their" : "its",
 		       !opts->protocol		     ? "TCP or UDP" :
 		       opts->protocol == IPPROTO_TCP ? "TCP" :
 						       "UDP",
@@ -750,7 +941,7 @@ int silo_group_attach_pid(struct silo *s, int pid,
 		scan_process_affinity(&sc, procs[i]);
 	}
 	/* Every read of /proc is done: were they all of the processes found? */
-	err = check_still_there(pid, procs, pidfds, nr_procs);
+	err = check_still_there(procs, parents, pidfds, nr_procs);
 	if (err)
 		goto out;
 	for (k = 0; k < sc.nr_socks; k++)
@@ -761,15 +952,17 @@ int silo_group_attach_pid(struct silo *s, int pid,
 		unfit += sc.socks[k].p.key.port == 0;
 	}
 	if (unfit == (int)sc.nr_socks) {
-		pr_err("the sockets of pid %d on port %u cannot be a reuseport group: %s\n",
-		       pid, opts->port, sc.socks[0].p.why);
-		err = -EINVAL;
-	} else if (!placed) {
-		pr_err("none of the %zu sockets of pid %d on port %u could be placed: pin the threads that read them to one CPU each (taskset, sched_setaffinity)\n",
-		       sc.nr_socks, pid, opts->port);
+		pr_err("the sockets of %s on port %u cannot be a reuseport group: %s\n",
+		       who, opts->port, sc.socks[0].p.why);
 		err = -EINVAL;
 	} else {
 		err = make_groups(&sc);
+		/* Nothing placed and nothing in a group already. */
+		if (err == 0 && !placed) {
+			pr_err("none of the %zu sockets of %s on port %u could be placed: pin the threads that read them to one CPU each (taskset, sched_setaffinity)\n",
+			       sc.nr_socks, who, opts->port);
+			err = -EINVAL;
+		}
 	}
 out:
 	if (sc.nr_socks) {
@@ -787,4 +980,11 @@ out:
 	free(parents);
 	free(procs);
 	return err;
+}
+
+int silo_group_attach_pid(struct silo *s, int pid,
+			  const struct silo_attach_pid_opts *opts,
+			  struct silo_placement **out, size_t *n)
+{
+	return silo_group_attach_pids(s, &pid, 1, opts, out, n);
 }

@@ -223,7 +223,6 @@ int silo_daemon_info(struct silo *s, struct silo_daemon_info *info)
 {
 	struct silo_maps m;
 	struct silo_genid g;
-	struct timespec ts;
 	__u32 zero = 0;
 	__u64 now;
 	int err;
@@ -242,8 +241,7 @@ int silo_daemon_info(struct silo *s, struct silo_daemon_info *info)
 	info->genid = g.genid;
 	info->running = silo_daemon_pid(s) != 0;
 	/* The data path's rule, on the data path's clock. */
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	now = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	now = silo_clock_ns(CLOCK_MONOTONIC_COARSE);
 	info->cache_trusted = info->heartbeat.last_ns &&
 			      (__s64)(now - info->heartbeat.last_ns) >= 0 &&
 			      (__s64)(now - info->heartbeat.last_ns) <=
@@ -271,26 +269,4 @@ int silo_stats_read(struct silo *s, struct silo_stats *stats)
 		err = -errno;
 	silo_maps_close(&m);
 	return err;
-}
-
-static const char *const stat_names[] = {
-#define SILO_X(name, field, desc) #field,
-	SILO_XDP_STATS(SILO_X)
-#undef SILO_X
-};
-
-static const char *const stat_descs[] = {
-#define SILO_X(name, field, desc) desc,
-	SILO_XDP_STATS(SILO_X)
-#undef SILO_X
-};
-
-const char *silo_stat_name(unsigned int idx)
-{
-	return idx < SILO_STAT_MAX ? stat_names[idx] : NULL;
-}
-
-const char *silo_stat_desc(unsigned int idx)
-{
-	return idx < SILO_STAT_MAX ? stat_descs[idx] : NULL;
 }

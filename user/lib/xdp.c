@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* Loading silo's XDP program onto devices, and taking it off again. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,9 +48,9 @@ static int open_link(struct silo *s, __u32 ifindex, struct xdp_link *l)
 
 	l->fd = -1;
 	silo_link_pin_path(s, path, sizeof(path), ifindex);
-	l->fd = bpf_obj_get(path);
+	l->fd = silo_link_pin_get(s, ifindex);
 	if (l->fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return l->fd == -ENOENT ? 0 : l->fd;
 	if (bpf_obj_get_info_by_fd(l->fd, &info, &len)) {
 		err = -errno;
 		goto err_close;
@@ -242,8 +241,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	err = envelope_check(ifname, opts, &env, &override);
 	if (err)
 		goto out;
-	err = silo_maps_ensure(s, &maps, opts->cache_size,
-			       opts->cache_kind, &created);
+	err = silo_maps_ensure(s, &maps, opts->cache_size, opts->cache_kind,
+			       &created);
 	if (err)
 		goto out;
 	if (!created && bpf_map_lookup_elem(maps.fd[SILO_MAP_GENID],
@@ -330,10 +329,9 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		err = attach_error(ifname, opts->mode, -errno);
 		goto out_tx;
 	}
-	if (old.fd >= 0)
-		unlink(link_path); /* the link of a device that is gone */
-	if (bpf_obj_pin(link_fd, link_path)) {
-		err = -errno;
+	/* Over the link of a device that is gone, when there is one. */
+	err = silo_link_pin(s, ifindex, link_fd, old.fd >= 0);
+	if (err) {
 		pr_err("cannot pin %s: %s\n", link_path, strerror(-err));
 		goto out_tx;
 	}
@@ -366,42 +364,12 @@ out:
 	return err;
 }
 
-/* Calls fn for each device's link pin in the namespace's directory. */
-int silo_for_each_link_pin(struct silo *s,
-			   int (*fn)(struct silo *s, __u32 ifindex, void *ctx),
-			   void *ctx)
-{
-	size_t plen = strlen(SILO_PIN_XDP_LINK);
-	struct dirent *de;
-	int err = 0;
-	DIR *d;
-
-	d = opendir(s->pin_dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while (!err && (de = readdir(d))) {
-		char *end;
-		unsigned long ifindex;
-
-		if (strncmp(de->d_name, SILO_PIN_XDP_LINK, plen))
-			continue;
-		ifindex = strtoul(de->d_name + plen, &end, 10);
-		if (*end || !ifindex)
-			continue;
-		err = fn(s, ifindex, ctx);
-	}
-	closedir(d);
-	return err;
-}
-
 /* Forgets a device: its link pin and its entries in the shared maps. */
 static void forget_device(struct silo *s, __u32 ifindex)
 {
 	struct silo_maps maps;
-	char path[PATH_MAX];
 
-	silo_link_pin_path(s, path, sizeof(path), ifindex);
-	unlink(path);
+	silo_link_unpin(s, ifindex);
 	if (!silo_maps_open(s, &maps)) {
 		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
 		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);

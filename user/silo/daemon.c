@@ -6,6 +6,7 @@
 #include <time.h>
 #include "cli.h"
 #include "opts.h"
+#include "../lib/internal.h"
 
 static int daemon_status(int argc, char **argv);
 
@@ -26,26 +27,6 @@ static const struct cmd_spec *const daemon_specs[] = {
 	&daemon_status_spec,
 	NULL,
 };
-
-static const char *const dstat_names[] = {
-#define SILO_X(name, field, desc) #field,
-	SILO_DAEMON_STATS(SILO_X)
-#undef SILO_X
-};
-
-static const char *const dstat_descs[] = {
-#define SILO_X(name, field, desc) desc,
-	SILO_DAEMON_STATS(SILO_X)
-#undef SILO_X
-};
-
-static __u64 mono_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int daemon_status(int argc, char **argv)
 {
@@ -73,14 +54,14 @@ static int daemon_status(int argc, char **argv)
 		return 1;
 	counters = &di.state.events_route;
 	age = di.heartbeat.last_ns ?
-		      (double)(__s64)(mono_ns(CLOCK_MONOTONIC_COARSE) -
+		      (double)(__s64)(silo_clock_ns(CLOCK_MONOTONIC_COARSE) -
 				      di.heartbeat.last_ns) /
 			      1e9 :
 		      -1;
-	up = di.running ?
-		     (double)(mono_ns(CLOCK_MONOTONIC) - di.state.started_ns) /
-			     1e9 :
-		     0;
+	up = di.running ? (double)(silo_clock_ns(CLOCK_MONOTONIC) -
+				   di.state.started_ns) /
+				  1e9 :
+			  0;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 		json_object *c = json_object_new_object();
@@ -105,7 +86,7 @@ static int daemon_status(int argc, char **argv)
 				       json_object_new_uint64(di.genid));
 		for (i = 0; i < SILO_DSTAT_MAX; i++)
 			json_object_object_add(
-				c, dstat_names[i],
+				c, silo_daemon_stat_name(i),
 				json_object_new_uint64(counters[i]));
 		json_object_object_add(o, "counters", c);
 		json_print(o);
@@ -127,8 +108,9 @@ static int daemon_status(int argc, char **argv)
 			       "stale: silo does not forward (every packet goes to the stack)");
 	printf("genid: %llu\n", (unsigned long long)di.genid);
 	for (i = 0; i < SILO_DSTAT_MAX; i++)
-		printf("  %-16s %12llu  %s\n", dstat_names[i],
-		       (unsigned long long)counters[i], dstat_descs[i]);
+		printf("  %-16s %12llu  %s\n", silo_daemon_stat_name(i),
+		       (unsigned long long)counters[i],
+		       silo_daemon_stat_desc(i));
 	return 0;
 }
 

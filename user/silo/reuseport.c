@@ -12,7 +12,8 @@ static int reuseport_help(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	printf("Usage: %s reuseport show [GROUP] [--per-cpu]\n"
-	       "       %s reuseport attach --pid PID --port PORT [--proto udp|tcp]\n"
+	       "       %s reuseport attach --pid PID [--pid PID]... --port PORT\n"
+	       "                           [--proto udp|tcp]\n"
 	       "                           [--policy cpu|node|hash] [--no-migrate]\n"
 	       "                           [--name NAME]\n"
 	       "       %s reuseport policy GROUP cpu|node|hash\n"
@@ -31,7 +32,13 @@ static int reuseport_help(int argc, char **argv)
 	       "        children (pidfd_getfd), put each in the slot of the CPU its\n"
 	       "        reader is pinned to (the thread blocked on it, else its\n"
 	       "        process, else its SO_INCOMING_CPU) and attach; one group per\n"
-	       "        protocol, family and address\n"
+	       "        protocol, family and address. A group that exists already\n"
+	       "        gets the new sockets in their free slots (its name, policy\n"
+	       "        and other sockets stay; one in it already is not added\n"
+	       "        twice): servers started one by one are attached one by one.\n"
+	       "        A socket whose slot is taken fails the whole attach\n"
+	       "  --pid PID          a process (with its children); more than one\n"
+	       "                     --pid attaches them all, or none\n"
 	       "  --proto udp|tcp    only these sockets (default both)\n"
 	       "  --policy POLICY    default cpu\n"
 	       "  --no-migrate       TCP: requests queued on a listener that closes\n"
@@ -352,7 +359,9 @@ static void print_placement(const struct silo_placement *p)
 	       p->pid);
 	if (p->tid)
 		printf(" (thread %u)", p->tid);
-	if (p->slot >= 0 && p->group[0])
+	if (p->slot >= 0 && p->group[0] && p->why[0])
+		printf(": slot %d, group %s (%s)\n", p->slot, p->group, p->why);
+	else if (p->slot >= 0 && p->group[0])
 		printf(": slot %d by %s, group %s\n", p->slot,
 		       silo_placed_by_name(p->by), p->group);
 	else if (p->slot >= 0)
@@ -376,8 +385,9 @@ static int reuseport_attach(int argc, char **argv)
 	};
 	struct silo_attach_pid_opts ao = {};
 	struct silo_placement *placed = NULL;
-	__u32 pid = 0, port = 0;
-	size_t n = 0, i;
+	int pids[64];
+	__u32 pid, port = 0;
+	size_t n = 0, i, nr_pids = 0;
 	struct silo *s;
 	int opt, ret;
 
@@ -390,6 +400,11 @@ static int reuseport_attach(int argc, char **argv)
 				return usage_error(
 					"bad --pid '%s': a process id\n",
 					optarg);
+			if (nr_pids == (sizeof(pids) / sizeof(pids[0])))
+				return usage_error(
+					"at most %zu --pid in one attach\n",
+					(sizeof(pids) / sizeof(pids[0])));
+			pids[nr_pids++] = pid;
 			break;
 		case 'o':
 			if (parse_u32(optarg, &port) || !port || port > 65535)
@@ -430,19 +445,25 @@ static int reuseport_attach(int argc, char **argv)
 					   prog_name);
 		}
 	}
-	if (optind != argc || !pid || !port)
+	if (optind != argc || !nr_pids || !port)
 		return usage_error(
-			"usage: %s reuseport attach --pid PID --port PORT [--proto udp|tcp] [--policy cpu|node|hash]\n",
+			"usage: %s reuseport attach --pid PID [--pid PID]... --port PORT [--proto udp|tcp] [--policy cpu|node|hash]\n",
 			prog_name);
 	ao.port = port;
 	s = open_silo();
 	if (!s)
 		return 1;
-	ret = silo_group_attach_pid(s, pid, &ao, &placed, &n);
+	ret = silo_group_attach_pids(s, pids, nr_pids, &ao, &placed, &n);
 	if (cli.json) {
 		json_object *o = json_object_new_object(), *arr;
 
-		json_object_object_add(o, "pid", json_object_new_int64(pid));
+		json_object_object_add(o, "pid",
+				       json_object_new_int64(pids[0]));
+		arr = json_object_new_array();
+		for (i = 0; i < nr_pids; i++)
+			json_object_array_add(arr,
+					      json_object_new_int64(pids[i]));
+		json_object_object_add(o, "pids", arr);
 		json_object_object_add(o, "port", json_object_new_int(port));
 		json_object_object_add(o, "groups_attached",
 				       json_object_new_int(ret > 0 ? ret : 0));
@@ -456,8 +477,11 @@ static int reuseport_attach(int argc, char **argv)
 				json_object_new_string(strerror(-ret)));
 		json_print(o);
 	} else if (n) {
-		printf("pid %u: %zu socket%s on port %u\n", pid, n,
-		       n == 1 ? "" : "s", port);
+		printf("pid%s", nr_pids > 1 ? "s" : "");
+		for (i = 0; i < nr_pids; i++)
+			printf(" %d", pids[i]);
+		printf(": %zu socket%s on port %u\n", n, n == 1 ? "" : "s",
+		       port);
 		for (i = 0; i < n; i++)
 			print_placement(&placed[i]);
 		if (ret > 0)

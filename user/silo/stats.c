@@ -9,6 +9,7 @@
 #include <time.h>
 #include "cli.h"
 #include "opts.h"
+#include "../lib/internal.h"
 
 static int stats_show(int argc, char **argv);
 
@@ -134,10 +135,7 @@ static void on_signal(int sig)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return silo_clock_ns(CLOCK_MONOTONIC) / 1e9;
 }
 
 static void sum_cpus(const struct silo_stats *per_cpu, int ncpus,

@@ -334,20 +334,10 @@ int parse_cpu_nodes(const char *s, __u32 *node_of, int nr_cpus, __u32 *nr_nodes)
 
 	*nr_nodes = 1;
 	while (*s) {
-		errno = 0;
-		a = strtoul(s, &end, 10);
-		if (errno || end == s)
-			goto bad;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtoul(s, &end, 10);
-			if (errno || end == s || b < a)
-				goto bad;
-		}
-		if (*end != ':')
+		if (silo_parse_cpu_range(s, &end, &a, &b) || *end != ':')
 			goto bad;
 		s = end + 1;
+		errno = 0;
 		node = strtoul(s, &end, 10);
 		if (errno || end == s || node >= SILO_MAX_NODES)
 			goto bad;

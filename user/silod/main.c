@@ -27,22 +27,6 @@ static struct silod daemon_state;
 bool use_syslog;
 static int log_level = SILO_LOG_INFO;
 
-__u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-__u64 coarse_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* Offset of CLOCK_MONOTONIC in this time namespace ("monotonic S NS"). */
 static bool monotonic_offset(void)
 {

@@ -123,8 +123,16 @@ struct silod {
 		pthread_mutex_unlock(&(d)->lock); \
 	} while (0)
 
-__u64 now_ns(void); /* CLOCK_MONOTONIC */
-__u64 coarse_ns(void); /* CLOCK_MONOTONIC_COARSE: the data path's clock */
+static inline __u64 now_ns(void)
+{
+	return silo_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* The data path's clock. */
+static inline __u64 coarse_ns(void)
+{
+	return silo_clock_ns(CLOCK_MONOTONIC_COARSE);
+}
 
 /* events.c */
 int nl_events_open(int rcvbuf);

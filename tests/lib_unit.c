@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libsilo's small shared helpers, on their own: the CPU list parser (sysfs
+ * cpulist format, as silod's cpu-nodes uses it too), genid's advance (never
+ * 0, also through the map), the monotonic clocks and the counter names.
+ */
+#include "test.h"
+#include "../user/lib/internal.h"
+
+/* The CPUs set in bits, as "0,1,2" for the messages. */
+static const char *cpus_str(const unsigned char *bits, size_t len)
+{
+	static char buf[256];
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < len && n < sizeof(buf) - 8; i++)
+		if (bits[i / 8] & (1 << (i % 8)))
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%zu",
+				      n ? "," : "", i);
+	return buf;
+}
+
+static void check_list(const char *list, const char *want)
+{
+	unsigned char bits[64 / 8];
+	int err;
+
+	err = parse_cpulist(list, bits, 64);
+	CHECK(!err, "'%s': %s", list, strerror(-err));
+	if (!err)
+		CHECK(!strcmp(cpus_str(bits, 64), want),
+		      "'%s' gave {%s}, want {%s}", list, cpus_str(bits, 64),
+		      want);
+}
+
+static void test_cpulist_parses(void)
+{
+	check_list("0-3,8,10-11", "0,1,2,3,8,10,11");
+	check_list("0-3,8,10-11\n", "0,1,2,3,8,10,11");
+	check_list("5\n", "5");
+	check_list("63", "63");
+	check_list("2-2", "2");
+	check_list("", "");
+	check_list("\n", ""); /* a node without CPUs */
+}
+
+static void test_cpulist_refuses(void)
+{
+	static const char *const bad[] = {
+		"a",	 "3-1", "1-", "-1",  "1,,2", "1 2",
+		"1-2-3", "1;2", " 1", "1-a", "+1",   "99999999999999999999999",
+	};
+	unsigned char bits[64 / 8];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK_EQ(parse_cpulist(bad[i], bits, 64), -EINVAL);
+	CHECK_EQ(parse_cpulist("64", bits, 64), -ERANGE);
+	CHECK_EQ(parse_cpulist("60-64", bits, 64), -ERANGE);
+}
+
+static void test_cpu_range(void)
+{
+	unsigned long a = 99, b = 99;
+	const char *s = "4-7:1";
+	char *end;
+
+	CHECK_EQ(silo_parse_cpu_range(s, &end, &a, &b), 0);
+	CHECK_EQ(a, 4);
+	CHECK_EQ(b, 7);
+	CHECK_EQ(end - s, 3);
+	s = "12,13";
+	CHECK_EQ(silo_parse_cpu_range(s, &end, &a, &b), 0);
+	CHECK_EQ(a, 12);
+	CHECK_EQ(b, 12);
+	CHECK_EQ(*end, ',');
+	CHECK_EQ(silo_parse_cpu_range("x", &end, &a, &b), -EINVAL);
+}
+
+static void test_genid_advance_skips_zero(void)
+{
+	struct silo_genid g = { .genid = 5 };
+
+	silo_genid_advance(&g, 3);
+	CHECK_EQ(g.genid, 8);
+	g.genid = UINT64_MAX - 1;
+	silo_genid_advance(&g, 1);
+	CHECK(g.genid == UINT64_MAX, "genid %llu, want the top",
+	      (unsigned long long)g.genid);
+	silo_genid_advance(&g, 1);
+	CHECK_EQ(g.genid, 1);
+	g.genid = UINT64_MAX - 1;
+	silo_genid_advance(&g, 2); /* would land on 0 exactly */
+	CHECK_EQ(g.genid, 1);
+	g.genid = UINT64_MAX;
+	silo_genid_advance(&g, 100);
+	CHECK(g.genid != 0, "genid wrapped to 0");
+}
+
+static void test_genid_bump_fd_skips_zero(void)
+{
+	struct silo_genid g = { .genid = UINT64_MAX, .flags = 0x1234 };
+	__u32 zero = 0;
+	int fd;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_genid", sizeof(__u32),
+			    sizeof(g), 1, NULL);
+	REQUIRE(fd >= 0, "cannot make a map: %s", strerror(errno));
+	CHECK_EQ(bpf_map_update_elem(fd, &zero, &g, BPF_ANY), 0);
+	CHECK_EQ(silo_genid_bump_fd(fd, 1), 0);
+	memset(&g, 0, sizeof(g));
+	CHECK_EQ(bpf_map_lookup_elem(fd, &zero, &g), 0);
+	CHECK_EQ(g.genid, 1);
+	CHECK_EQ(g.flags, 0x1234); /* the other fields stay */
+	CHECK_EQ(silo_genid_bump_fd(fd, 2), 0);
+	CHECK_EQ(bpf_map_lookup_elem(fd, &zero, &g), 0);
+	CHECK_EQ(g.genid, 3);
+	close(fd);
+}
+
+static void test_clock_ns(void)
+{
+	struct timespec ts;
+	__u64 a, b, c;
+
+	a = silo_clock_ns(CLOCK_MONOTONIC);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	b = silo_clock_ns(CLOCK_MONOTONIC);
+	c = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	CHECK(a <= c && c <= b, "%llu <= %llu <= %llu", (unsigned long long)a,
+	      (unsigned long long)c, (unsigned long long)b);
+	/* The coarse clock lags by at most a tick or so. */
+	a = silo_clock_ns(CLOCK_MONOTONIC_COARSE);
+	b = silo_clock_ns(CLOCK_MONOTONIC);
+	CHECK(a <= b && b - a < 100000000ULL, "coarse %llu, fine %llu",
+	      (unsigned long long)a, (unsigned long long)b);
+}
+
+/* Every counter has a name and a description; names are unique. */
+static void check_names(const char *what, const char *(*name)(unsigned int),
+			const char *(*desc)(unsigned int), unsigned int max)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < max; i++) {
+		CHECK(name(i) && *name(i), "%s %u has no name", what, i);
+		CHECK(desc(i) && *desc(i), "%s %u has no description", what, i);
+		for (j = 0; j < i && name(i); j++)
+			CHECK(strcmp(name(i), name(j)), "%s %u and %u: %s",
+			      what, i, j, name(i));
+	}
+	CHECK(!name(max) && !desc(max), "%s %u past the end has a name", what,
+	      max);
+}
+
+static void test_counter_names(void)
+{
+	check_names("xdp", silo_stat_name, silo_stat_desc, SILO_STAT_MAX);
+	check_names("reuseport", silo_reuseport_stat_name,
+		    silo_reuseport_stat_desc, SILO_RSTAT_MAX);
+	check_names("silod", silo_daemon_stat_name, silo_daemon_stat_desc,
+		    SILO_DSTAT_MAX);
+	CHECK(!strcmp(silo_stat_name(SILO_STAT_CACHE_HIT), "cache_hit"),
+	      "SILO_STAT_CACHE_HIT is '%s'",
+	      silo_stat_name(SILO_STAT_CACHE_HIT));
+}
+
+int main(void)
+{
+	RUN(test_cpulist_parses);
+	RUN(test_cpulist_refuses);
+	RUN(test_cpu_range);
+	RUN(test_genid_advance_skips_zero);
+	RUN(test_genid_bump_fd_skips_zero);
+	RUN(test_clock_ns);
+	RUN(test_counter_names);
+	return 0;
+}

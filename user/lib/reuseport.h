@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * Shared by the reuseport files of libsilo: reuseport.c (the life cycle of a
+ * group: create, open, fill, attach, detach, show), reuseport_sock.c (what a
+ * socket is as a group key) and reuseport_shared.c (opening what every group
+ * shares, and the lock on group changes). Their pins are pins.c's.
+ */
+#ifndef SILO_REUSEPORT_H
+#define SILO_REUSEPORT_H
+
+#include "internal.h"
+
+struct silo_group {
+	struct silo *s;
+	int fd[SILO_RP_COUNT];
+	int cpu_node_fd;
+	int sockets_fd; /* this group's REUSEPORT_SOCKARRAY */
+	int slots_fd; /* who placed what */
+	struct silo_reuseport_key key;
+	struct silo_reuseport_group val;
+	bool detached;
+};
+
+/* reuseport_sock.c */
+/* Why socket key got does not belong to group want; NULL when it does. */
+const char *rp_key_mismatch(const struct silo_reuseport_key *want,
+			    const struct silo_reuseport_key *got);
+/* fd must be a socket of g's kernel group; what: the verb for the error. */
+int rp_check_member(const struct silo_group *g, int fd, const char *what);
+/* "udp4_9000", "tcp6_80_fe80::1_if2"; bpffs takes no '.' in a name. */
+void rp_default_name(const struct silo_reuseport_key *key, char *name);
+
+/* reuseport_shared.c */
+/*
+ * Takes the lock on group changes (see reuseport_shared.c): an fd to pass to
+ * rp_unlock, or -errno. create: make the pin directory when missing.
+ */
+int rp_lock(const struct silo *s, bool create);
+void rp_unlock(int lock_fd);
+/* Whether lock_fd still locks the pin directory its path names. */
+bool rp_lock_holds(const struct silo *s, int lock_fd);
+/* Opens the shared objects into g->fd and g->cpu_node_fd: -ENOENT when
+ * there are none, -ESTALE when incomplete or of another layout. */
+int rp_shared_open(struct silo_group *g);
+
+#endif /* SILO_REUSEPORT_H */
