@@ -19,10 +19,10 @@ expect "help" 0 "reuseport attach --pid PID \\[--pid PID\\]... --port PORT" silo
 expect "attach --help" 0 "--no-migrate" silo reuseport attach --help
 expect "no command" 2 "Usage" silo reuseport
 expect "unknown command" 2 "unknown command 'frob'" silo reuseport frob
-expect "attach without --port" 2 "usage: .*--port PORT" silo reuseport attach --pid 1
+expect "attach without --port" 2 "attach needs --port PORT" silo reuseport attach --pid 1
 expect "bad policy" 2 "bad policy 'rr'" silo reuseport policy g rr
-expect "show takes one group" 2 "usage" silo reuseport show a b
-expect "detach takes a group" 2 "usage" silo reuseport detach
+expect "show takes one group" 2 "unexpected argument 'b'" silo reuseport show a b
+expect "detach takes a group" 2 "detach needs GROUP" silo reuseport detach
 expect "show, nothing here" 0 "no reuseport groups" silo --netns "$N" reuseport show
 check "show -j, nothing here" bash -c \
 	"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' reuseport show -j | jq -e '.groups == []'"

@@ -326,6 +326,9 @@ int silo_group_stats(struct silo_group *g, struct silo_reuseport_stats *stats);
 int silo_group_foreach(struct silo *s,
 		       int (*fn)(struct silo_group *g, void *ctx), void *ctx);
 
+/* A group name: 1 to SILO_REUSEPORT_NAME_MAX - 1 letters, digits, '_', '-'
+ * or ':'. */
+bool silo_group_name_valid(const char *name);
 const char *silo_reuseport_policy_name(enum silo_reuseport_policy policy);
 /* The policy called name, or -EINVAL. */
 int silo_reuseport_policy_parse(const char *name);

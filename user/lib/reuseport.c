@@ -80,22 +80,24 @@ const char *silo_group_name(const struct silo_group *g)
 	return g->val.name;
 }
 
+bool silo_group_name_valid(const char *name)
+{
+	size_t i, n = name ? strlen(name) : 0;
+
+	if (n == 0 || n >= SILO_REUSEPORT_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr("_-:", name[i]))
+			return false;
+	return true;
+}
+
 static int check_name(const char *name)
 {
-	size_t i, n = strlen(name);
-
-	if (n == 0 || n >= SILO_REUSEPORT_NAME_MAX) {
-		pr_err("bad group name '%s': 1 to %d characters\n", name,
-		       SILO_REUSEPORT_NAME_MAX - 1);
+	if (!silo_group_name_valid(name)) {
+		pr_err("bad group name '%s': 1 to %d letters, digits, '_', '-' or ':'\n",
+		       name, SILO_REUSEPORT_NAME_MAX - 1);
 		return -EINVAL;
-	}
-	for (i = 0; i < n; i++) {
-		if (!isalnum((unsigned char)name[i]) &&
-		    !strchr("_-:", name[i])) {
-			pr_err("bad group name '%s': letters, digits, '_', '-' and ':' only\n",
-			       name);
-			return -EINVAL;
-		}
 	}
 	return 0;
 }

@@ -40,19 +40,6 @@ extern const char *prog_name;
  * missing, "help" or "--help"/"-h". */
 int cmd_select(const struct cmd *cmds, int argc, char **argv,
 	       int (*help)(int argc, char **argv));
-/* Options every command takes, for its getopt_long tables. */
-#define COMMON_SHORTOPTS "jph"
-#define COMMON_LONGOPTS                               \
-	{ "json", no_argument, NULL, 'j' },           \
-		{ "pretty", no_argument, NULL, 'p' }, \
-	{                                             \
-		"help", no_argument, NULL, 'h'        \
-	}
-/* Parses a command that takes only common options and nargs arguments:
- * 0 ok, -1 help asked, EXIT_USAGE after printing usage. */
-int parse_plain(int argc, char **argv, int nargs, const char *usage);
-/* Handles -j and -p; false for any other option. */
-bool common_opt(int c);
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* arg is a non-empty prefix of word (or word itself). */
 bool is_prefix(const char *arg, const char *word);

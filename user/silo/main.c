@@ -80,19 +80,6 @@ static int help(int argc, char **argv)
 	return 0;
 }
 
-bool common_opt(int c)
-{
-	switch (c) {
-	case 'j':
-		cli.json = true;
-		return true;
-	case 'p':
-		cli.json = cli.pretty = true;
-		return true;
-	}
-	return false;
-}
-
 int usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -106,28 +93,6 @@ int usage_error(const char *fmt, ...)
 	}
 	va_end(ap);
 	return EXIT_USAGE;
-}
-
-/* Commands that take only the common options and nargs arguments. */
-int parse_plain(int argc, char **argv, int nargs, const char *usage)
-{
-	static const struct option opts[] = {
-		COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
-	       -1) {
-		if (c == 'h')
-			return -1;
-		if (!common_opt(c))
-			return usage_error("usage: %s %s\n", prog_name, usage);
-	}
-	if (argc - optind != nargs)
-		return usage_error("usage: %s %s\n", prog_name, usage);
-	return 0;
 }
 
 bool is_prefix(const char *arg, const char *word)

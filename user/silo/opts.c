@@ -256,6 +256,9 @@ static void synopsis(const char *object, const struct cmd_spec *spec,
 		l = snprintf(item, sizeof(item), "%s--%s%s%s%s",
 			     o->required ? "" : "[", o->name, o->arg ? " " : "",
 			     o->arg ? o->arg : "", o->required ? "" : "]");
+		if (o->many)
+			l += snprintf(item + l, sizeof(item) - l,
+				      " [--%s %s]...", o->name, o->arg);
 		if (col + 1 + l > WIDTH) {
 			printf("\n%*s", indent, "");
 			col = indent;

@@ -37,7 +37,8 @@ struct opt {
 	__u32 min, max; /* OPT_U32 */
 	int (*parse)(void *cfg, const char *arg); /* OPT_FN */
 	const char *expect; /* OPT_FN and OPT_STR: what a good value is */
-	bool required; /* OPT_STR only: the command needs it */
+	bool required; /* shown without [ ]; checked here for OPT_STR */
+	bool many; /* may be given more than once */
 };
 
 /* Table entries: a struct cfg (the command's) has each destination. */

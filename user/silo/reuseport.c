@@ -1,57 +1,161 @@
 // SPDX-License-Identifier: GPL-2.0
 /* silo reuseport { show | attach | policy | detach } */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
 #include "cli.h"
+#include "opts.h"
 
-static int reuseport_help(int argc, char **argv)
+static int reuseport_show(int argc, char **argv);
+static int reuseport_attach(int argc, char **argv);
+static int reuseport_policy(int argc, char **argv);
+static int reuseport_detach(int argc, char **argv);
+
+struct rshow_cfg {
+	bool per_cpu;
+};
+
+static const struct opt show_opts[] = {
+	OPTION_FLAG("per-cpu", rshow_cfg, per_cpu,
+		    "a column per CPU (JSON always has them)"),
+	OPTION_END,
+};
+
+static const struct cmd_spec show_spec = {
+	.name = "show",
+	.fn = reuseport_show,
+	.aliases = (const char *const[]){ "list", NULL },
+	.args = "[GROUP]",
+	.max_args = 1,
+	.opts = show_opts,
+	.help = "groups, their slots (socket cookie, owning pid) and counters",
+};
+
+#define MAX_PIDS 64
+
+struct attach_cfg {
+	int pids[MAX_PIDS];
+	size_t nr_pids;
+	__u32 port;
+	int protocol;
+	int policy;
+	bool no_migrate;
+	const char *name;
+};
+
+static int parse_pid(void *cfg, const char *arg)
 {
-	(void)argc;
-	(void)argv;
-	printf("Usage: %s reuseport show [GROUP] [--per-cpu]\n"
-	       "       %s reuseport attach --pid PID [--pid PID]... --port PORT\n"
-	       "                           [--proto udp|tcp]\n"
-	       "                           [--policy cpu|node|hash] [--no-migrate]\n"
-	       "                           [--name NAME]\n"
-	       "       %s reuseport policy GROUP cpu|node|hash\n"
-	       "       %s reuseport detach GROUP\n"
-	       "\n"
-	       "A group is a SO_REUSEPORT group whose sockets silo puts in slots, one\n"
-	       "per CPU: a datagram or connection processed on CPU k goes to the socket\n"
-	       "in slot k. Policies: cpu (this CPU's slot, else a socket on its NUMA\n"
-	       "node, else the kernel's hash), node (a socket on this CPU's node, by\n"
-	       "the packet's hash, else the kernel's hash), hash (the kernel's hash).\n"
-	       "Nothing is dropped: an empty slot or a closed socket falls back.\n"
-	       "\n"
-	       "show    groups, their slots (socket cookie, owning pid) and counters\n"
-	       "  --per-cpu          a column per CPU (JSON always has them)\n"
-	       "attach  take the SO_REUSEPORT sockets on PORT of process PID and its\n"
-	       "        children (pidfd_getfd), put each in the slot of the CPU its\n"
-	       "        reader is pinned to (the thread blocked on it, else its\n"
-	       "        process, else its SO_INCOMING_CPU) and attach; one group per\n"
-	       "        protocol, family and address. A group that exists already\n"
-	       "        gets the new sockets in their free slots (its name, policy\n"
-	       "        and other sockets stay; one in it already is not added\n"
-	       "        twice): servers started one by one are attached one by one.\n"
-	       "        A socket whose slot is taken fails the whole attach\n"
-	       "  --pid PID          a process (with its children); more than one\n"
-	       "                     --pid attaches them all, or none\n"
-	       "  --proto udp|tcp    only these sockets (default both)\n"
-	       "  --policy POLICY    default cpu\n"
-	       "  --no-migrate       TCP: requests queued on a listener that closes\n"
-	       "                     are reset, not moved to a live listener\n"
-	       "  --name NAME        the group's name (default e.g. udp4_9000)\n"
-	       "policy  change a group's policy; takes effect with the next packet,\n"
-	       "        and re-reads the CPU -> node map\n"
-	       "detach  remove a group: its sockets go back to the kernel's hash\n"
-	       "\n"
-	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
-	       prog_name, prog_name, prog_name, prog_name);
+	struct attach_cfg *c = cfg;
+	__u32 pid;
+
+	if (parse_u32(arg, &pid) || !pid || pid > INT32_MAX ||
+	    c->nr_pids == MAX_PIDS)
+		return -EINVAL;
+	c->pids[c->nr_pids++] = pid;
 	return 0;
 }
+
+static int parse_policy(void *cfg, const char *arg)
+{
+	struct attach_cfg *c = cfg;
+
+	c->policy = silo_reuseport_policy_parse(arg);
+	return c->policy < 0 ? -EINVAL : 0;
+}
+
+static int parse_name(void *cfg, const char *arg)
+{
+	struct attach_cfg *c = cfg;
+
+	c->name = arg;
+	return silo_group_name_valid(arg) ? 0 : -EINVAL;
+}
+
+static const struct opt_choice protos[] = {
+	{ "udp", IPPROTO_UDP },
+	{ "tcp", IPPROTO_TCP },
+	{ NULL },
+};
+
+static const struct opt attach_opts[] = {
+	{ .name = "pid",
+	  .type = OPT_FN,
+	  .parse = parse_pid,
+	  .arg = "PID",
+	  .expect = "a process id (at most " SILO_STR(MAX_PIDS) " of them)",
+	  .help = "a process (with its children); more than one\n"
+		  "--pid attaches them all, or none",
+	  .required = true,
+	  .many = true },
+	{ .name = "port",
+	  .type = OPT_U32,
+	  .off = offsetof(struct attach_cfg, port),
+	  .arg = "PORT",
+	  .min = 1,
+	  .max = 65535,
+	  .help = "the port the sockets are bound to",
+	  .required = true },
+	OPTION_CHOICE("proto", attach_cfg, protocol, "udp|tcp", protos,
+		      "only these sockets (default both)"),
+	OPTION_FN("policy", parse_policy, "cpu|node|hash", "cpu, node or hash",
+		  "default cpu"),
+	OPTION_FLAG("no-migrate", attach_cfg, no_migrate,
+		    "TCP: requests queued on a listener that closes\n"
+		    "are reset, not moved to a live listener"),
+	OPTION_FN("name", parse_name, "NAME",
+		  "1 to 31 letters, digits, '_', '-' or ':'",
+		  "the group's name (default e.g. udp4_9000)"),
+	OPTION_END,
+};
+
+static const struct cmd_spec attach_spec = {
+	.name = "attach",
+	.fn = reuseport_attach,
+	.opts = attach_opts,
+	.help = "take the SO_REUSEPORT sockets on PORT of process PID and its\n"
+		"children (pidfd_getfd), put each in the slot of the CPU its\n"
+		"reader is pinned to (the thread blocked on it, else its\n"
+		"process, else its SO_INCOMING_CPU) and attach; one group per\n"
+		"protocol, family and address. A group that exists already\n"
+		"gets the new sockets in their free slots (its name, policy\n"
+		"and other sockets stay; one in it already is not added\n"
+		"twice): servers started one by one are attached one by one.\n"
+		"A socket whose slot is taken fails the whole attach",
+};
+
+static const struct cmd_spec policy_spec = {
+	.name = "policy",
+	.fn = reuseport_policy,
+	.args = "GROUP cpu|node|hash",
+	.min_args = 2,
+	.max_args = 2,
+	.help = "change a group's policy; takes effect with the next packet,\n"
+		"and re-reads the CPU -> node map",
+};
+
+static const struct cmd_spec detach_spec = {
+	.name = "detach",
+	.fn = reuseport_detach,
+	.args = "GROUP",
+	.min_args = 1,
+	.max_args = 1,
+	.help = "remove a group: its sockets go back to the kernel's hash",
+};
+
+static const struct cmd_spec *const reuseport_specs[] = {
+	&show_spec, &attach_spec, &policy_spec, &detach_spec, NULL,
+};
+
+static const char reuseport_notes[] =
+	"A group is a SO_REUSEPORT group whose sockets silo puts in slots, one\n"
+	"per CPU: a datagram or connection processed on CPU k goes to the socket\n"
+	"in slot k. Policies: cpu (this CPU's slot, else a socket on its NUMA\n"
+	"node, else the kernel's hash), node (a socket on this CPU's node, by\n"
+	"the packet's hash, else the kernel's hash), hash (the kernel's hash).\n"
+	"Nothing is dropped: an empty slot or a closed socket falls back.\n";
 
 struct show_ctx {
 	const char *only;
@@ -260,31 +364,16 @@ out:
 
 static int reuseport_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "per-cpu", no_argument, NULL, 'c' },
-		COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
+	struct rshow_cfg cfg = {};
 	struct show_ctx c = {};
 	struct silo *s;
-	int opt, err;
+	int err, arg;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
-	       -1) {
-		if (opt == 'c')
-			c.per_cpu = true;
-		else if (opt == 'h')
-			return reuseport_help(0, NULL);
-		else if (!common_opt(opt))
-			return usage_error("see '%s reuseport help'\n",
-					   prog_name);
-	}
-	if (argc - optind > 1)
-		return usage_error(
-			"usage: %s reuseport show [GROUP] [--per-cpu]\n",
-			prog_name);
-	c.only = argc - optind == 1 ? argv[optind] : NULL;
+	err = opts_parse(&show_spec, &cfg, argc, argv, &arg);
+	if (err)
+		return err == OPTS_HELP ? 0 : err;
+	c.per_cpu = cfg.per_cpu;
+	c.only = arg < argc ? argv[arg] : NULL;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -373,83 +462,34 @@ static void print_placement(const struct silo_placement *p)
 
 static int reuseport_attach(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'P' },
-		{ "port", required_argument, NULL, 'o' },
-		{ "proto", required_argument, NULL, 't' },
-		{ "policy", required_argument, NULL, 'y' },
-		{ "no-migrate", no_argument, NULL, 'M' },
-		{ "name", required_argument, NULL, 'N' },
-		COMMON_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
+	struct attach_cfg cfg = { .policy = SILO_REUSEPORT_CPU };
 	struct silo_attach_pid_opts ao = {};
 	struct silo_placement *placed = NULL;
-	int pids[64];
-	__u32 pid, port = 0;
-	size_t n = 0, i, nr_pids = 0;
+	size_t n = 0, i, nr_pids;
+	__u32 port;
+	int *pids;
 	struct silo *s;
-	int opt, ret;
+	int ret, arg;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
-	       -1) {
-		switch (opt) {
-		case 'P':
-			if (parse_u32(optarg, &pid) || !pid || pid > INT32_MAX)
-				return usage_error(
-					"bad --pid '%s': a process id\n",
-					optarg);
-			if (nr_pids == (sizeof(pids) / sizeof(pids[0])))
-				return usage_error(
-					"at most %zu --pid in one attach\n",
-					(sizeof(pids) / sizeof(pids[0])));
-			pids[nr_pids++] = pid;
-			break;
-		case 'o':
-			if (parse_u32(optarg, &port) || !port || port > 65535)
-				return usage_error(
-					"bad --port '%s': 1 to 65535\n",
-					optarg);
-			break;
-		case 't':
-			if (!strcmp(optarg, "udp"))
-				ao.protocol = IPPROTO_UDP;
-			else if (!strcmp(optarg, "tcp"))
-				ao.protocol = IPPROTO_TCP;
-			else
-				return usage_error(
-					"bad --proto '%s': udp or tcp\n",
-					optarg);
-			break;
-		case 'y':
-			ret = silo_reuseport_policy_parse(optarg);
-			if (ret < 0)
-				return usage_error(
-					"bad --policy '%s': cpu, node or hash\n",
-					optarg);
-			ao.policy = ret;
-			break;
-		case 'M':
-			ao.no_migrate = true;
-			break;
-		case 'N':
-			ao.name = optarg;
-			break;
-		case 'h':
-			return reuseport_help(0, NULL);
-		default:
-			if (common_opt(opt))
-				break;
-			return usage_error("see '%s reuseport help'\n",
-					   prog_name);
-		}
-	}
-	if (optind != argc || !nr_pids || !port)
+	ret = opts_parse(&attach_spec, &cfg, argc, argv, &arg);
+	if (ret)
+		return ret == OPTS_HELP ? 0 : ret;
+	if (!cfg.nr_pids)
 		return usage_error(
-			"usage: %s reuseport attach --pid PID [--pid PID]... --port PORT [--proto udp|tcp] [--policy cpu|node|hash]\n",
+			"reuseport attach needs --pid PID: see '%s reuseport attach --help'\n",
 			prog_name);
+	if (!cfg.port)
+		return usage_error(
+			"reuseport attach needs --port PORT: see '%s reuseport attach --help'\n",
+			prog_name);
+	pids = cfg.pids;
+	nr_pids = cfg.nr_pids;
+	port = cfg.port;
 	ao.port = port;
+	ao.protocol = cfg.protocol;
+	ao.policy = cfg.policy;
+	ao.no_migrate = cfg.no_migrate;
+	ao.name = cfg.name;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -516,21 +556,25 @@ static int detach_op(struct silo_group *g, const char *unused)
 
 /* policy and detach: open GROUP, do op with the argument after it (or
  * NULL), and say what was done: "group G: what ARG", or "group G what". */
-static int on_group(int argc, char **argv, int nargs, const char *usage,
+static int on_group(const struct cmd_spec *spec, int argc, char **argv,
 		    int (*op)(struct silo_group *g, const char *arg),
 		    const char *what)
 {
 	const char *name, *arg;
 	struct silo_group *g;
-	int err;
+	int err, first;
 
-	err = parse_plain(argc, argv, nargs, usage);
+	err = opts_parse(spec, NULL, argc, argv, &first);
 	if (err)
-		return err < 0 ? reuseport_help(0, NULL) : err;
-	name = argv[optind];
-	arg = nargs > 1 ? argv[optind + 1] : NULL;
+		return err == OPTS_HELP ? 0 : err;
+	name = argv[first];
+	arg = spec->max_args > 1 ? argv[first + 1] : NULL;
 	if (arg && silo_reuseport_policy_parse(arg) < 0)
 		return usage_error("bad policy '%s': cpu, node or hash\n", arg);
+	if (!silo_group_name_valid(name))
+		return usage_error(
+			"bad group name '%s': 1 to %d letters, digits, '_', '-' or ':'\n",
+			name, SILO_REUSEPORT_NAME_MAX - 1);
 	g = open_group(name);
 	if (!g)
 		return 1;
@@ -557,23 +601,16 @@ static int on_group(int argc, char **argv, int nargs, const char *usage,
 
 static int reuseport_policy(int argc, char **argv)
 {
-	return on_group(argc, argv, 2, "reuseport policy GROUP cpu|node|hash",
-			policy_op, "policy");
+	return on_group(&policy_spec, argc, argv, policy_op, "policy");
 }
 
 static int reuseport_detach(int argc, char **argv)
 {
-	return on_group(argc, argv, 1, "reuseport detach GROUP", detach_op,
-			"detached");
+	return on_group(&detach_spec, argc, argv, detach_op, "detached");
 }
 
 int do_reuseport(int argc, char **argv)
 {
-	static const struct cmd cmds[] = {
-		{ "show", reuseport_show },	{ "list", reuseport_show },
-		{ "attach", reuseport_attach }, { "policy", reuseport_policy },
-		{ "detach", reuseport_detach }, { NULL, NULL },
-	};
-
-	return cmd_select(cmds, argc - 1, argv + 1, reuseport_help);
+	return spec_select("reuseport", reuseport_specs, reuseport_notes,
+			   argc - 1, argv + 1);
 }
