@@ -9,8 +9,10 @@ PACKAGES=(
 	make gcc clang llvm pkg-config # build
 	libbpf-dev bpftool libelf-dev zlib1g-dev libmnl-dev libjson-c-dev
 	libmicrohttpd-dev # silod --metrics
+	python3-docutils # man pages (rst2man)
 	iproute2 ethtool jq util-linux procps curl # lab and tests
 	nftables iptables # envelope tests (iptables: its -legacy variant)
+	groff-base man-db # man page tests: render, man -l
 )
 
 if [[ $(id -u) != 0 ]]; then
