@@ -42,3 +42,51 @@ check() {
 		not_ok "$name" "$(head -c 300 "$TMP/out")"
 	fi
 }
+
+# The objects, commands and options silo's help and its bash completion
+# name (tests/completion.sh and tests/manpages.sh compare them).
+COMPLETION="$TESTS_DIR/../completion/silo"
+
+# The objects of 'silo --help'.
+help_objects() {
+	"$SILO" --help | tr '\n' ' ' |
+		sed -n 's/.*OBJECT := {\([^}]*\)}.*/\1/p' | tr -d '|'
+}
+
+# The global options of 'silo --help'.
+help_global_opts() {
+	"$SILO" --help | sed -n '/^OPTIONS:/,$p' |
+		grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' | tr -d ' ,'
+}
+
+# help_usage OBJ: the usage lines of 'silo OBJ help', "silo OBJ CMD ..."
+# and their continuations.
+help_usage() {
+	"$SILO" "$1" help | sed -n '1,/^$/p' | sed 's/^Usage: *//; s/^ *//'
+}
+
+# usage_cmds OBJ <USAGE: the commands of usage lines ("silo stats [show]"
+# counts too).
+usage_cmds() {
+	grep -oE "^silo $1 \[?[a-z]+" | awk '{print $3}' | tr -d '['
+}
+
+# usage_opts OBJ CMD <USAGE: the long options of CMD's usage lines and the
+# lines below them up to the next command.
+usage_opts() {
+	awk -v c="silo $1 $2" -v o="silo $1 " '
+		index($0, o) == 1 { on = (index($0, c) == 1 || index($0, "silo " substr(o, 6) "[" ) == 1) }
+		on' | grep -oE -- '--[a-z][a-z-]*'
+}
+
+# The completion's words for a command line ending in a word being typed.
+complete_line() { # LINE
+	bash -c '
+		. "$1"
+		read -ra COMP_WORDS <<<"$2"
+		[[ $2 == *" " ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_silo
+		printf "%s\n" "${COMPREPLY[@]}"
+	' _ "$COMPLETION" "$1" | sort -u | grep -v '^$'
+}
