@@ -10,9 +10,11 @@
 # make lab             run the built-in lab (network namespaces, veth)
 # make vmlinux         regenerate vmlinux/vmlinux.h from the running kernel
 # make format          clang-format every C source
+# make man             the man pages (docs/man/*.rst) into $(OUTPUT)/man with
+#                      rst2man; part of "all" when rst2man is there
 # make install         silo, silod, libsilo (shared, static, headers, silo.pc),
 #                      silod's systemd units and /etc/silo/silod.conf (from
-#                      dist/) and the bash completion
+#                      dist/), the bash completion and the man pages
 #                      (PREFIX=/usr/local, DESTDIR; LIBDIR, UNITDIR, ...)
 # make uninstall       remove what "make install" installed
 # V=1                  show the commands
@@ -123,10 +125,37 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%, \
 		$(wildcard examples/*.c))
 BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS) $(EXAMPLE_BINS))
 
-.PHONY: all clean test mutate bench lab vmlinux format lint install uninstall fuzz
+.PHONY: all clean test mutate bench lab vmlinux format lint install uninstall \
+	fuzz man man-skip
 .DEFAULT_GOAL := all
 all: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(TEST_BINS) $(TOOL_BINS) \
      $(EXAMPLE_BINS)
+
+# Man pages: reStructuredText under docs/man (NAME.SECTION.rst), made into
+# troff by rst2man (python3-docutils), as bpftool's are. Without rst2man
+# "all" says so and goes on; "make man" fails.
+RST2MAN ?= $(firstword $(shell command -v rst2man rst2man.py 2>/dev/null))
+MAN_SRCS := $(wildcard docs/man/*.rst)
+MAN_PAGES := $(patsubst docs/man/%.rst,$(OUTPUT)/man/%,$(MAN_SRCS))
+ifneq ($(RST2MAN),)
+all: $(MAN_PAGES)
+man: $(MAN_PAGES)
+else
+all: man-skip
+man-skip:
+	@echo "  SKIP     man pages: rst2man not found (apt-get install python3-docutils)"
+man:
+	@echo "make man: rst2man not found: apt-get install python3-docutils" >&2
+	@exit 1
+endif
+
+# Warnings are errors: a page that rst2man has to guess at is a defect.
+$(OUTPUT)/man/%: docs/man/%.rst
+	$(call msg,RST2MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)sed 's|@VERSION@|$(SILO_VERSION)|g' $< | \
+		$(RST2MAN) --halt=warning --exit-status=warning - > $@.tmp
+	$(Q)mv $@.tmp $@
 
 ifeq ($(VMLINUX_H),)
 # vmlinux.h: made once; "make vmlinux" replaces it only when the BTF changed,
@@ -234,6 +263,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+MANDIR ?= $(PREFIX)/share/man
 # silod reads /etc/silo/silod.conf whatever the prefix.
 CONFDIR := /etc/silo
 INSTALL ?= install
@@ -246,7 +276,11 @@ GEN_SED = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 	      -e 's|@VERSION@|$(SILO_VERSION)|g'
 UNITS := silod.service silod@.service
 
-install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO)
+# silo.8 -> $(MANDIR)/man8/silo.8, and so on by the suffix.
+MAN_INSTALLED := $(foreach p,$(notdir $(MAN_PAGES)), \
+		 $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(p))
+
+install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(if $(RST2MAN),$(MAN_PAGES))
 	$(Q)mkdir -p $(OUTPUT)/gen
 	$(Q)for f in $(UNITS); do \
 		$(GEN_SED) dist/$$f.in > $(OUTPUT)/gen/$$f || exit 1; done
@@ -267,6 +301,14 @@ install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO)
 		$(DESTDIR)$(UNITDIR)/silod@.service
 	$(INSTALL) -D -m 0644 dist/silod.conf $(DESTDIR)$(CONFDIR)/silod.conf
 	$(INSTALL) -D -m 0644 completion/silo $(DESTDIR)$(COMPLETIONDIR)/silo
+ifneq ($(RST2MAN),)
+	$(Q)for p in $(notdir $(MAN_PAGES)); do \
+		echo "$(INSTALL) -D -m 0644 $(OUTPUT)/man/$$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$$p"; \
+		$(INSTALL) -D -m 0644 $(OUTPUT)/man/$$p \
+			$(DESTDIR)$(MANDIR)/man$${p##*.}/$$p || exit 1; done
+else
+	@echo "man pages not installed: rst2man not found (apt-get install python3-docutils)"
+endif
 
 # Exactly the files "make install" installs, and the two directories that
 # are silo's alone when they are left empty.
@@ -280,7 +322,7 @@ uninstall:
 		$(DESTDIR)$(PKGCONFIGDIR)/silo.pc \
 		$(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \
 		$(DESTDIR)$(CONFDIR)/silod.conf \
-		$(DESTDIR)$(COMPLETIONDIR)/silo
+		$(DESTDIR)$(COMPLETIONDIR)/silo $(MAN_INSTALLED)
 	rmdir $(DESTDIR)$(INCLUDEDIR)/silo 2>/dev/null || true
 	rmdir $(DESTDIR)$(CONFDIR) 2>/dev/null || true
 

@@ -4,20 +4,6 @@
 # help' is compared, both ways, with what the completion offers.
 . "$TESTS_DIR/lib.sh"
 
-COMPLETION="$TESTS_DIR/../completion/silo"
-
-# The completion's words for a command line ending in a word being typed.
-complete_line() { # LINE
-	bash -c '
-		. "$1"
-		read -ra COMP_WORDS <<<"$2"
-		[[ $2 == *" " ]] && COMP_WORDS+=("")
-		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-		_silo
-		printf "%s\n" "${COMPREPLY[@]}"
-	' _ "$COMPLETION" "$1" | sort -u | grep -v '^$'
-}
-
 # same NAME HELP_WORDS COMPLETION_WORDS: equal as sets.
 same() {
 	local a b
@@ -30,35 +16,23 @@ same() {
 	fi
 }
 
-help_top=$("$SILO" --help)
-objects=$(tr '\n' ' ' <<<"$help_top" | sed -n 's/.*OBJECT := {\([^}]*\)}.*/\1/p' | tr -d '|')
+objects=$(help_objects)
 same "objects" "$objects help" "$(complete_line 'silo ')"
-global=$(sed -n '/^OPTIONS:/,$p' <<<"$help_top" | grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' |
-	tr -d ' ,')
-same "global options" "$global" "$(complete_line 'silo -')"
+same "global options" "$(help_global_opts)" "$(complete_line 'silo -')"
 
 common='--json -j --pretty -p --help -h'
 for obj in $objects; do
 	[[ $obj == version ]] && continue
-	help=$("$SILO" "$obj" help)
-	# The usage lines: "silo OBJ CMD ..." and their continuations.
-	usage=$(sed -n '1,/^$/p' <<<"$help" | sed 's/^Usage: *//; s/^ *//')
-	# "silo OBJ { show | list } ...": every name; options by the first.
-	names=$(sed -n "s/^silo $obj { \([^}]*\) }.*/\1/p" <<<"$usage" | tr -d '|')
-	usage=$(sed "s/^\(silo $obj \){ \([a-z-]*\)[^}]*}/\1\2/" <<<"$usage")
-	cmds=$(grep -oE "^silo $obj \[?[a-z]+" <<<"$usage" | awk '{print $3}' | tr -d '[')
+	usage=$(help_usage "$obj")
+	cmds=$(usage_cmds "$obj" <<<"$usage")
 	if [[ -z $cmds ]]; then # an object without commands: silo doctor [DEV]
 		same "$obj: options" "$(grep -oE -- '--[a-z][a-z-]*' <<<"$usage") $common" \
 			"$(complete_line "silo $obj -")"
 		continue
 	fi
-	same "$obj: commands" "$cmds $names help" "$(complete_line "silo $obj ")"
+	same "$obj: commands" "$cmds help" "$(complete_line "silo $obj ")"
 	for cmd in $cmds; do
-		# This command's usage line and the continuations below it.
-		opts=$(awk -v c="silo $obj $cmd" -v o="silo $obj " '
-			index($0, o) == 1 { on = (index($0, c) == 1 || index($0, "silo " substr(o, 6) "[" ) == 1) }
-			on' <<<"$usage" | grep -oE -- '--[a-z][a-z-]*')
-		same "$obj $cmd: options" "$opts $common" \
+		same "$obj $cmd: options" "$(usage_opts "$obj" "$cmd" <<<"$usage") $common" \
 			"$(complete_line "silo $obj $cmd -")"
 	done
 done

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # "make install" from the build under test into a staging directory, as a
 # Debian package would (PREFIX=/usr, DESTDIR): every file is there, the units
-# run /usr/sbin/silod, libsilo.so exports only what silo.h declares, a libsilo
+# run /usr/sbin/silod, the man pages are in man8, man5 and man3, libsilo.so exports only what silo.h declares, a libsilo
 # user builds from silo.pc against the installed headers and shared library
 # alone, and runs; "make uninstall" leaves no file behind.
 . "$TESTS_DIR/lib.sh"
@@ -27,6 +27,15 @@ files=(usr/sbin/silo usr/sbin/silod usr/lib/libsilo.so.0 usr/lib/libsilo.so
 	usr/lib/systemd/system/silod.service
 	usr/lib/systemd/system/silod@.service
 	usr/share/bash-completion/completions/silo)
+# The man pages are built when rst2man is there (python3-docutils).
+if command -v rst2man >/dev/null || command -v rst2man.py >/dev/null; then
+	files+=(usr/share/man/man8/silo.8 usr/share/man/man8/silod.8
+		usr/share/man/man5/silod.conf.5 usr/share/man/man3/libsilo.3)
+	have_man=1
+else
+	echo "skip - man pages installed: no rst2man (apt-get install python3-docutils)"
+	have_man=0
+fi
 missing=()
 for f in "${files[@]}"; do
 	[[ -e $DEST/$f ]] || missing+=("$f")
@@ -39,6 +48,12 @@ expect "silod.service runs /usr/sbin/silod" 0 '^ExecStart=/usr/sbin/silod$' \
 expect "silod@.service runs /usr/sbin/silod" 0 \
 	'^ExecStart=/usr/sbin/silod --netns %i$' \
 	grep '^ExecStart=' "$DEST/usr/lib/systemd/system/silod@.service"
+if ((have_man)); then
+	expect "man finds the installed silo(8)" 0 '^SILO\(8\)' \
+		env MANPATH="$DEST/usr/share/man" man -P cat 8 silo
+	expect "man finds the installed silod.conf(5)" 0 'heartbeat-ms' \
+		env MANPATH="$DEST/usr/share/man" man -P cat 5 silod.conf
+fi
 expect "libsilo.so.0 is the soname" 0 'SONAME.*\[libsilo\.so\.0\]' \
 	readelf -d "$DEST/usr/lib/libsilo.so.0"
 

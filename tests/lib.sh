@@ -42,3 +42,70 @@ check() {
 		not_ok "$name" "$(head -c 300 "$TMP/out")"
 	fi
 }
+
+# The objects, commands and options silo's help and its bash completion
+# name (tests/completion.sh and tests/manpages.sh compare them).
+COMPLETION="$TESTS_DIR/../completion/silo"
+
+# The objects of 'silo --help'.
+help_objects() {
+	"$SILO" --help | tr '\n' ' ' |
+		sed -n 's/.*OBJECT := {\([^}]*\)}.*/\1/p' | tr -d '|'
+}
+
+# The global options of 'silo --help'.
+help_global_opts() {
+	"$SILO" --help | sed -n '/^OPTIONS:/,$p' |
+		grep -oE -- '(^|[ ,])--?[a-zA-Z][a-z-]*' | tr -d ' ,'
+}
+
+# help_usage OBJ: the usage lines of 'silo OBJ help', "silo OBJ CMD ..."
+# and their continuations.
+help_usage() {
+	"$SILO" "$1" help | sed -n '1,/^$/p' | sed 's/^Usage: *//; s/^ *//'
+}
+
+# usage_cmds OBJ <USAGE: the commands of usage lines, every name of
+# "silo OBJ { show | list }" ("silo stats [show]" counts too).
+usage_cmds() {
+	awk -v o="silo $1 " '
+		index($0, o) == 1 {
+			rest = substr($0, length(o) + 1)
+			if (substr(rest, 1, 1) == "{") {
+				sub(/^\{ */, "", rest); sub(/ *\}.*/, "", rest)
+				gsub(/ *\| */, "\n", rest); print rest
+			} else if (match(rest, /^\[?[a-z]+/)) {
+				w = substr(rest, RSTART, RLENGTH); sub(/^\[/, "", w); print w
+			}
+		}'
+}
+
+# usage_opts OBJ CMD <USAGE: the long options of CMD's usage lines (CMD
+# any of its names) and the lines below them up to the next command.
+usage_opts() {
+	awk -v c="$2" -v o="silo $1 " '
+		index($0, o) == 1 {
+			names = substr($0, length(o) + 1)
+			if (substr(names, 1, 1) == "{") {
+				sub(/^\{ */, "", names); sub(/ *\}.*/, "", names)
+				gsub(/ *\| */, " ", names)
+			} else {
+				sub(/^\[/, "", names); sub(/[] ].*/, "", names)
+			}
+			n = split(names, a, " "); on = 0
+			for (i = 1; i <= n; i++) if (a[i] == c) on = 1
+		}
+		on' | grep -oE -- '--[a-z][a-z-]*'
+}
+
+# The completion's words for a command line ending in a word being typed.
+complete_line() { # LINE
+	bash -c '
+		. "$1"
+		read -ra COMP_WORDS <<<"$2"
+		[[ $2 == *" " ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_silo
+		printf "%s\n" "${COMPREPLY[@]}"
+	' _ "$COMPLETION" "$1" | sort -u | grep -v '^$'
+}

@@ -11,7 +11,7 @@ if [[ $(id -u) != 0 ]]; then
 fi
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 rc=0
-"$BUILD/tools/bench_xdp" || rc=1
+"$BUILD/tools/bench_xdp" ${SILO_BENCH_CPUS:+--cpus "$SILO_BENCH_CPUS"} || rc=1
 "$BUILD/tools/bench_reuseport" ${SILO_BENCH_CPUS:+--cpus "$SILO_BENCH_CPUS"} || rc=1
 BUILD="$BUILD" "$BUILD/tools/bench_silod" || rc=1
 "$BUILD/tools/bench_live" || rc=1

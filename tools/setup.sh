@@ -10,8 +10,10 @@ PACKAGES=(
 	libbpf-dev bpftool libelf-dev zlib1g-dev libmnl-dev libjson-c-dev
 	libmicrohttpd-dev # silod --metrics
 	libsystemd-dev # silod: sd_notify (Type=notify, WatchdogSec=)
+	python3-docutils # man pages (rst2man)
 	iproute2 ethtool jq util-linux procps curl # lab and tests
 	nftables iptables # envelope tests (iptables: its -legacy variant)
+	groff-base man-db # man page tests: render, man -l
 )
 
 if [[ $(id -u) != 0 ]]; then
