@@ -12,7 +12,7 @@ same() {
 	if [[ $a == "$b" ]]; then
 		ok "$1"
 	else
-		not_ok "$1" "help: $(echo $a) / completion: $(echo $b)"
+		not_ok "$1" "help: ${a//$'\n'/ } / completion: ${b//$'\n'/ }"
 	fi
 }
 

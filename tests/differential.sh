@@ -524,7 +524,7 @@ run_config() {
 	fi
 }
 
-selected=(${DIFF_CONFIGS:-$*})
+read -ra selected <<<"${DIFF_CONFIGS:-$*}"
 if ((${#selected[@]} == 0)); then
 	for ((i = 0; i < ${#CONFIGS[@]}; i += 2)); do
 		selected+=("${CONFIGS[i]}")

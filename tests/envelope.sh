@@ -43,8 +43,8 @@ envq() {
 # wait_env FAMILY FIELD WANT: until envq says WANT (5 s at most: a loaded
 # machine); prints what it last saw.
 wait_env() {
-	local i got
-	for i in $(seq 50); do
+	local got
+	for _ in $(seq 50); do
 		got=$(envq "$1" "$2")
 		[[ $got == "$3" ]] && break
 		sleep 0.1

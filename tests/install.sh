@@ -75,7 +75,7 @@ flags=$(pkg-config --cflags --libs silo)
 expect "pkg-config silo" 0 "^-I$DEST/usr/include .*-L$DEST/usr/lib -lsilo" \
 	echo "$flags"
 sanflags=()
-((san)) && sanflags=(-fsanitize=address,undefined)
+((san)) && sanflags=("-fsanitize=address,undefined")
 # shellcheck disable=SC2086 # $flags is a list of words
 check "echo_server builds against the installed libsilo" \
 	gcc -Wall -Werror -D_GNU_SOURCE "${sanflags[@]}" \
@@ -96,4 +96,4 @@ else
 fi
 left=$(find "$DEST" ! -type d)
 [[ -z $left ]] && ok "uninstall leaves no file" ||
-	not_ok "uninstall leaves no file" "$(echo $left | head -c 300)"
+	not_ok "uninstall leaves no file" "$(tr '\n' ' ' <<<"$left" | head -c 300)"

@@ -4,8 +4,11 @@
 # namespaces and pins afterwards even when a test dies.
 
 SILO=${SILO:?run through tests/run.sh}
+# NS and TRAFFIC: for the tests that source this file.
+# shellcheck disable=SC2034
 NS=${SILO_TEST_NS:?run through tests/run.sh}
 PIN_ROOT=${SILO_TEST_PIN_ROOT:?run through tests/run.sh}
+# shellcheck disable=SC2034
 TRAFFIC="$BUILD/tools/traffic"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

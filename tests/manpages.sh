@@ -101,6 +101,7 @@ usage=$(help_usage xdp)
 	$(usage_opts xdp load <<<"$(man_usage xdp)") == *--forward* ]] &&
 	ok "silo.8: options found" ||
 	not_ok "silo.8: options found" "no --forward for xdp load in help or $S8"
+# shellcheck disable=SC2013 # words: names hold no spaces
 for obj in $(sort -u <<<"$(tr ' ' '\n' <<<"$objects $man_objects")"); do
 	[[ $obj == version ]] && continue # 'silo version' takes nothing
 	usage=$(help_usage "$obj" 2>/dev/null)
@@ -119,6 +120,7 @@ for obj in $(sort -u <<<"$(tr ' ' '\n' <<<"$objects $man_objects")"); do
 	agree "silo.8: $obj commands" "'silo $obj help'" "$cmds" "$S8 $obj" "$mcmds"
 	agree "silo.8: $obj commands vs completion" "completion/silo" \
 		"$(complete_line "silo $obj " | grep -vx help)" "$S8 $obj" "$mcmds"
+	# shellcheck disable=SC2013 # words: names hold no spaces
 	for cmd in $(sort -u <<<"$(tr ' ' '\n' <<<"$cmds $mcmds")"); do
 		mopts=$(usage_opts "$obj" "$cmd" <<<"$musage")
 		agree "silo.8: $obj $cmd options" "'silo $obj help'" \

@@ -184,7 +184,7 @@ want_slots=$(jq '.slots | length' "$TMP/group")
 
 # The selector's counters, summed over CPUs, as reuseport show has them.
 G='group="udp4_7301"'
-bad= n=0 sum_s=0
+bad='' n=0 sum_s=0
 while read -r k v; do
 	case $k in
 	runs) series="silo_reuseport_runs_total{$G}" ;;
@@ -229,6 +229,7 @@ diff <(series "$TMP/m") <(series "$TMP/cli") >"$TMP/diff" &&
 	not_ok "same series as silod serves" "$(head -c 400 "$TMP/diff")"
 diff <(grep '^#' "$TMP/m") <(grep '^#' "$TMP/cli") >/dev/null &&
 	ok "same HELP and TYPE lines" || not_ok "same HELP and TYPE lines" "differ"
+# shellcheck disable=SC2153 # SILO: from tests/lib.sh
 check "stats --format json is -j" bash -c \
 	"diff <('$SILO' --pin-root '$PIN_ROOT' --netns '$R' stats --format json | jq -S keys) \
 	      <('$SILO' --pin-root '$PIN_ROOT' --netns '$R' -j stats | jq -S keys)"

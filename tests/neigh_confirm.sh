@@ -90,6 +90,7 @@ up() {
 
 # UDP datagrams a namespace took in (to a socket or to no port).
 udp_in() {
+	# shellcheck disable=SC2016 # an awk program: its $2 is awk's
 	ip netns exec "$P-$1" awk '/^Udp: [0-9]/ { print $2 + $3; exit }' \
 		/proc/net/snmp
 }

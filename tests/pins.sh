@@ -7,7 +7,7 @@
 
 N="${NS}pins"
 DIR="$PIN_ROOT/netns/$N"
-SERVER= HOLDER=
+SERVER='' HOLDER=''
 cleanup() {
 	[[ -n $HOLDER ]] && kill "$HOLDER" 2>/dev/null && wait "$HOLDER" 2>/dev/null
 	[[ -n $SERVER ]] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
@@ -73,6 +73,7 @@ refused "netns directory a symbolic link" \
 rm -rf "$PIN_ROOT"
 
 # Safe directories made beforehand by root are used.
+# shellcheck disable=SC2174 # the mode matters for $DIR alone
 mkdir -p -m 0755 "$DIR"
 chmod 0755 "$PIN_ROOT" "$PIN_ROOT/netns"
 check "root's 0755 directories are used" silo --netns "$N" xdp load v0 --mode skb
@@ -84,6 +85,7 @@ ip netns exec "$N" "$BUILD/examples/echo_server" --plain --port 7311 >"$TMP/serv
 SERVER=$!
 for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
 PID=$(jq -r .pid "$TMP/server")
+# shellcheck disable=SC2174 # the mode matters for $DIR alone
 mkdir -p -m 0700 "$DIR"
 chmod 0700 "$PIN_ROOT" "$PIN_ROOT/netns"
 # flock(1) on fd 9, then sleep holds it: killing HOLDER drops the lock.

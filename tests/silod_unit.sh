@@ -29,7 +29,7 @@ fi
 
 # CAP_BPF CAP_NET_ADMIN ... -> -all,+bpf,+net_admin,...
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNITS/silod@.service.in" |
-	tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+	tr '[:upper:]' '[:lower:]' | sed 's/cap_/+/g; s/ /,/g')
 exec_start=$(sed -n "s|^ExecStart=||p" "$TMP/units/silod@.service" |
 	sed "s|%i|$N|")
 read -r -a cmd <<<"$exec_start"
