@@ -14,6 +14,7 @@ PACKAGES=(
 	iproute2 ethtool jq util-linux procps curl # lab and tests
 	nftables iptables # envelope tests (iptables: its -legacy variant)
 	groff-base man-db # man page tests: render, man -l
+	clang-format shellcheck # make lint
 )
 
 if [[ $(id -u) != 0 ]]; then
