@@ -131,6 +131,12 @@ int silo_pin_dir_make(const struct silo *s);
  * only when empty. */
 void silo_pin_dirs_remove_empty(const struct silo *s);
 
+/* Reuseport policy queue (reuseport_queue.c): the group's RSS table map and
+ * id under the group lock; the lock to pass to silo_group_unlock, or -errno. */
+struct silo_group;
+int silo_group_lock_queues(struct silo_group *g, int *queues_fd, __u32 *id);
+void silo_group_unlock(int lock);
+
 /* Reads a small file; returns bytes read or -errno. */
 int read_file(const char *path, char *buf, size_t len);
 int read_sysctl_int(const char *path, int *val);

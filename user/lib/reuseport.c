@@ -32,6 +32,7 @@ enum rp_obj {
 	RP_SOCKETS,
 	RP_NODES,
 	RP_STATS,
+	RP_QUEUES,
 	RP_SELECT, /* programs from here on */
 	RP_MIGRATE,
 	RP_COUNT
@@ -42,6 +43,7 @@ static const char *const rp_pin_names[RP_COUNT] = {
 	[RP_SOCKETS] = SILO_PIN_REUSEPORT_SOCKETS,
 	[RP_NODES] = SILO_PIN_REUSEPORT_NODES,
 	[RP_STATS] = SILO_PIN_REUSEPORT_STATS,
+	[RP_QUEUES] = SILO_PIN_REUSEPORT_QUEUES,
 	[RP_SELECT] = SILO_PIN_REUSEPORT_SELECT,
 	[RP_MIGRATE] = SILO_PIN_REUSEPORT_MIGRATE,
 };
@@ -61,6 +63,7 @@ static const char *const policy_names[SILO_REUSEPORT_POLICY_MAX] = {
 	[SILO_REUSEPORT_CPU] = "cpu",
 	[SILO_REUSEPORT_NODE] = "node",
 	[SILO_REUSEPORT_HASH] = "hash",
+	[SILO_REUSEPORT_QUEUE] = "queue",
 };
 
 const char *silo_reuseport_policy_name(enum silo_reuseport_policy policy)
@@ -431,7 +434,9 @@ static int shared_open(struct silo_group *g)
 			   sizeof(struct silo_reuseport_node_key),
 			   sizeof(struct silo_reuseport_node)) ||
 	    !map_has_sizes(g->fd[RP_STATS], sizeof(__u32),
-			   sizeof(struct silo_reuseport_stats)))
+			   sizeof(struct silo_reuseport_stats)) ||
+	    !map_has_sizes(g->fd[RP_QUEUES], sizeof(__u32),
+			   sizeof(struct silo_reuseport_queues)))
 		return -ESTALE;
 	return 0;
 }
@@ -597,6 +602,7 @@ static int load_object(struct silo_group *g, const struct silo_maps *maps,
 	shared[RP_SOCKETS] = skel->maps.reuseport_sockets;
 	shared[RP_NODES] = skel->maps.reuseport_nodes;
 	shared[RP_STATS] = skel->maps.reuseport_stats;
+	shared[RP_QUEUES] = skel->maps.reuseport_queues;
 	bpf_map__set_max_entries(skel->maps.group_sockets, nr_cpus);
 	bpf_map__set_max_entries(skel->maps.group_slots, nr_cpus);
 	err = silo_maps_reuse(maps, skel->obj);
@@ -827,7 +833,8 @@ int silo_group_create(struct silo *s, int fd,
 	if (!opts)
 		opts = &defaults;
 	if ((unsigned int)opts->policy >= SILO_REUSEPORT_POLICY_MAX) {
-		pr_err("bad policy %d: cpu, node or hash\n", opts->policy);
+		pr_err("bad policy %d: cpu, node, queue or hash\n",
+		       opts->policy);
 		return -EINVAL;
 	}
 	if (opts->name && check_name(opts->name))
@@ -914,6 +921,7 @@ again:
 	}
 	in_outer = true;
 	delete_node_lists(g->fd[RP_NODES], g->val.id);
+	bpf_map_delete_elem(g->fd[RP_QUEUES], &g->val.id); /* a reused id's */
 	err = zero_stats(g);
 	if (!err)
 		err = pin_group_maps(g);
@@ -1167,7 +1175,7 @@ int silo_group_set_policy(struct silo_group *g,
 	int lock, err;
 
 	if ((unsigned int)policy >= SILO_REUSEPORT_POLICY_MAX) {
-		pr_err("bad policy %d: cpu, node or hash\n", policy);
+		pr_err("bad policy %d: cpu, node, queue or hash\n", policy);
 		return -EINVAL;
 	}
 	lock = lock_group(g);
@@ -1250,6 +1258,7 @@ int silo_group_detach(struct silo_group *g, int fd)
 	bpf_map_delete_elem(g->fd[RP_GROUPS], &g->key);
 	bpf_map_delete_elem(g->fd[RP_SOCKETS], &g->val.id);
 	delete_node_lists(g->fd[RP_NODES], g->val.id);
+	bpf_map_delete_elem(g->fd[RP_QUEUES], &g->val.id);
 	group_unpin(g->s, g->val.name);
 	g->detached = true;
 	release_if_last(g->s);
@@ -1333,4 +1342,22 @@ out:
 	free(names);
 	close(fd);
 	return err;
+}
+
+/* For reuseport_queue.c: the group's RSS table map and id, under the lock
+ * (the group still exists); drop it with silo_group_unlock(). */
+int silo_group_lock_queues(struct silo_group *g, int *queues_fd, __u32 *id)
+{
+	int lock = lock_group(g);
+
+	if (lock < 0)
+		return lock;
+	*queues_fd = g->fd[RP_QUEUES];
+	*id = g->val.id;
+	return lock;
+}
+
+void silo_group_unlock(int lock)
+{
+	rp_unlock(lock);
 }
