@@ -46,7 +46,7 @@ for obj in $objects; do
 	# "silo OBJ { show | list } ...": every name; options by the first.
 	names=$(sed -n "s/^silo $obj { \([^}]*\) }.*/\1/p" <<<"$usage" | tr -d '|')
 	usage=$(sed "s/^\(silo $obj \){ \([a-z-]*\)[^}]*}/\1\2/" <<<"$usage")
-	cmds=$(grep -oE "^silo $obj \[?[a-z]+" <<<"$usage" | awk '{print $3}' | tr -d '[')
+	cmds=$(grep -oE "^silo $obj \[?[a-z][a-z-]*" <<<"$usage" | awk '{print $3}' | tr -d '[')
 	if [[ -z $cmds ]]; then # an object without commands: silo doctor [DEV]
 		same "$obj: options" "$(grep -oE -- '--[a-z][a-z-]*' <<<"$usage") $common" \
 			"$(complete_line "silo $obj -")"
@@ -69,6 +69,6 @@ ip netns add "$N" && ip -n "$N" link add cmpdev0 type veth peer name cmpdev1 || 
 complete_line "silo --netns $N xdp load " | grep -qx cmpdev0 &&
 	ok "devices of --netns" || not_ok "devices of --netns" \
 	"$(complete_line "silo --netns $N xdp load " | tr '\n' ' ')"
-same "reuseport attach --policy" "cpu node hash" \
+same "reuseport attach --policy" "cpu node queue hash" \
 	"$(complete_line 'silo reuseport attach --policy ')"
 ip netns del "$N"

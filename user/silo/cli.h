@@ -79,6 +79,8 @@ int do_route(int argc, char **argv);
 int do_genid(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_reuseport(int argc, char **argv);
+int reuseport_help(int argc, char **argv);
+int reuseport_queue_map(int argc, char **argv); /* reuseport_queue.c */
 int do_daemon(int argc, char **argv);
 int do_doctor(int argc, char **argv);
 

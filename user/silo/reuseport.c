@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* silo reuseport { show | attach | policy | detach } */
+/* silo reuseport { show | attach | policy | detach }; queue-map is in
+ * reuseport_queue.c */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -7,22 +8,27 @@
 #include <netinet/in.h>
 #include "cli.h"
 
-static int reuseport_help(int argc, char **argv)
+int reuseport_help(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
 	printf("Usage: %s reuseport show [GROUP] [--per-cpu]\n"
 	       "       %s reuseport attach --pid PID --port PORT [--proto udp|tcp]\n"
-	       "                           [--policy cpu|node|hash] [--no-migrate]\n"
+	       "                           [--policy cpu|node|queue|hash] [--no-migrate]\n"
 	       "                           [--name NAME]\n"
-	       "       %s reuseport policy GROUP cpu|node|hash\n"
+	       "       %s reuseport policy GROUP cpu|node|queue|hash\n"
 	       "       %s reuseport detach GROUP\n"
+	       "       %s reuseport queue-map GROUP [--key HEX] [--indir LIST]\n"
+	       "                           [--queue-cpu Q=CPU,...] [--hash-ports LIST]\n"
+	       "                           [--clear]\n"
 	       "\n"
 	       "A group is a SO_REUSEPORT group whose sockets silo puts in slots, one\n"
 	       "per CPU: a datagram or connection processed on CPU k goes to the socket\n"
 	       "in slot k. Policies: cpu (this CPU's slot, else a socket on its NUMA\n"
 	       "node, else the kernel's hash), node (a socket on this CPU's node, by\n"
-	       "the packet's hash, else the kernel's hash), hash (the kernel's hash).\n"
+	       "the packet's hash, else the kernel's hash), queue (the slot of the CPU\n"
+	       "that serves the packet's RX queue, found by redoing the NIC's RSS hash\n"
+	       "with the group's queue-map, else as node), hash (the kernel's hash).\n"
 	       "Nothing is dropped: an empty slot or a closed socket falls back.\n"
 	       "\n"
 	       "show    groups, their slots (socket cookie, owning pid) and counters\n"
@@ -40,9 +46,20 @@ static int reuseport_help(int argc, char **argv)
 	       "policy  change a group's policy; takes effect with the next packet,\n"
 	       "        and re-reads the CPU -> node map\n"
 	       "detach  remove a group: its sockets go back to the kernel's hash\n"
+	       "queue-map  show, or set, the group's RSS table for policy queue (on a\n"
+	       "        device without RSS, such as veth, a faked one); a change keeps\n"
+	       "        what is not given; the first needs --indir\n"
+	       "  --key HEX          the RSS key, 40 to 52 bytes (default: Microsoft's\n"
+	       "                     RSS verification key)\n"
+	       "  --indir LIST       the indirection table: a queue per entry, \"0,1,0,1\"\n"
+	       "  --queue-cpu Q=CPU,...  the CPU that serves queue Q (Q=- for none;\n"
+	       "                     default: queue q on CPU q)\n"
+	       "  --hash-ports LIST  the flows whose hash takes the ports: udp4, udp6,\n"
+	       "                     tcp4, tcp6, or none (default tcp4,tcp6)\n"
+	       "  --clear            remove the table: policy queue falls back\n"
 	       "\n"
 	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
-	       prog_name, prog_name, prog_name, prog_name);
+	       prog_name, prog_name, prog_name, prog_name, prog_name);
 	return 0;
 }
 
@@ -411,7 +428,7 @@ static int reuseport_attach(int argc, char **argv)
 			ret = silo_reuseport_policy_parse(optarg);
 			if (ret < 0)
 				return usage_error(
-					"bad --policy '%s': cpu, node or hash\n",
+					"bad --policy '%s': cpu, node, queue or hash\n",
 					optarg);
 			ao.policy = ret;
 			break;
@@ -432,7 +449,7 @@ static int reuseport_attach(int argc, char **argv)
 	}
 	if (optind != argc || !pid || !port)
 		return usage_error(
-			"usage: %s reuseport attach --pid PID --port PORT [--proto udp|tcp] [--policy cpu|node|hash]\n",
+			"usage: %s reuseport attach --pid PID --port PORT [--proto udp|tcp] [--policy cpu|node|queue|hash]\n",
 			prog_name);
 	ao.port = port;
 	s = open_silo();
@@ -506,7 +523,8 @@ static int on_group(int argc, char **argv, int nargs, const char *usage,
 	name = argv[optind];
 	arg = nargs > 1 ? argv[optind + 1] : NULL;
 	if (arg && silo_reuseport_policy_parse(arg) < 0)
-		return usage_error("bad policy '%s': cpu, node or hash\n", arg);
+		return usage_error(
+			"bad policy '%s': cpu, node, queue or hash\n", arg);
 	g = open_group(name);
 	if (!g)
 		return 1;
@@ -533,8 +551,9 @@ static int on_group(int argc, char **argv, int nargs, const char *usage,
 
 static int reuseport_policy(int argc, char **argv)
 {
-	return on_group(argc, argv, 2, "reuseport policy GROUP cpu|node|hash",
-			policy_op, "policy");
+	return on_group(argc, argv, 2,
+			"reuseport policy GROUP cpu|node|queue|hash", policy_op,
+			"policy");
 }
 
 static int reuseport_detach(int argc, char **argv)
@@ -546,9 +565,13 @@ static int reuseport_detach(int argc, char **argv)
 int do_reuseport(int argc, char **argv)
 {
 	static const struct cmd cmds[] = {
-		{ "show", reuseport_show },	{ "list", reuseport_show },
-		{ "attach", reuseport_attach }, { "policy", reuseport_policy },
-		{ "detach", reuseport_detach }, { NULL, NULL },
+		{ "show", reuseport_show },
+		{ "list", reuseport_show },
+		{ "attach", reuseport_attach },
+		{ "policy", reuseport_policy },
+		{ "detach", reuseport_detach },
+		{ "queue-map", reuseport_queue_map },
+		{ NULL, NULL },
 	};
 
 	return cmd_select(cmds, argc - 1, argv + 1, reuseport_help);
