@@ -50,11 +50,13 @@ expect "no table yet" 0 "no RSS table" silo --netns "$N" reuseport queue-map udp
 check "no table yet -j" qjson '.table == null'
 expect "first change needs --indir" 1 "give --indir" \
 	silo --netns "$N" reuseport queue-map udp4_7311 --hash-ports udp4
-expect "set" 0 "queue -> CPU 0=0 1=1" \
-	silo --netns "$N" reuseport queue-map udp4_7311 --indir 0,1,1,0 --hash-ports udp4,tcp4
+# Queue 0 on CPU 0 by default, queue 1 on CPU 0 as given (any machine).
+expect "set" 0 "queue -> CPU 0=0 1=0" \
+	silo --netns "$N" reuseport queue-map udp4_7311 --indir 0,1,1,0 --queue-cpu 1=0 \
+	--hash-ports udp4,tcp4
 check "set -j: defaults and what was given" qjson \
 	'.key == "6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa" and
-	 .indir == [0,1,1,0] and .queue_cpu == [0,1] and .hash_ports == ["udp4","tcp4"]'
+	 .indir == [0,1,1,0] and .queue_cpu == [0,0] and .hash_ports == ["udp4","tcp4"]'
 expect "change one queue's CPU" 0 "0=0 1=-" \
 	silo --netns "$N" reuseport queue-map udp4_7311 --queue-cpu 1=-
 check "the rest kept" qjson '.indir == [0,1,1,0] and .queue_cpu == [0,null] and .hash_ports == ["udp4","tcp4"]'
