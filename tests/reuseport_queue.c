@@ -8,6 +8,8 @@
  * them; without a table, with a queue of no CPU or an empty slot, they
  * fall back, counted, and none is lost.
  */
+#include <signal.h>
+#include <sys/wait.h>
 #include "test.h"
 #include "reuseport_util.h"
 
@@ -370,6 +372,185 @@ static void test_fallbacks(void)
 	fx_close(&f);
 }
 
+/*
+ * The same through a veth of two queues from another namespace (veth has
+ * no RSS either: the table is faked): a datagram from peer 10.77.0.2 is
+ * processed on the CPU that sent it, and must reach the socket of its
+ * flow's queue's CPU. The peer sends every flow from every CPU, each
+ * datagram naming its flow and CPU; then the sockets are drained.
+ */
+#define VETH_PORT 7208
+#define VETH_SPORT 20000
+
+struct veth_msg {
+	__u32 flow, cpu;
+};
+
+/* In the peer's namespace: every flow from every CPU. */
+static int veth_peer(int go_fd)
+{
+	struct sockaddr_in dst = { .sin_family = AF_INET,
+				   .sin_port = htons(VETH_PORT) };
+	struct sockaddr_in src = { .sin_family = AF_INET };
+	struct veth_msg m;
+	int fd, one = 1, k, flow;
+	char c;
+
+	if (read(go_fd, &c, 1) != 1)
+		return 1;
+	if (system("ip link set lo up && ip addr add 10.77.0.2/24 dev rq0p && "
+		   "ip link set rq0p up"))
+		return 1;
+	inet_pton(AF_INET, "10.77.0.1", &dst.sin_addr);
+	inet_pton(AF_INET, "10.77.0.2", &src.sin_addr);
+	for (k = 0; k < nr_cpus; k++) {
+		if (rp_pin_cpu(k))
+			return 1;
+		for (flow = 0; flow < FLOWS; flow++) {
+			fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			if (fd < 0)
+				return 1;
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				   sizeof(one));
+			src.sin_port = htons(VETH_SPORT + flow);
+			m = (struct veth_msg){ .flow = flow, .cpu = k };
+			if (bind(fd, (struct sockaddr *)&src, sizeof(src)) ||
+			    sendto(fd, &m, sizeof(m), 0,
+				   (struct sockaddr *)&dst,
+				   sizeof(dst)) != sizeof(m))
+				return 1;
+			close(fd);
+		}
+		/* The first waits for the neighbour: let it resolve. */
+		if (k == 0)
+			usleep(200 * 1000);
+	}
+	return 0;
+}
+
+static void test_veth_udp4(void)
+{
+	struct silo_group_opts o = { .policy = SILO_REUSEPORT_QUEUE };
+	struct sockaddr_in any = { .sin_family = AF_INET,
+				   .sin_port = htons(VETH_PORT) };
+	int socks[RP_MAX_SOCKS], want[FLOWS], go[2], i, one = 1, status;
+	int got = 0, wrong = 0, per_cpu[2] = {}, idx;
+	struct silo_reuseport_queues q;
+	struct silo_reuseport_stats total;
+	struct silo_group *g = NULL;
+	struct in_addr peer, local;
+	struct veth_msg m;
+	pid_t pid = -1;
+	char c;
+
+	if (nr_cpus < 2)
+		SKIP("needs 2 CPUs");
+	for (i = 0; i < RP_MAX_SOCKS; i++)
+		socks[i] = -1;
+	go[0] = go[1] = -1;
+	REQUIRE(sh("ip link add rq0 numtxqueues 2 numrxqueues 2 type veth peer name rq0p numtxqueues 2 numrxqueues 2 && "
+		   "ip addr add 10.77.0.1/24 dev rq0 && ip link set rq0 up") ==
+			0,
+		"veth");
+	for (i = 0; i < nr_cpus; i++) {
+		socks[i] = socket(AF_INET,
+				  SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (socks[i] < 0 ||
+		    setsockopt(socks[i], SOL_SOCKET, SO_REUSEPORT, &one,
+			       sizeof(one)) ||
+		    bind(socks[i], (struct sockaddr *)&any, sizeof(any)))
+			break;
+	}
+	if (i < nr_cpus) {
+		t_fail(__FILE__, __LINE__, "sockets: %s", strerror(errno));
+		goto out;
+	}
+	if (silo_group_create(s, socks[0], &o, &g))
+		goto fail;
+	for (i = 0; i < nr_cpus; i++)
+		if (silo_group_set(g, i, socks[i]))
+			goto fail;
+	if (silo_group_attach(g, socks[0]))
+		goto fail;
+	fake_table(&q, SILO_RSS_PORTS_UDP4);
+	if (silo_group_set_queues(g, &q))
+		goto fail;
+	inet_pton(AF_INET, "10.77.0.2", &peer);
+	inet_pton(AF_INET, "10.77.0.1", &local);
+	for (i = 0; i < FLOWS; i++) {
+		want[i] = q.queue_cpu[silo_rss_queue(
+			&q, AF_INET, IPPROTO_UDP, &peer, &local, VETH_SPORT + i,
+			VETH_PORT, NULL)];
+		per_cpu[want[i]]++;
+	}
+	if (!per_cpu[0] || !per_cpu[1]) {
+		t_fail(__FILE__, __LINE__, "all flows hash to one queue");
+		goto out;
+	}
+
+	/* The peer: a namespace of its own, which rq0p then moves to. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go))
+		goto fail;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (unshare(CLONE_NEWNET) || write(go[0], "r", 1) != 1)
+			_exit(1);
+		_exit(veth_peer(go[0]));
+	}
+	if (pid < 0)
+		goto fail;
+	close(go[0]);
+	go[0] = -1;
+	/* The child says when it has its namespace. */
+	if (read(go[1], &c, 1) != 1 || sh("ip link set rq0p netns %d", pid) ||
+	    write(go[1], "g", 1) != 1)
+		goto fail;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		pid = -1;
+		t_fail(__FILE__, __LINE__, "the peer failed to send");
+		goto out;
+	}
+	pid = -1;
+	while (got < FLOWS * nr_cpus) {
+		idx = rp_which(socks, nr_cpus, 1000, &m, sizeof(m), NULL);
+		if (idx < 0)
+			break;
+		got++;
+		if (m.flow >= FLOWS || idx != want[m.flow]) {
+			if (!wrong++)
+				printf("# flow %u from CPU %u: socket %d, want %d\n",
+				       m.flow, m.cpu, idx,
+				       m.flow < FLOWS ? want[m.flow] : -1);
+		}
+	}
+	CHECK_EQ(got, FLOWS * nr_cpus);
+	CHECK(wrong == 0, "%d of %d went elsewhere than their queue's CPU",
+	      wrong, got);
+	if (rp_stats(g, 0, &total, NULL) == 0)
+		CHECK_EQ(total.sel_queue, FLOWS * nr_cpus);
+	goto out;
+fail:
+	t_fail(__FILE__, __LINE__, "setup: %s", strerror(errno));
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (go[0] >= 0)
+		close(go[0]);
+	if (go[1] >= 0)
+		close(go[1]);
+	if (g) {
+		silo_group_detach(g, socks[0]);
+		silo_group_close(g);
+	}
+	rp_close_all(socks, RP_MAX_SOCKS);
+	sh("ip link del rq0 2>/dev/null || true");
+}
+
 /* Bad tables are refused and change nothing; a detached group's table goes
  * with it. */
 static void test_bad_tables(void)
@@ -435,6 +616,7 @@ int main(void)
 	RUN(test_tcp4_queue);
 	RUN(test_tcp6_queue);
 	RUN(test_addresses_only);
+	RUN(test_veth_udp4);
 	RUN(test_fallbacks);
 	RUN(test_bad_tables);
 	silo_close(s);
