@@ -3,12 +3,18 @@
  * Reuseport policy queue: the RSS table a group's program redoes the NIC's
  * choice of RX queue with (Toeplitz hash, indirection table, queue -> CPU).
  *
- * TODO(silod): on a real NIC the table is the device's: its RSS key and
+ * TODO(silod): on a real NIC the table is the device's: its RSS key,
  * indirection table from ethtool netlink (ETHTOOL_MSG_RSS_GET, see
- * user/lib/ethtool.c) and each queue's CPU from its IRQ's affinity; silod
- * is to fill it through silo_group_set_queues() and keep it current. Until
- * then it is set by hand (silo reuseport queue-map), which is also how a
- * device without RSS (veth) gets a faked one.
+ * user/lib/ethtool.c; only hfunc toeplitz with no input_xfrm can be redone
+ * here: any other leaves the group without a table, so it falls back), the
+ * fields hashed per flow type (ETHTOOL_GRXFH: whether L4 ports are in), and
+ * each queue's CPU from its IRQ's affinity
+ * (netdev genetlink, Linux 6.8+: queue -> NAPI -> irq, then
+ * /proc/irq/N/effective_affinity_list); silod is to fill it through
+ * silo_group_set_queues() for the groups with policy queue and rewrite it
+ * when ethtool or the affinity changes it. Until then it is set by hand
+ * (silo reuseport queue-map), which is also how a device without RSS (veth,
+ * loopback) gets a faked one.
  */
 #include <errno.h>
 #include <stdlib.h>
