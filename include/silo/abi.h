@@ -16,7 +16,7 @@
 #include <linux/bpf.h> /* struct bpf_fib_lookup */
 #endif
 
-#define SILO_LAYOUT_VERSION 3
+#define SILO_LAYOUT_VERSION 4 /* 4: reuseport_queues, queue counters */
 
 /* Limits. */
 #define SILO_MAX_NODES 64 /* route_cache outer array: one slot per node */
