@@ -3,11 +3,12 @@
  * silo's sk_reuseport program: picks the socket of a SO_REUSEPORT group that
  * belongs to the CPU the packet is processed on (policy cpu), or one on that
  * CPU's NUMA node (policy node), or the one of the CPU that serves the RX
- * queue the NIC put the packet on (policy queue: the program redoes the NIC's
- * RSS hash and indirection from a table user space gives it), or leaves the
- * choice to the kernel's hash (policy hash). One program serves every group; it never drops: when its
- * choice fails it falls down a ladder (this CPU's slot, a socket on this
- * node, the kernel's hash) and counts each step and each error code.
+ * queue the NIC put the packet on (policy queue: the program redoes the
+ * NIC's RSS hash and indirection from a table user space gives it), or
+ * leaves the choice to the kernel's hash (policy hash). One program serves
+ * every group; it never drops: when its choice fails it falls down a ladder
+ * (the queue's CPU's slot or this CPU's, a socket on this node, the
+ * kernel's hash) and counts each step and each error code.
  *
  * Two entry points, the same selection: silo_select (BPF_SK_REUSEPORT_SELECT)
  * and silo_select_or_migrate (BPF_SK_REUSEPORT_SELECT_OR_MIGRATE), which the
@@ -214,8 +215,10 @@ static __always_inline int try_queue(struct sk_reuseport_md *ctx, void *socks,
 		if (i < len)
 			hash ^= q->toeplitz[i * 256 + in[i]];
 	idx = hash % q->indir_size;
-	if (idx >= SILO_RSS_INDIR_MAX)
-		return 0; /* cannot be: for the verifier */
+	if (idx >= SILO_RSS_INDIR_MAX) { /* cannot be: for the verifier */
+		count(st, SILO_RSTAT_QUEUE_NO_TABLE);
+		return 0;
+	}
 	queue = q->indir[idx];
 	if (queue >= q->nr_queues || queue >= SILO_RSS_QUEUES_MAX ||
 	    q->queue_cpu[queue] == SILO_RSS_NO_CPU) {
