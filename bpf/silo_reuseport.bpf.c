@@ -2,10 +2,13 @@
 /*
  * silo's sk_reuseport program: picks the socket of a SO_REUSEPORT group that
  * belongs to the CPU the packet is processed on (policy cpu), or one on that
- * CPU's NUMA node (policy node), or leaves the choice to the kernel's hash
- * (policy hash). One program serves every group; it never drops: when its
- * choice fails it falls down a ladder (this CPU's slot, a socket on this
- * node, the kernel's hash) and counts each step and each error code.
+ * CPU's NUMA node (policy node), or the one of the CPU that serves the RX
+ * queue the NIC put the packet on (policy queue: the program redoes the
+ * NIC's RSS hash and indirection from a table user space gives it), or
+ * leaves the choice to the kernel's hash (policy hash). One program serves
+ * every group; it never drops: when its choice fails it falls down a ladder
+ * (the queue's CPU's slot or this CPU's, a socket on this node, the
+ * kernel's hash) and counts each step and each error code.
  *
  * Two entry points, the same selection: silo_select (BPF_SK_REUSEPORT_SELECT)
  * and silo_select_or_migrate (BPF_SK_REUSEPORT_SELECT_OR_MIGRATE), which the
@@ -14,6 +17,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 #include "silo/abi.h"
 #include "cpu_node.h"
 
@@ -57,6 +61,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct silo_reuseport_stats);
 } reuseport_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_REUSEPORT_MAX_GROUPS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct silo_reuseport_queues);
+} reuseport_queues SEC(".maps");
 
 /*
  * Not used by the programs: each load makes a fresh pair, with BTF, which
@@ -140,6 +152,86 @@ static __always_inline int try_node(struct sk_reuseport_md *ctx, void *socks,
 	return 0;
 }
 
+#define PROTO_TCP 6
+
+/*
+ * The RSS input as the NIC hashed it: source and destination address, then
+ * (when it hashes this flow type's ports) source and destination port, in
+ * network order. The addresses come from the network header; ctx->data is
+ * the transport header for UDP and TCP. Returns its length, 0 when the
+ * packet is not IPv4 or IPv6 or too short.
+ */
+static __always_inline __u32 rss_input(struct sk_reuseport_md *ctx,
+				       const struct silo_reuseport_queues *q,
+				       __u8 *in)
+{
+	int tcp = ctx->ip_protocol == PROTO_TCP;
+
+	if (ctx->eth_protocol == bpf_htons(0x0800)) {
+		if (bpf_skb_load_bytes_relative(ctx, 12, in, 8,
+						BPF_HDR_START_NET))
+			return 0;
+		if (!(q->hash_ports &
+		      (tcp ? SILO_RSS_PORTS_TCP4 : SILO_RSS_PORTS_UDP4)))
+			return 8;
+		return bpf_skb_load_bytes(ctx, 0, in + 8, 4) ? 0 : 12;
+	}
+	if (ctx->eth_protocol == bpf_htons(0x86dd)) {
+		if (bpf_skb_load_bytes_relative(ctx, 8, in, 32,
+						BPF_HDR_START_NET))
+			return 0;
+		if (!(q->hash_ports &
+		      (tcp ? SILO_RSS_PORTS_TCP6 : SILO_RSS_PORTS_UDP6)))
+			return 32;
+		return bpf_skb_load_bytes(ctx, 0, in + 32, 4) ? 0 : 36;
+	}
+	return 0;
+}
+
+/*
+ * Policy queue: the slot of the CPU that serves the packet's RX queue. The
+ * Toeplitz hash is the XOR of one precomputed word per input byte.
+ */
+static __always_inline int try_queue(struct sk_reuseport_md *ctx, void *socks,
+				     __u32 id, struct silo_reuseport_stats *st)
+{
+	const struct silo_reuseport_queues *q;
+	__u8 in[SILO_RSS_INPUT_MAX] = {};
+	__u32 len, hash = 0, i, idx, queue, cpu;
+
+	q = bpf_map_lookup_elem(&reuseport_queues, &id);
+	if (!q || q->indir_size == 0 || q->indir_size > SILO_RSS_INDIR_MAX ||
+	    q->nr_queues > SILO_RSS_QUEUES_MAX) {
+		count(st, SILO_RSTAT_QUEUE_NO_TABLE);
+		return 0;
+	}
+	len = rss_input(ctx, q, in);
+	if (!len) {
+		count(st, SILO_RSTAT_QUEUE_NOT_IP);
+		return 0;
+	}
+#pragma unroll
+	for (i = 0; i < SILO_RSS_INPUT_MAX; i++)
+		if (i < len)
+			hash ^= q->toeplitz[i * 256 + in[i]];
+	idx = hash % q->indir_size;
+	if (idx >= SILO_RSS_INDIR_MAX) { /* cannot be: for the verifier */
+		count(st, SILO_RSTAT_QUEUE_NO_TABLE);
+		return 0;
+	}
+	queue = q->indir[idx];
+	if (queue >= q->nr_queues || queue >= SILO_RSS_QUEUES_MAX ||
+	    q->queue_cpu[queue] == SILO_RSS_NO_CPU) {
+		count(st, SILO_RSTAT_QUEUE_NO_CPU);
+		return 0;
+	}
+	cpu = q->queue_cpu[queue];
+	if (try_slot(ctx, socks, cpu, st))
+		return 1;
+	count(st, SILO_RSTAT_QUEUE_MISS);
+	return 0;
+}
+
 /* The group of the socket the kernel's lookup found: its bound key. */
 static __always_inline const struct silo_reuseport_group *
 find_group(const struct bpf_sock *sk)
@@ -199,7 +291,12 @@ static __always_inline int select_socket(struct sk_reuseport_md *ctx,
 		return SK_PASS;
 	}
 	cpu = bpf_get_smp_processor_id();
-	if (g->policy == SILO_REUSEPORT_CPU) {
+	if (g->policy == SILO_REUSEPORT_QUEUE) {
+		if (try_queue(ctx, socks, id, st)) {
+			count(st, SILO_RSTAT_SEL_QUEUE);
+			return SK_PASS;
+		}
+	} else if (g->policy == SILO_REUSEPORT_CPU) {
 		if (try_slot(ctx, socks, cpu, st)) {
 			count(st, SILO_RSTAT_SEL_CPU);
 			return SK_PASS;

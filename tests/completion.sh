@@ -43,6 +43,6 @@ ip netns add "$N" && ip -n "$N" link add cmpdev0 type veth peer name cmpdev1 || 
 complete_line "silo --netns $N xdp load " | grep -qx cmpdev0 &&
 	ok "devices of --netns" || not_ok "devices of --netns" \
 	"$(complete_line "silo --netns $N xdp load " | tr '\n' ' ')"
-same "reuseport attach --policy" "cpu node hash" \
+same "reuseport attach --policy" "cpu node queue hash" \
 	"$(complete_line 'silo reuseport attach --policy ')"
 ip netns del "$N"

@@ -65,8 +65,8 @@ static void parse_rss_table_key_hfunc(void)
 
 static void parse_rss_refuses_bad_replies(void)
 {
-	static __u32 big[SILO_RSS_INDIR_MAX + 1];
-	__u8 key[SILO_RSS_KEY_MAX + 1] = {};
+	static __u32 big[SILO_RSS_DEV_INDIR_MAX + 1];
+	__u8 key[SILO_RSS_DEV_KEY_MAX + 1] = {};
 	struct nlmsghdr *nlh;
 
 	nlh = reply(SILO_ETHTOOL_MSG_RSS_GET_REPLY);

@@ -77,7 +77,7 @@ usage_cmds() {
 			if (substr(rest, 1, 1) == "{") {
 				sub(/^\{ */, "", rest); sub(/ *\}.*/, "", rest)
 				gsub(/ *\| */, "\n", rest); print rest
-			} else if (match(rest, /^\[?[a-z]+/)) {
+			} else if (match(rest, /^\[?[a-z][a-z-]*/)) {
 				w = substr(rest, RSTART, RLENGTH); sub(/^\[/, "", w); print w
 			}
 		}'

@@ -340,6 +340,34 @@ void silo_reuseport_key_str(const struct silo_reuseport_key *key, char *buf,
 			    size_t len);
 
 /*
+ * Policy queue: the socket of the CPU that serves the RX queue a packet came
+ * in on. The program redoes the NIC's RSS: the Toeplitz hash of (source
+ * address, destination address[, source port, destination port]) with the
+ * device's key, then indir[hash % indir_size] is the queue, and
+ * queue_cpu[queue] the slot. Fill key, key_size, indir, indir_size,
+ * nr_queues, queue_cpu (SILO_RSS_NO_CPU: none) and hash_ports; libsilo
+ * computes toeplitz. Without a table the policy falls back (counted).
+ * silo_group_set_queues returns -EINVAL (a bad table, said why), -ENOENT
+ * (the group was detached); silo_group_queues and silo_group_clear_queues
+ * -ENOENT when the group has no table.
+ */
+int silo_group_set_queues(struct silo_group *g,
+			  const struct silo_reuseport_queues *q);
+int silo_group_queues(struct silo_group *g, struct silo_reuseport_queues *q);
+int silo_group_clear_queues(struct silo_group *g);
+/* table[SILO_RSS_INPUT_MAX * 256]: what byte b at input position i adds to
+ * the hash, from a key of key_size (>= SILO_RSS_KEY_MIN) bytes. */
+int silo_rss_toeplitz_table(const __u8 *key, __u32 key_size, __u32 *table);
+/* The Toeplitz hash of in[0 .. len - 1] (len <= SILO_RSS_INPUT_MAX). */
+__u32 silo_rss_hash(const __u32 *table, const __u8 *in, __u32 len);
+/* The queue q sends a packet of family (AF_INET, AF_INET6) and protocol
+ * to, from saddr:sport to daddr:dport (addresses in network order, ports
+ * in host order), as the program computes it; -EINVAL for a bad family. */
+int silo_rss_queue(const struct silo_reuseport_queues *q, int family,
+		   int protocol, const void *saddr, const void *daddr,
+		   __u16 sport, __u16 dport, __u32 *hash);
+
+/*
  * Attaching to the sockets of a process silo did not start: every socket of
  * process pid and its descendants bound with SO_REUSEPORT to port (TCP
  * listeners, unconnected UDP) is taken with pidfd_getfd and placed in the
@@ -401,17 +429,17 @@ const char *silo_placed_by_name(enum silo_placed_by by);
  * "ethtool -x DEV" and "ethtool -l DEV" show): the indirection table maps a
  * packet's RX hash to an RX queue, indir[hash % indir_size].
  */
-#define SILO_RSS_INDIR_MAX 4096
-#define SILO_RSS_KEY_MAX 256
+#define SILO_RSS_DEV_INDIR_MAX 4096
+#define SILO_RSS_DEV_KEY_MAX 256
 /* Hash functions: the kernel's ETH_RSS_HASH_* bits (not in its uapi). */
 #define SILO_RSS_HASH_TOP (1U << 0) /* toeplitz */
 #define SILO_RSS_HASH_XOR (1U << 1)
 #define SILO_RSS_HASH_CRC32 (1U << 2)
 struct silo_rss {
 	__u32 indir_size; /* entries in indir; 0: the device has no table */
-	__u32 indir[SILO_RSS_INDIR_MAX]; /* RX queue numbers */
+	__u32 indir[SILO_RSS_DEV_INDIR_MAX]; /* RX queue numbers */
 	__u32 key_size; /* bytes of key; 0: no key reported */
-	__u8 key[SILO_RSS_KEY_MAX];
+	__u8 key[SILO_RSS_DEV_KEY_MAX];
 	__u32 hfunc; /* SILO_RSS_HASH_*, 0: not reported */
 	/* Channels ("ethtool -l"); an RX queue is an rx or combined one. */
 	__u32 rx_queues; /* combined_count + rx_count */

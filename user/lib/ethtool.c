@@ -105,7 +105,7 @@ int silo_ethtool_parse_rss(const struct nlmsghdr *nlh, struct silo_rss *out)
 		len = mnl_attr_get_payload_len(a);
 		if (len % sizeof(__u32))
 			return -EPROTO;
-		if (len / sizeof(__u32) > SILO_RSS_INDIR_MAX)
+		if (len / sizeof(__u32) > SILO_RSS_DEV_INDIR_MAX)
 			return -E2BIG;
 		memcpy(out->indir, mnl_attr_get_payload(a), len);
 		out->indir_size = len / sizeof(__u32);
@@ -113,7 +113,7 @@ int silo_ethtool_parse_rss(const struct nlmsghdr *nlh, struct silo_rss *out)
 	a = tb[SILO_ETHTOOL_A_RSS_HKEY];
 	if (a) {
 		len = mnl_attr_get_payload_len(a);
-		if (len > SILO_RSS_KEY_MAX)
+		if (len > SILO_RSS_DEV_KEY_MAX)
 			return -E2BIG;
 		memcpy(out->key, mnl_attr_get_payload(a), len);
 		out->key_size = len;

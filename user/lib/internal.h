@@ -150,6 +150,7 @@ enum silo_rp_pin {
 	SILO_RP_SOCKETS,
 	SILO_RP_NODES,
 	SILO_RP_STATS,
+	SILO_RP_QUEUES,
 	SILO_RP_SELECT, /* programs from here on */
 	SILO_RP_MIGRATE,
 	SILO_RP_COUNT
@@ -178,6 +179,11 @@ int silo_group_pins_pin(const struct silo *s, const char *name, int sockets_fd,
 int silo_group_pins_open(const struct silo *s, const char *name,
 			 int *sockets_fd, int *slots_fd);
 void silo_group_pins_remove(const struct silo *s, const char *name);
+/* Reuseport policy queue (reuseport_queue.c): the group's RSS table map and
+ * id under the group lock; the lock to pass to silo_group_unlock, or -errno. */
+struct silo_group;
+int silo_group_lock_queues(struct silo_group *g, int *queues_fd, __u32 *id);
+void silo_group_unlock(int lock);
 
 /* Reads a small file; returns bytes read or -errno. */
 int read_file(const char *path, char *buf, size_t len);

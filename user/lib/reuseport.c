@@ -24,6 +24,7 @@ static const char *const policy_names[SILO_REUSEPORT_POLICY_MAX] = {
 	[SILO_REUSEPORT_CPU] = "cpu",
 	[SILO_REUSEPORT_NODE] = "node",
 	[SILO_REUSEPORT_HASH] = "hash",
+	[SILO_REUSEPORT_QUEUE] = "queue",
 };
 
 const char *silo_reuseport_policy_name(enum silo_reuseport_policy policy)
@@ -128,6 +129,7 @@ static int load_object(struct silo_group *g, const struct silo_maps *maps,
 	shared[SILO_RP_SOCKETS] = skel->maps.reuseport_sockets;
 	shared[SILO_RP_NODES] = skel->maps.reuseport_nodes;
 	shared[SILO_RP_STATS] = skel->maps.reuseport_stats;
+	shared[SILO_RP_QUEUES] = skel->maps.reuseport_queues;
 	bpf_map__set_max_entries(skel->maps.group_sockets, nr_cpus);
 	bpf_map__set_max_entries(skel->maps.group_slots, nr_cpus);
 	err = silo_maps_reuse(maps, skel->obj);
@@ -314,7 +316,8 @@ int silo_group_create(struct silo *s, int fd,
 	if (!opts)
 		opts = &defaults;
 	if ((unsigned int)opts->policy >= SILO_REUSEPORT_POLICY_MAX) {
-		pr_err("bad policy %d: cpu, node or hash\n", opts->policy);
+		pr_err("bad policy %d: cpu, node, queue or hash\n",
+		       opts->policy);
 		return -EINVAL;
 	}
 	if (opts->name && check_name(opts->name))
@@ -401,6 +404,8 @@ again:
 	}
 	in_outer = true;
 	delete_node_lists(g->fd[SILO_RP_NODES], g->val.id);
+	bpf_map_delete_elem(g->fd[SILO_RP_QUEUES],
+			    &g->val.id); /* a reused id's */
 	err = zero_stats(g);
 	if (!err)
 		err = silo_group_pins_pin(s, g->val.name, g->sockets_fd,
@@ -693,7 +698,7 @@ int silo_group_set_policy(struct silo_group *g,
 	int lock, err;
 
 	if ((unsigned int)policy >= SILO_REUSEPORT_POLICY_MAX) {
-		pr_err("bad policy %d: cpu, node or hash\n", policy);
+		pr_err("bad policy %d: cpu, node, queue or hash\n", policy);
 		return -EINVAL;
 	}
 	lock = lock_group(g);
@@ -776,6 +781,7 @@ int silo_group_detach(struct silo_group *g, int fd)
 	bpf_map_delete_elem(g->fd[SILO_RP_GROUPS], &g->key);
 	bpf_map_delete_elem(g->fd[SILO_RP_SOCKETS], &g->val.id);
 	delete_node_lists(g->fd[SILO_RP_NODES], g->val.id);
+	bpf_map_delete_elem(g->fd[SILO_RP_QUEUES], &g->val.id);
 	silo_group_pins_remove(g->s, g->val.name);
 	g->detached = true;
 	silo_rp_pins_release(g->s);
@@ -859,4 +865,22 @@ out:
 	free(names);
 	close(fd);
 	return err;
+}
+
+/* For reuseport_queue.c: the group's RSS table map and id, under the lock
+ * (the group still exists); drop it with silo_group_unlock(). */
+int silo_group_lock_queues(struct silo_group *g, int *queues_fd, __u32 *id)
+{
+	int lock = lock_group(g);
+
+	if (lock < 0)
+		return lock;
+	*queues_fd = g->fd[SILO_RP_QUEUES];
+	*id = g->val.id;
+	return lock;
+}
+
+void silo_group_unlock(int lock)
+{
+	rp_unlock(lock);
 }

@@ -112,7 +112,9 @@ int rp_shared_open(struct silo_group *g)
 			   sizeof(struct silo_reuseport_node_key),
 			   sizeof(struct silo_reuseport_node)) ||
 	    !map_has_sizes(g->fd[SILO_RP_STATS], sizeof(__u32),
-			   sizeof(struct silo_reuseport_stats)))
+			   sizeof(struct silo_reuseport_stats)) ||
+	    !map_has_sizes(g->fd[SILO_RP_QUEUES], sizeof(__u32),
+			   sizeof(struct silo_reuseport_queues)))
 		return -ESTALE;
 	return 0;
 }

@@ -66,6 +66,10 @@ int do_route(int argc, char **argv);
 int do_genid(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_reuseport(int argc, char **argv);
+/* silo reuseport queue-map (reuseport_queue.c) */
+struct cmd_spec;
+extern const struct cmd_spec reuseport_queue_map_spec;
+int reuseport_queue_map(int argc, char **argv);
 int do_daemon(int argc, char **argv);
 int do_doctor(int argc, char **argv);
 

@@ -496,14 +496,14 @@ static int read_fake_rss(const struct doctor *d, const char *dev,
 				if (!strcmp(p, silo_rss_hfunc_name(v)))
 					r->hfunc = v;
 		} else if (!strcmp(line, "key")) {
-			while (*p && r->key_size < SILO_RSS_KEY_MAX) {
+			while (*p && r->key_size < SILO_RSS_DEV_KEY_MAX) {
 				r->key[r->key_size++] = strtoul(p, &end, 16);
 				if (end == p)
 					break;
 				p = *end == ':' ? end + 1 : end;
 			}
 		} else if (!strcmp(line, "indir")) {
-			while (r->indir_size < SILO_RSS_INDIR_MAX) {
+			while (r->indir_size < SILO_RSS_DEV_INDIR_MAX) {
 				v = strtoul(p, &end, 10);
 				if (end == p)
 					break;
@@ -583,7 +583,7 @@ static unsigned int node_cpu_count(const struct doctor *d,
 static void check_rss(struct doctor *d, const char *dev, int node,
 		      const char *node_cpus, int rx_sysfs)
 {
-	char table[384], list[256], fix[1024], key[SILO_RSS_KEY_MAX * 3 + 1];
+	char table[384], list[256], fix[1024], key[SILO_RSS_DEV_KEY_MAX * 3 + 1];
 	struct set in_table = {}, left_out = {}, off_in = {}, node_set = {};
 	unsigned int nq, q, i, weights = 0;
 	struct silo_rss *r;

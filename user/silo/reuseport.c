@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* silo reuseport { show | attach | policy | detach } */
+/* silo reuseport { show | attach | policy | detach }; queue-map is in
+ * reuseport_queue.c */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -100,8 +101,8 @@ static const struct opt attach_opts[] = {
 	  .required = true },
 	OPTION_CHOICE("proto", attach_cfg, protocol, "udp|tcp", protos,
 		      "only these sockets (default both)"),
-	OPTION_FN("policy", parse_policy, "cpu|node|hash", "cpu, node or hash",
-		  "default cpu"),
+	OPTION_FN("policy", parse_policy, "cpu|node|queue|hash",
+		  "cpu, node, queue or hash", "default cpu"),
 	OPTION_FLAG("no-migrate", attach_cfg, no_migrate,
 		    "TCP: requests queued on a listener that closes\n"
 		    "are reset, not moved to a live listener"),
@@ -129,7 +130,7 @@ static const struct cmd_spec attach_spec = {
 static const struct cmd_spec policy_spec = {
 	.name = "policy",
 	.fn = reuseport_policy,
-	.args = "GROUP cpu|node|hash",
+	.args = "GROUP cpu|node|queue|hash",
 	.min_args = 2,
 	.max_args = 2,
 	.help = "change a group's policy; takes effect with the next packet,\n"
@@ -146,7 +147,12 @@ static const struct cmd_spec detach_spec = {
 };
 
 static const struct cmd_spec *const reuseport_specs[] = {
-	&show_spec, &attach_spec, &policy_spec, &detach_spec, NULL,
+	&show_spec,
+	&attach_spec,
+	&policy_spec,
+	&detach_spec,
+	&reuseport_queue_map_spec,
+	NULL,
 };
 
 static const char reuseport_notes[] =
@@ -154,7 +160,9 @@ static const char reuseport_notes[] =
 	"per CPU: a datagram or connection processed on CPU k goes to the socket\n"
 	"in slot k. Policies: cpu (this CPU's slot, else a socket on its NUMA\n"
 	"node, else the kernel's hash), node (a socket on this CPU's node, by\n"
-	"the packet's hash, else the kernel's hash), hash (the kernel's hash).\n"
+	"the packet's hash, else the kernel's hash), queue (the slot of the CPU\n"
+	"that serves the packet's RX queue, found by redoing the NIC's RSS hash\n"
+	"with the group's queue-map, else as node), hash (the kernel's hash).\n"
 	"Nothing is dropped: an empty slot or a closed socket falls back.\n";
 
 struct show_ctx {
@@ -570,7 +578,8 @@ static int on_group(const struct cmd_spec *spec, int argc, char **argv,
 	name = argv[first];
 	arg = spec->max_args > 1 ? argv[first + 1] : NULL;
 	if (arg && silo_reuseport_policy_parse(arg) < 0)
-		return usage_error("bad policy '%s': cpu, node or hash\n", arg);
+		return usage_error(
+			"bad policy '%s': cpu, node, queue or hash\n", arg);
 	if (!silo_group_name_valid(name))
 		return usage_error(
 			"bad group name '%s': 1 to %d letters, digits, '_', '-' or ':'\n",
