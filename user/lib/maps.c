@@ -25,6 +25,7 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_ROUTE_CACHE] = "route_cache",
 	[SILO_MAP_HEARTBEAT] = "heartbeat",
 	[SILO_MAP_DAEMON] = "daemon",
+	[SILO_MAP_FILL_LOG] = "fill_log",
 };
 
 void silo_maps_init(struct silo_maps *m)

@@ -699,6 +699,8 @@ static int resync(struct silod *d)
 	if (!err)
 		err = envelope_update(d);
 	if (!err)
+		err = index_rebuild(d);
+	if (!err)
 		err = genid_bump(d);
 	if (err) {
 		/* Once a second is enough, however often it is retried. */
@@ -828,11 +830,12 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 	struct burst b = {};
 	__u64 now, next_beat = 0, last_sweep = 0, last_warn = 0;
 	__u64 resync_at, sweep_at;
-	struct pollfd pfd[4] = {
+	struct pollfd pfd[5] = {
 		{ .fd = d->nl_fd, .events = POLLIN },
 		{ .fd = sig_fd, .events = POLLIN },
+		{ .fd = index_pollfd(d), .events = POLLIN },
 	};
-	int err = 0, nfds = 2 + envelope_pollfds(d, pfd + 2);
+	int err = 0, nfds = 3 + envelope_pollfds(d, pfd + 3);
 
 	for (;;) {
 		struct signalfd_siginfo si;
@@ -875,7 +878,9 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		ts.tv_nsec = wait % 1000000000;
 		if (ppoll(pfd, nfds, &ts, NULL) < 0 && errno != EINTR)
 			return -errno;
-		envelope_poll(d, pfd + 2, nfds - 2);
+		envelope_poll(d, pfd + 3, nfds - 3);
+		/* The fill log, a quarter full or at least every beat. */
+		index_drain(d);
 		if (pfd[0].revents) {
 			err = nl_events_drain(d, &b);
 			/* Lost messages: no entry from before is used, now;
@@ -981,6 +986,8 @@ int main(int argc, char **argv)
 	envelope_open(d);
 	err = silo_maps_ensure(d->silo, &d->maps, 0, SILO_CACHE_DEFAULT,
 			       &(bool){ false });
+	if (!err)
+		err = index_open(d);
 	if (err)
 		goto out_close;
 	d->state.pid = getpid();
@@ -1020,6 +1027,7 @@ out_release:
 out_close:
 	if (metrics_fd >= 0)
 		close(metrics_fd);
+	index_close(d);
 	silo_maps_close(&d->maps);
 	if (d->nl_fd >= 0)
 		close(d->nl_fd);

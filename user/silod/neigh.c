@@ -28,8 +28,11 @@
  * read first and only ordinary dynamic entries, the ones the kernel
  * resolves itself, are confirmed.
  *
- * The scan reads every cache entry once a period, in the event loop right
- * after the heartbeat: its cost grows with the size of the caches.
+ * The scan reads every cache entry once a period, in slices of
+ * NEIGH_SLICE entries, one per heartbeat in the event loop: a pass takes
+ * a second up to about 160,000 entries (at the default 100 ms beat), and
+ * longer in proportion beyond (6 seconds at a million), so that its cost
+ * stays a small share of a core however large the caches.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,7 +46,8 @@
 #include <linux/rtnetlink.h>
 #include "silod.h"
 
-#define NEIGH_CONFIRM_NS 1000000000ULL
+#define NEIGH_CONFIRM_NS 1000000000ULL /* least time between passes */
+#define NEIGH_SLICE 16384 /* entries read per heartbeat */
 
 struct nkey {
 	__u32 ifindex;
@@ -59,6 +63,9 @@ struct nset {
 };
 
 static struct {
+	struct nset set; /* the pass so far */
+	struct cache_cursor cur;
+	bool scanning;
 	struct mnl_socket *nl;
 	unsigned int portid, seq;
 	__u64 next_ns;
@@ -131,6 +138,7 @@ static int scan_one(int fd, const struct silo_route_key *key,
 	return nset_add(c->set, &k);
 }
 
+/* A slice of the pass: 1 when it is complete. */
 static int scan(struct silod *d, struct nset *s)
 {
 	struct scan_ctx c = { .set = s };
@@ -140,7 +148,7 @@ static int scan(struct silod *d, struct nset *s)
 	if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g))
 		return -errno;
 	c.genid = g.genid;
-	return cache_for_each(d, scan_one, &c);
+	return cache_walk_slice(d, &nc.cur, NEIGH_SLICE, scan_one, &c);
 }
 
 static int nl_open(void)
@@ -251,14 +259,18 @@ static int confirm(const struct nkey *k)
 
 void neigh_confirm(struct silod *d)
 {
-	struct nset s = {};
+	struct nset *s = &nc.set;
 	__u64 now = now_ns();
 	int err, done = 0;
 	size_t i;
 
-	if (now < nc.next_ns)
-		return;
-	nc.next_ns = now + NEIGH_CONFIRM_NS;
+	if (!nc.scanning) {
+		if (now < nc.next_ns)
+			return;
+		nc.next_ns = now + NEIGH_CONFIRM_NS;
+		memset(&nc.cur, 0, sizeof(nc.cur));
+		nc.scanning = true;
+	}
 	if (!nc.nl) {
 		err = nl_open();
 		if (err) {
@@ -269,31 +281,38 @@ void neigh_confirm(struct silod *d)
 			return;
 		}
 	}
-	err = scan(d, &s);
-	if (err) {
+	err = scan(d, s);
+	if (err < 0) {
 		pr_warn("cannot read the route cache to confirm neighbours: %s\n",
 			strerror(-err));
 		goto out_free;
 	}
-	for (i = 0; i < s.cap; i++) {
-		if (!s.slots[i].ifindex)
+	if (!err)
+		return; /* more next beat */
+	for (i = 0; i < s->cap; i++) {
+		if (!s->slots[i].ifindex)
 			continue;
-		err = confirm(&s.slots[i]);
+		err = confirm(&s->slots[i]);
 		if (err > 0)
 			done++;
 		else if (err < 0)
 			pr_debug(
 				"cannot confirm a neighbour on ifindex %u: %s\n",
-				s.slots[i].ifindex, strerror(-err));
+				s->slots[i].ifindex, strerror(-err));
 	}
 	if (done)
 		DSTAT_ADD(d, neigh_use, done);
 out_free:
-	free(s.slots);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
+	nc.scanning = false;
 }
 
 void neigh_confirm_stop(void)
 {
+	free(nc.set.slots);
+	memset(&nc.set, 0, sizeof(nc.set));
+	nc.scanning = false;
 	if (nc.nl)
 		mnl_socket_close(nc.nl);
 	nc.nl = NULL;
