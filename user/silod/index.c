@@ -300,11 +300,13 @@ int index_rebuild(struct silod *d)
 static int visit(struct silod *d, struct cache_index *ix, struct bucket *b,
 		 const struct prefix *p, int *deleted)
 {
-	int fd = d->maps.node_fd[b->node];
 	__u32 i = 0;
+	int fd;
 
+	/* A node silod has not added yet (or a record of no cache). */
 	if (b->node >= d->maps.nr_nodes)
 		return 0;
+	fd = d->maps.node_fd[b->node];
 	while (i < b->n) {
 		const struct silo_route_key *k = &b->keys[i];
 
