@@ -143,6 +143,13 @@ static void test_neighbour_mac_change(void)
 	CHECK(wait_gone(&sp), "entry kept the old MAC");
 	prime(&sp, mac_new);
 	expect_hit(&sp, mac_new);
+	/* and back: the MAC silod saw before is a change again */
+	silod_quiet();
+	REQUIRE(!sh("ip neigh replace 10.2.0.7 lladdr 02:00:00:00:02:02 dev out0 nud permanent"),
+		"neigh replace");
+	CHECK(wait_gone(&sp), "entry kept the second MAC");
+	prime(&sp, mac_gw);
+	expect_hit(&sp, mac_gw);
 }
 
 /*

@@ -698,8 +698,10 @@ static int resync(struct silod *d)
 		err = apply_topology(d);
 	if (!err)
 		err = envelope_update(d);
-	if (!err)
+	if (!err) {
+		neigh_seen_reset();
 		err = index_rebuild(d);
+	}
 	if (!err)
 		err = genid_bump(d);
 	if (err) {

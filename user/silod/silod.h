@@ -130,6 +130,8 @@ int nl_events_open(int rcvbuf);
  * truncated or unreadable message (b->resync is then set and reading goes
  * on). */
 int nl_events_drain(struct silod *d, struct burst *b);
+/* Forgets the neighbours' last states: each next message sweeps. */
+void neigh_seen_reset(void);
 
 /* sweep.c */
 void work_reset(struct sweep_work *w);
