@@ -28,7 +28,9 @@
  * the sweep drained first": an insert logs its key after its store and
  * before it counts the fill, so a store whose record missed the first
  * drain is one whose program still ran when the first sweep started, and
- * its record is in the log before F1 is read, so the second drain has it. Every program that starts after the grace period began
+ * its record is in the log before F1 is read, so the second drain has it.
+ * (A refresh in place logs nothing: its key is in the index already, see
+ * index.c.) Every program that starts after the grace period began
  * looks up after T and stores the new answer. When F1 == F0 no program
  * stored anything in between and the second sweep has nothing to find.
  *
