@@ -243,4 +243,79 @@ int in_fib6_lookup(void *ctx __attribute__((unused)))
 	return 0;
 }
 
+/*
+ * Stores for tests of silod's index (tests/silod.c, tests/xdp_unit.c), with
+ * the live maps' fds reused. test_store stores the struct silo_test_store
+ * its frame carries as the data path stores an insert (cache_fill()): the
+ * key logged in fill_log, the map updated, the fill counted; so a test can
+ * store an entry resolved before a change at the very moment that matters.
+ * log_fill logs one record of no cache per run and says XDP_DROP once the
+ * log is full.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SILO_FILL_LOG_BYTES);
+} fill_log SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_stats);
+} stats SEC(".maps");
+
+struct silo_test_store {
+	__u32 node;
+	__u32 pad;
+	struct silo_route_entry e; /* its key in e.key */
+};
+
+SEC("?xdp")
+int test_store(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct silo_test_store in;
+	struct silo_fill_rec *rec;
+	struct silo_stats *st;
+	__u32 zero = 0;
+	void *cache;
+
+	if (data + sizeof(in) > data_end)
+		return XDP_ABORTED;
+	__builtin_memcpy(&in, data, sizeof(in));
+	cache = bpf_map_lookup_elem(&route_cache, &in.node);
+	if (!cache)
+		return XDP_ABORTED;
+	rec = bpf_ringbuf_reserve(&fill_log, sizeof(*rec), 0);
+	if (!rec)
+		return XDP_DROP;
+	rec->node = in.node;
+	rec->pad = 0;
+	__builtin_memcpy(&rec->key, &in.e.key, sizeof(rec->key));
+	if (bpf_map_update_elem(cache, &in.e.key, &in.e, BPF_ANY)) {
+		bpf_ringbuf_discard(rec, 0);
+		return XDP_ABORTED;
+	}
+	bpf_ringbuf_submit(rec, 0);
+	st = bpf_map_lookup_elem(&stats, &zero);
+	if (st)
+		st->cache_insert++;
+	return XDP_PASS;
+}
+
+SEC("?xdp")
+int log_fill(struct xdp_md *ctx __attribute__((unused)))
+{
+	struct silo_fill_rec *rec;
+
+	rec = bpf_ringbuf_reserve(&fill_log, sizeof(*rec), 0);
+	if (!rec)
+		return XDP_DROP;
+	__builtin_memset(rec, 0, sizeof(*rec));
+	rec->node = SILO_MAX_NODES; /* of no cache */
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+	return XDP_PASS;
+}
+
 char LICENSE[] SEC("license") = "GPL";

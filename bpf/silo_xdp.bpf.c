@@ -90,6 +90,12 @@ struct {
 	__type(value, struct silo_route_entry);
 } scratch SEC(".maps");
 
+/* The keys inserted into the route caches, for silod's index (abi.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SILO_FILL_LOG_BYTES);
+} fill_log SEC(".maps");
+
 /* Entries in a hash map, summed over CPUs (Linux 6.6): counts evictions. */
 extern __s64 bpf_map_sum_elem_count(const struct bpf_map *map) __ksym __weak;
 #ifndef bpf_ksym_exists /* libbpf before 1.2 */
@@ -165,13 +171,13 @@ static __always_inline int daemon_live(void)
 	return age >= 0 && age <= (__s64)READ_ONCE(hb->timeout_ns);
 }
 
-static __always_inline void *node_cache(void)
+static __always_inline void *node_cache(__u32 *n)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 *node = bpf_map_lookup_elem(&cpu_node, &cpu);
-	__u32 n = node ? *node : 0;
 
-	return bpf_map_lookup_elem(&route_cache, &n);
+	*n = node ? *node : 0;
+	return bpf_map_lookup_elem(&route_cache, n);
 }
 
 static __always_inline int is_local(const struct pkt *p)
@@ -464,14 +470,22 @@ static __always_inline int admit_key(struct silo_admit *a,
  * live entry), or as a new element (the caller has admitted it). Counts
  * what it did; an insert that shrinks the map below its size plus one
  * evicted the rest.
+ *
+ * An insert is logged in fill_log for silod's index: the record reserved
+ * first (no room: not cached), submitted after the update and before the
+ * fill is counted, as the second sweep's proof needs (user/silod/sweep.c).
+ * silod drains the log at least every heartbeat: it is woken only when
+ * the log is a quarter full.
  */
-static __always_inline void cache_fill(void *cache,
+static __always_inline void cache_fill(void *cache, __u32 node,
 				       const struct silo_route_key *key,
 				       struct silo_route_entry *e,
 				       const struct silo_route_entry *n,
 				       struct silo_stats *st)
 {
+	struct silo_fill_rec *rec;
 	__s64 before = 0, after;
+	__u64 wake;
 
 	if (e) {
 		if (entry_write(cache, key, e, n))
@@ -480,13 +494,27 @@ static __always_inline void cache_fill(void *cache,
 			count(st, SILO_STAT_CACHE_REFRESH);
 		return;
 	}
+	rec = bpf_ringbuf_reserve(&fill_log, sizeof(*rec), 0);
+	if (!rec) {
+		count(st, SILO_STAT_CACHE_NO_LOG);
+		return;
+	}
+	rec->node = node;
+	rec->pad = 0;
+	__builtin_memcpy(&rec->key, key, sizeof(rec->key));
 	if (bpf_ksym_exists(bpf_map_sum_elem_count))
 		before = bpf_map_sum_elem_count(cache);
 	/* NOEXIST: another CPU's insert of this key meanwhile stays. */
 	if (bpf_map_update_elem(cache, key, n, BPF_NOEXIST)) {
+		bpf_ringbuf_discard(rec, BPF_RB_NO_WAKEUP);
 		count(st, SILO_STAT_CACHE_INSERT_FAIL);
 		return;
 	}
+	wake = bpf_ringbuf_query(&fill_log, BPF_RB_AVAIL_DATA) >
+			       SILO_FILL_LOG_BYTES / 4 ?
+		       BPF_RB_FORCE_WAKEUP :
+		       BPF_RB_NO_WAKEUP;
+	bpf_ringbuf_submit(rec, wake);
 	count(st, SILO_STAT_CACHE_INSERT);
 	if (!bpf_ksym_exists(bpf_map_sum_elem_count))
 		return;
@@ -503,9 +531,9 @@ static __always_inline void cache_fill(void *cache,
  */
 static __always_inline int
 source_verdict(struct xdp_md *ctx, const struct pkt *p,
-	       const struct silo_device *dev, void *cache, __u64 gen,
-	       __u32 flags, struct silo_route_key *key, struct silo_admit *a,
-	       struct silo_stats *st)
+	       const struct silo_device *dev, void *cache, __u32 node,
+	       __u64 gen, __u32 flags, struct silo_route_key *key,
+	       struct silo_admit *a, struct silo_stats *st)
 {
 	struct silo_route_entry *e = NULL, *n;
 	__u32 zero = 0, h = 0;
@@ -546,7 +574,7 @@ source_verdict(struct xdp_md *ctx, const struct pkt *p,
 	n->genid = gen;
 	n->verdict = rc;
 	__builtin_memcpy(&n->key, key, sizeof(n->key));
-	cache_fill(cache, key, e, n, st);
+	cache_fill(cache, node, key, e, n, st);
 	return rc;
 }
 
@@ -596,7 +624,7 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	const struct silo_device *dev;
 	struct silo_route_key key = {};
 	struct bpf_fib_lookup fib = {};
-	__u32 zero = 0, ifindex, flags;
+	__u32 zero = 0, ifindex, flags, node = 0;
 	struct silo_admit *adm = NULL;
 	void *cache = NULL;
 	int rc, big = 0;
@@ -646,7 +674,7 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 
 	if (!cache_enabled)
 		goto resolve;
-	cache = node_cache();
+	cache = node_cache(&node);
 	if (above_pmtu_floor(p, g)) {
 		count(st, SILO_STAT_CACHE_BIG);
 		big = 1;
@@ -705,7 +733,7 @@ resolve:
 	/* Big packets leave the route cache alone: its entries stay. */
 	if (cache && !big) {
 		if (e || admit_key(adm, &key, h))
-			cache_fill(cache, &key, e, &r, st);
+			cache_fill(cache, node, &key, e, &r, st);
 		else
 			count(st, SILO_STAT_CACHE_REFUSED);
 	}
@@ -714,7 +742,8 @@ source:
 	/* The source check, cached on its own: by source, not by route. */
 	if (cache && !adm)
 		adm = admit_state();
-	rc = source_verdict(ctx, p, dev, cache, gen, flags, &key, adm, st);
+	rc = source_verdict(ctx, p, dev, cache, node, gen, flags, &key, adm,
+			    st);
 	/* Constants: the verifier keeps no bounds on a byte from a map. */
 	if (rc == SILO_STAT_PASS_RP_FILTER)
 		return pass(st, SILO_STAT_PASS_RP_FILTER);

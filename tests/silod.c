@@ -8,6 +8,61 @@
  */
 #include <poll.h>
 #include "silod_util.h"
+#include "silo_test.skel.h"
+
+/* test_store of bpf/silo_test.bpf.c on the live maps: a data path's store. */
+static struct silo_test *store_skel;
+
+static int reuse_pin(struct bpf_map *map, const char *name)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map__reuse_fd(map, fd);
+	close(fd);
+	return err;
+}
+
+static int store_open(void)
+{
+	int err;
+
+	store_skel = silo_test__open();
+	if (!store_skel)
+		return -errno;
+	bpf_program__set_autoload(store_skel->progs.test_store, true);
+	err = reuse_pin(store_skel->maps.route_cache, "route_cache");
+	if (!err)
+		err = reuse_pin(store_skel->maps.fill_log, "fill_log");
+	if (!err)
+		err = reuse_pin(store_skel->maps.stats, "stats");
+	if (!err)
+		err = silo_test__load(store_skel);
+	if (err)
+		printf("# cannot load test_store: %s\n", strerror(-err));
+	return err;
+}
+
+/*
+ * Stores e in node 0's cache as the data path stores an insert: logged,
+ * stored, counted. The frame: __u32 node, 4 bytes of padding, the entry.
+ */
+static int data_path_store(const struct silo_route_entry *e)
+{
+	__u8 frame[8 + sizeof(*e)] = {};
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame,
+		    .data_size_in = sizeof(frame));
+
+	memcpy(frame + 8, e, sizeof(*e));
+	if (bpf_prog_test_run_opts(
+		    bpf_program__fd(store_skel->progs.test_store), &o))
+		return -errno;
+	return o.retval == XDP_PASS ? 0 : -EIO;
+}
 
 static void scoped(struct pkt_spec in, struct pkt_spec out, struct pkt_spec sub,
 		   const char *replace, const char *add, const char *del)
@@ -88,6 +143,13 @@ static void test_neighbour_mac_change(void)
 	CHECK(wait_gone(&sp), "entry kept the old MAC");
 	prime(&sp, mac_new);
 	expect_hit(&sp, mac_new);
+	/* and back: the MAC silod saw before is a change again */
+	silod_quiet();
+	REQUIRE(!sh("ip neigh replace 10.2.0.7 lladdr 02:00:00:00:02:02 dev out0 nud permanent"),
+		"neigh replace");
+	CHECK(wait_gone(&sp), "entry kept the second MAC");
+	prime(&sp, mac_gw);
+	expect_hit(&sp, mac_gw);
 }
 
 /*
@@ -278,36 +340,18 @@ static void test_host_routes_replaced(void)
  */
 static int late_store(const struct pkt_spec *sp, const uint8_t *dmac)
 {
-	struct silo_route_key key = { .ifindex = in0, .family = SILO_AF_INET };
 	struct silo_route_entry e = { .genid = genid_now(),
 				      .ifindex = out0,
 				      .mtu = 1500,
 				      .family = SILO_AF_INET };
-	int ncpus = silo_nr_cpus(), cache, stats, err = -1;
-	char path[PATH_MAX];
-	struct silo_stats *st;
-	__u32 zero = 0;
 
-	memcpy(key.src, sp->src, 16);
-	memcpy(key.dst, sp->dst, 16);
+	e.key.ifindex = in0;
+	e.key.family = SILO_AF_INET;
+	memcpy(e.key.dst, sp->dst, 16);
 	memcpy(e.dmac, dmac, 6);
 	memcpy(e.smac, mac_out0, 6);
 	memcpy(e.nexthop, (uint8_t[4]){ 10, 2, 0, 2 }, 4);
-	snprintf(path, sizeof(path), "%s/route_cache_n0", silo_pin_dir(s));
-	cache = bpf_obj_get(path);
-	snprintf(path, sizeof(path), "%s/stats", silo_pin_dir(s));
-	stats = bpf_obj_get(path);
-	st = calloc(ncpus, sizeof(*st));
-	if (cache >= 0 && stats >= 0 && st &&
-	    !bpf_map_update_elem(cache, &key, &e, BPF_ANY) &&
-	    !bpf_map_lookup_elem(stats, &zero, st)) {
-		st[0].cache_insert++;
-		err = bpf_map_update_elem(stats, &zero, st, BPF_ANY);
-	}
-	free(st);
-	close(cache);
-	close(stats);
-	return err;
+	return data_path_store(&e);
 }
 
 static void race(bool second_sweep, const char *dst, const char *prefix)
@@ -595,6 +639,101 @@ static void test_two_nodes_each_cpu_its_own_cache(void)
 		fclose(f);
 }
 
+/*
+ * A change shorter than the index's buckets (/24, /64) removes what each
+ * bucket it covers holds inside it, and nothing else: looked up bucket by
+ * bucket (a /23, a /62) or through a walk of the buckets (a /40).
+ */
+static void test_prefixes_shorter_than_buckets(void)
+{
+	struct pkt_spec a = spec4("10.87.0.1"), b = spec4("10.87.1.1"),
+			c = spec4("10.87.2.1"), a6 = spec6("fd87:0:0:1::1"),
+			b6 = spec6("fd87:0:0:2::1"), c6 = spec6("fd87:0:1::1"),
+			d6 = spec6("fd87:0:100::1");
+	struct silo_route_entry e;
+	__u64 sweeps;
+
+	prime(&a, mac_gw);
+	prime(&b, mac_gw);
+	prime(&c, mac_gw);
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("ip route add 10.87.0.0/23 via 10.2.0.3"), "route add");
+	CHECK(wait_gone(&a), "entry in the /23's first /24 survived");
+	CHECK(wait_gone(&b), "entry in the /23's second /24 survived");
+	wait_settled(sweeps);
+	CHECK(cache_entry(&c, &e) == 1, "entry outside the /23 went");
+	expect_hit(&c, mac_gw);
+	prime(&a, mac_gw2);
+
+	prime(&a6, mac_gw);
+	prime(&b6, mac_gw);
+	prime(&c6, mac_gw);
+	prime(&d6, mac_gw);
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("ip -6 route add fd87::/62 via fd02::3"), "route add");
+	CHECK(wait_gone(&a6), "entry inside the /62 survived");
+	CHECK(wait_gone(&b6), "entry inside the /62 survived");
+	wait_settled(sweeps);
+	CHECK(cache_entry(&c6, &e) == 1, "entry outside the /62 went");
+	CHECK(cache_entry(&d6, &e) == 1, "entry outside the /62 went");
+	prime(&a6, mac_gw2);
+
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("ip -6 route add fd87::/40 via fd02::3"), "route add");
+	CHECK(wait_gone(&c6), "entry inside the /40 survived");
+	CHECK(wait_gone(&a6), "entry inside the /40 survived");
+	wait_settled(sweeps);
+	CHECK(cache_entry(&d6, &e) == 1, "entry outside the /40 went");
+	expect_hit(&d6, mac_gw);
+	sh("ip route del 10.87.0.0/23; ip -6 route del fd87::/62;"
+	   " ip -6 route del fd87::/40");
+	silod_quiet();
+}
+
+/*
+ * Past its limit the index is built again from a walk of the cache (and at
+ * startup, from entries silod did not see logged): a change still removes
+ * exactly what its prefix holds.
+ */
+static void test_index_rebuilt_past_its_limit(void)
+{
+	struct pkt_spec out = spec4("10.87.9.1"), sp[12];
+	struct silo_route_entry e;
+	__u64 rebuilds, sweeps;
+	char dst[32];
+	int i;
+
+	for (i = 0; i < 12; i++) {
+		snprintf(dst, sizeof(dst), "10.87.8.%d", i + 1);
+		sp[i] = spec4(dst);
+		prime(&sp[i], mac_gw);
+	}
+	/* Cached before this silod: it finds them by its startup walk. */
+	silod_stop(silod_pid, SIGTERM);
+	silod_pid = silod_start_env("", -1, "SILOD_TEST_INDEX_LIMIT=8");
+	REQUIRE(!silod_wait_ready(silod_pid), "silod with a small index");
+	rebuilds = daemon_counters().index_rebuilds;
+	CHECK(rebuilds >= 1, "no index built at startup");
+	for (i = 0; i < 12; i++)
+		prime(&sp[i], mac_gw);
+	prime(&out, mac_gw);
+	/* An unrelated change drains the log: past the limit, a rebuild. */
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("ip route add 10.87.10.0/24 via 10.2.0.3"), "route add");
+	wait_settled(sweeps);
+	CHECK(daemon_counters().index_rebuilds > rebuilds,
+	      "the index was not built again past its limit");
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("ip route add 10.87.8.0/24 via 10.2.0.3"), "route add");
+	for (i = 0; i < 12; i++)
+		CHECK(wait_gone(&sp[i]), "entry %d of the prefix survived", i);
+	wait_settled(sweeps);
+	CHECK(cache_entry(&out, &e) == 1, "entry outside the prefix went");
+	expect_hit(&out, mac_gw);
+	sh("ip route del 10.87.8.0/24; ip route del 10.87.10.0/24");
+	REQUIRE(!silod_restart("", -1), "silod");
+}
+
 int main(void)
 {
 	int fd;
@@ -608,7 +747,10 @@ int main(void)
 	if (fwd_setup("ip route add 10.99.0.0/16 via 10.2.0.2\n"
 		      "ip route add 10.98.0.0/16 via 10.2.0.2\n"
 		      "ip -6 route add fd99::/64 via fd02::2\n"
-		      "ip -6 route add fd98::/64 via fd02::2\n")) {
+		      "ip -6 route add fd98::/64 via fd02::2\n"
+		      "ip route add 10.87.0.0/16 via 10.2.0.2\n"
+		      "ip -6 route add fd87::/32 via fd02::2\n") ||
+	    store_open()) {
 		printf("not ok - setup: could not build the test topology\n");
 		return 1;
 	}
@@ -631,6 +773,8 @@ int main(void)
 	RUN(test_prefix_boundaries_ipv4);
 	RUN(test_prefix_boundaries_ipv6);
 	RUN(test_host_routes_replaced);
+	RUN(test_prefixes_shorter_than_buckets);
+	RUN(test_index_rebuilt_past_its_limit);
 	RUN(test_race_entry_resolved_before_change_is_removed);
 	RUN(test_race_without_second_sweep_is_seen);
 	RUN(test_overrun_resync_leaves_cache_consistent);
@@ -639,6 +783,7 @@ int main(void)
 	RUN(test_two_nodes_each_cpu_its_own_cache);
 	if (silod_stop(silod_pid, SIGTERM) != 0)
 		printf("not ok - silod exit: not clean (a sanitizer report?)\n");
+	silo_test__destroy(store_skel);
 	fwd_teardown();
 	unlink(config_path);
 	return 0;

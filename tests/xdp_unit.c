@@ -751,6 +751,77 @@ static void test_route_flush(void)
 }
 
 /* What silo route lookup compares: the FIB probe agrees with the cache. */
+static int count_record(void *ctx, void *data, size_t size)
+{
+	(void)data;
+	*(long *)ctx += size == sizeof(struct silo_fill_rec);
+	return 0;
+}
+
+/*
+ * With the fill log full (silod not draining it), a miss is not cached:
+ * the packet is forwarded by bpf_fib_lookup's answer, so a route changed
+ * meanwhile takes effect at once (an entry no one can sweep would not).
+ * Once the log is drained, the next miss is cached again.
+ */
+static void test_full_fill_log_caches_nothing(void)
+{
+	struct pkt_spec sp = spec4("10.99.77.1");
+	struct silo_route_entry e;
+	struct ring_buffer *rb = NULL;
+	struct silo_test *skel;
+	uint8_t pkt[PKT_MAX], frame[64] = {};
+	size_t len = pkt_build(pkt, &sp);
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame,
+		    .data_size_in = sizeof(frame), .repeat = 70000);
+	char path[PATH_MAX];
+	struct result r;
+	long drained = 0;
+	int fd;
+
+	skel = silo_test__open();
+	REQUIRE(skel, "silo_test");
+	bpf_program__set_autoload(skel->progs.log_fill, true);
+	snprintf(path, sizeof(path), "%s/fill_log", silo_pin_dir(s));
+	fd = bpf_obj_get(path);
+	REQUIRE(fd >= 0 && !bpf_map__reuse_fd(skel->maps.fill_log, fd) &&
+			!silo_test__load(skel),
+		"log_fill on the live fill log");
+	/* 65,536 records fill it: the last runs find it full */
+	REQUIRE(!bpf_prog_test_run_opts(bpf_program__fd(skel->progs.log_fill),
+					&o),
+		"test run");
+	CHECK_EQ(o.retval, XDP_DROP);
+
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+	CHECK_EQ(r.d.cache_insert, 0);
+	CHECK_EQ(r.d.cache_no_log, 1); /* its source entry is cached already */
+	CHECK_EQ(cache_entry(&sp, &e), 0);
+	REQUIRE(!sh("ip route add 10.99.77.1/32 via 10.2.0.3"), "route add");
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw2);
+	CHECK_EQ(r.d.cache_miss, 1);
+	CHECK_EQ(r.d.fib_success, 1);
+
+	rb = ring_buffer__new(fd, count_record, &drained, NULL);
+	REQUIRE(rb, "reading the fill log");
+	ring_buffer__consume(rb);
+	/* 64-byte records with their headers, less one: the log was full */
+	CHECK(drained >= SILO_FILL_LOG_BYTES / 64 - 1,
+	      "only %ld records drained", drained);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw2);
+	CHECK_EQ(r.d.cache_insert, 1);
+	CHECK_EQ(r.d.cache_no_log, 0);
+	CHECK_EQ(cache_entry(&sp, &e), 1);
+	sh("ip route del 10.99.77.1/32");
+	silo_route_flush(s); /* no silod here to sweep it */
+	ring_buffer__free(rb);
+	close(fd);
+	silo_test__destroy(skel);
+}
+
 static void test_fib_probe_matches_cache(void)
 {
 	struct pkt_spec sp = spec4("10.99.9.9");
@@ -1163,6 +1234,7 @@ int main(void)
 	RUN(test_source_keyed_only_where_it_matters);
 	RUN(test_admission);
 	RUN(test_route_flush);
+	RUN(test_full_fill_log_caches_nothing);
 	RUN(test_fib_probe_matches_cache);
 	RUN(test_l4_and_exthdr_boundaries);
 	RUN(test_packet_of_exactly_the_mtu_forwarded);

@@ -15,5 +15,6 @@ rc=0
 "$BUILD/tools/bench_xdp" ${SILO_BENCH_CPUS:+--cpus "$SILO_BENCH_CPUS"} || rc=1
 "$BUILD/tools/bench_reuseport" ${SILO_BENCH_CPUS:+--cpus "$SILO_BENCH_CPUS"} || rc=1
 "$BUILD/tools/bench_silod" || rc=1
+"$BUILD/tools/bench_silod" --scale || rc=1
 "$BUILD/tools/bench_live" || rc=1
 exit $rc

@@ -16,7 +16,8 @@
 #include <linux/bpf.h> /* struct bpf_fib_lookup */
 #endif
 
-#define SILO_LAYOUT_VERSION 4 /* 4: reuseport_queues, queue counters */
+#define SILO_LAYOUT_VERSION \
+	4 /* 4: reuseport_queues, queue counters, fill_log */
 
 /* Limits. */
 #define SILO_MAX_NODES 64 /* route_cache outer array: one slot per node */
@@ -244,6 +245,26 @@ struct silo_route_entry {
 };
 
 /*
+ * fill_log: a BPF ringbuf of the keys the data path inserts into the route
+ * caches, one record per insert, for silod's index of the caches by the
+ * address a sweep selects entries by (user/silod/index.c): a sweep then
+ * costs what the change touches, not what the caches hold. An insert
+ * reserves its record first and does not cache when the log is full
+ * (cache_no_log), so every key in a cache has been logged: the index is
+ * complete by construction. The record is submitted after the map update
+ * and before the fill is counted (cache_insert), which the exactness of
+ * scoped invalidation relies on (user/silod/sweep.c). A refresh in place
+ * logs nothing: its key is in the cache already, hence logged.
+ */
+#define SILO_FILL_LOG_BYTES (4U << 20) /* 65,536 records */
+
+struct silo_fill_rec {
+	__u32 node; /* whose cache: route_cache index */
+	__u32 pad;
+	struct silo_route_key key;
+};
+
+/*
  * admit[0], per CPU: admission to the route cache. A miss is inserted at
  * once while this CPU's insert budget lasts (SILO_ADMIT_BURST inserts, one
  * more every SILO_ADMIT_NS); past it, only a key seen before (its hash in
@@ -330,6 +351,8 @@ struct silo_admit {
 	X(CACHE_INSERT_FAIL, cache_insert_fail, "entry could not be added")    \
 	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")      \
 	X(CACHE_BIG, cache_big, "above the least PMTU: bpf_fib_lookup")        \
+	X(CACHE_NO_LOG, cache_no_log,                                          \
+	  "miss not cached: the fill log was full")                            \
 	X(TRIMMED, trimmed, "bytes after the IP packet trimmed")
 
 enum silo_stat {
@@ -366,7 +389,8 @@ struct silo_stats {
 	X(RESYNCS, resyncs, "full resyncs")                                 \
 	X(OVERRUNS, overruns, "netlink overruns (ENOBUFS)")                 \
 	X(DUMPS_RETRIED, dumps_retried, "dumps interrupted and run again")  \
-	X(NEIGH_USE, neigh_use, "neighbours confirmed in use (NTF_USE)")
+	X(NEIGH_USE, neigh_use, "neighbours confirmed in use (NTF_USE)")    \
+	X(INDEX_REBUILDS, index_rebuilds, "cache index rebuilt by a walk")
 
 enum silo_daemon_stat {
 #define SILO_X(name, field, desc) SILO_DSTAT_##name,

@@ -28,6 +28,7 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_ROUTE_CACHE] = "route_cache",
 	[SILO_MAP_HEARTBEAT] = "heartbeat",
 	[SILO_MAP_DAEMON] = "daemon",
+	[SILO_MAP_FILL_LOG] = "fill_log",
 };
 
 int silo_pin_path(const struct silo *s, char *buf, size_t len, const char *name)

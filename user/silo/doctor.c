@@ -583,7 +583,8 @@ static unsigned int node_cpu_count(const struct doctor *d,
 static void check_rss(struct doctor *d, const char *dev, int node,
 		      const char *node_cpus, int rx_sysfs)
 {
-	char table[384], list[256], fix[1024], key[SILO_RSS_DEV_KEY_MAX * 3 + 1];
+	char table[384], list[256], fix[1024],
+		key[SILO_RSS_DEV_KEY_MAX * 3 + 1];
 	struct set in_table = {}, left_out = {}, off_in = {}, node_set = {};
 	unsigned int nq, q, i, weights = 0;
 	struct silo_rss *r;

@@ -185,6 +185,51 @@ static void nexthop_keys(struct silod *d, const struct nlmsghdr *nlh,
 	}
 }
 
+/*
+ * The state of each neighbour as its last message said, for neigh_cb: a
+ * message that says it is usable with the MAC it had is dropped, since a
+ * sweep removes only entries whose neighbour became unusable or whose MAC
+ * differs from the new one, and every entry filled since that earlier
+ * message holds its MAC (a change in between comes as a message of its
+ * own, compared here one by one, before a burst folds them), while those
+ * filled before were swept for it (or the message is still in the burst).
+ * Neighbours that go through REACHABLE, STALE, DELAY and PROBE with one
+ * MAC then cost no walk of the caches. Direct-mapped: a neighbour that
+ * loses its slot is swept for next time. Forgotten when messages are lost
+ * and at every resync (neigh_seen_reset).
+ */
+#define NSEEN_SLOTS 4096
+
+static struct nseen {
+	struct neigh n;
+	bool used;
+} nseen[NSEEN_SLOTS];
+
+void neigh_seen_reset(void)
+{
+	memset(nseen, 0, sizeof(nseen));
+}
+
+/* True when n says nothing a sweep would act on; records n either way. */
+static bool neigh_seen(const struct neigh *n)
+{
+	const __u8 *p = (const __u8 *)n->addr;
+	size_t h = 14695981039346656037ULL ^ n->ifindex ^ n->family << 24;
+	struct nseen *s;
+	bool same;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	s = &nseen[(h ^ h >> 32) & (NSEEN_SLOTS - 1)];
+	same = s->used && s->n.ifindex == n->ifindex &&
+	       s->n.family == n->family && !memcmp(s->n.addr, n->addr, 16) &&
+	       s->n.usable && n->usable && !memcmp(s->n.lladdr, n->lladdr, 6);
+	s->n = *n;
+	s->used = true;
+	return same;
+}
+
 static int neigh_cb(const struct nlmsghdr *nlh, struct burst *b)
 {
 	struct ndmsg *ndm = mnl_nlmsg_get_payload(nlh);
@@ -214,7 +259,9 @@ static int neigh_cb(const struct nlmsghdr *nlh, struct burst *b)
 			break;
 		}
 	}
-	return has_dst ? work_add_neigh(&b->work, &n) : 0;
+	if (!has_dst || neigh_seen(&n))
+		return 0;
+	return work_add_neigh(&b->work, &n);
 }
 
 static int event_cb(const struct nlmsghdr *nlh, void *data)
@@ -281,6 +328,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 /* Messages were lost: only a resync is exact. */
 static void lost(struct silod *d, struct burst *b)
 {
+	neigh_seen_reset(); /* a change may be among the lost */
 	DSTAT_ADD(d, overruns, 1);
 	b->resync = true;
 }

@@ -318,6 +318,10 @@ static int resync(struct silod *d)
 		err = apply_topology(d);
 	if (!err)
 		err = envelope_update(d);
+	if (!err) {
+		neigh_seen_reset();
+		err = index_rebuild(d);
+	}
 	if (!err)
 		err = genid_bump(d);
 	if (err) {
@@ -464,11 +468,12 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 	struct burst b = {};
 	__u64 now, next_beat = 0, last_sweep = 0, last_warn = 0;
 	__u64 resync_at, sweep_at, next_watchdog = 0, watchdog;
-	struct pollfd pfd[4] = {
+	struct pollfd pfd[5] = {
 		{ .fd = d->nl_fd, .events = POLLIN },
 		{ .fd = sig_fd, .events = POLLIN },
+		{ .fd = index_pollfd(d), .events = POLLIN },
 	};
-	int err = 0, nfds = 2 + envelope_pollfds(d, pfd + 2);
+	int err = 0, nfds = 3 + envelope_pollfds(d, pfd + 3);
 
 	for (;;) {
 		struct signalfd_siginfo si;
@@ -528,7 +533,9 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		ts.tv_nsec = wait % 1000000000;
 		if (ppoll(pfd, nfds, &ts, NULL) < 0 && errno != EINTR)
 			return -errno;
-		envelope_poll(d, pfd + 2, nfds - 2);
+		envelope_poll(d, pfd + 3, nfds - 3);
+		/* The fill log, a quarter full or at least every beat. */
+		index_drain(d);
 		if (pfd[0].revents) {
 			err = nl_events_drain(d, &b);
 			/* Lost messages: no entry from before is used, now;
@@ -636,6 +643,8 @@ int main(int argc, char **argv)
 	envelope_open(d);
 	err = silo_maps_ensure(d->silo, &d->maps, 0, SILO_CACHE_DEFAULT,
 			       &(bool){ false });
+	if (!err)
+		err = index_open(d);
 	if (err)
 		goto out_close;
 	d->state.pid = getpid();
@@ -677,6 +686,7 @@ out_release:
 out_close:
 	if (metrics_fd >= 0)
 		close(metrics_fd);
+	index_close(d);
 	silo_maps_close(&d->maps);
 	if (d->nl_fd >= 0)
 		close(d->nl_fd);

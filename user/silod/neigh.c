@@ -28,10 +28,15 @@
  * read first and only ordinary dynamic entries, the ones the kernel
  * resolves itself, are confirmed.
  *
- * The scan reads every cache entry once a period, in the event loop right
- * after the heartbeat: its cost grows with the size of the caches.
+ * The scan reads every cache entry once a period. Its cost grows with the
+ * size of the caches (about a quarter of a second of CPU for a million
+ * entries), so it runs in a thread of its own, never holding up the event
+ * loop, in slices of NEIGH_SLICE entries paced to spend at most a
+ * twentieth of a core: a pass takes a second up to some 200,000 entries,
+ * and longer in proportion beyond (about 5 seconds at a million).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -43,7 +48,9 @@
 #include <linux/rtnetlink.h>
 #include "silod.h"
 
-#define NEIGH_CONFIRM_NS 1000000000ULL
+#define NEIGH_CONFIRM_NS 1000000000ULL /* least time between passes */
+#define NEIGH_SLICE 4096 /* entries read at a time */
+#define NEIGH_PACE 19 /* idle this many times a slice's time after it */
 
 struct nkey {
 	__u32 ifindex;
@@ -63,7 +70,11 @@ static struct {
 	unsigned int portid, seq;
 	__u64 next_ns;
 	bool failed; /* said once that the socket cannot be opened */
-} nc;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool started, stop;
+} nc = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static size_t nkey_hash(const struct nkey *k)
 {
@@ -131,16 +142,49 @@ static int scan_one(int fd, const struct silo_route_key *key,
 	return nset_add(c->set, &k);
 }
 
+/* Sleeps ns unless told to stop: false when told. */
+static bool idle(__u64 ns)
+{
+	struct timespec ts;
+	__u64 t;
+	bool stop;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = ts.tv_sec * 1000000000ULL + ts.tv_nsec + ns;
+	ts.tv_sec = t / 1000000000ULL;
+	ts.tv_nsec = t % 1000000000ULL;
+	pthread_mutex_lock(&nc.lock);
+	while (!nc.stop &&
+	       pthread_cond_timedwait(&nc.cond, &nc.lock, &ts) != ETIMEDOUT)
+		;
+	stop = nc.stop;
+	pthread_mutex_unlock(&nc.lock);
+	return !stop;
+}
+
+/* A pass over the caches, in paced slices. */
 static int scan(struct silod *d, struct nset *s)
 {
 	struct scan_ctx c = { .set = s };
+	struct cache_cursor cur = {};
 	struct silo_genid g;
 	__u32 zero = 0;
+	__u64 t0, dt;
+	int err;
 
-	if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g))
-		return -errno;
-	c.genid = g.genid;
-	return cache_for_each(d, scan_one, &c);
+	do {
+		if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g))
+			return -errno;
+		c.genid = g.genid;
+		t0 = now_ns();
+		err = cache_walk_slice(d, &cur, NEIGH_SLICE, scan_one, &c);
+		dt = now_ns() - t0;
+		if (!err && !idle(dt * NEIGH_PACE < NEIGH_CONFIRM_NS ?
+					  dt * NEIGH_PACE :
+					  NEIGH_CONFIRM_NS))
+			return -ECANCELED;
+	} while (!err);
+	return err < 0 ? err : 0;
 }
 
 static int nl_open(void)
@@ -249,16 +293,12 @@ static int confirm(const struct nkey *k)
 	return err ? err : 1;
 }
 
-void neigh_confirm(struct silod *d)
+static void confirm_pass(struct silod *d)
 {
 	struct nset s = {};
-	__u64 now = now_ns();
 	int err, done = 0;
 	size_t i;
 
-	if (now < nc.next_ns)
-		return;
-	nc.next_ns = now + NEIGH_CONFIRM_NS;
 	if (!nc.nl) {
 		err = nl_open();
 		if (err) {
@@ -270,6 +310,8 @@ void neigh_confirm(struct silod *d)
 		}
 	}
 	err = scan(d, &s);
+	if (err == -ECANCELED) /* silod is stopping */
+		goto out_free;
 	if (err) {
 		pr_warn("cannot read the route cache to confirm neighbours: %s\n",
 			strerror(-err));
@@ -292,8 +334,64 @@ out_free:
 	free(s.slots);
 }
 
+static void *confirm_main(void *arg)
+{
+	struct silod *d = arg;
+	__u64 now;
+
+	for (;;) {
+		now = now_ns();
+		if (now < nc.next_ns && !idle(nc.next_ns - now))
+			break;
+		nc.next_ns = now_ns() + NEIGH_CONFIRM_NS;
+		confirm_pass(d);
+		pthread_mutex_lock(&nc.lock);
+		if (nc.stop) {
+			pthread_mutex_unlock(&nc.lock);
+			break;
+		}
+		pthread_mutex_unlock(&nc.lock);
+	}
+	return NULL;
+}
+
+/* Starts the confirming thread on the first call. */
+void neigh_confirm(struct silod *d)
+{
+	int err;
+
+	pthread_condattr_t attr;
+
+	if (nc.started)
+		return;
+	/* idle() counts in CLOCK_MONOTONIC */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&nc.cond, &attr);
+	pthread_condattr_destroy(&attr);
+	err = pthread_create(&nc.thread, NULL, confirm_main, d);
+	if (err) {
+		pthread_cond_destroy(&nc.cond);
+		if (!nc.failed)
+			pr_err("cannot start the neighbour confirmation: %s\n",
+			       strerror(err));
+		nc.failed = true;
+		return;
+	}
+	nc.started = true;
+}
+
 void neigh_confirm_stop(void)
 {
+	if (nc.started) {
+		pthread_mutex_lock(&nc.lock);
+		nc.stop = true;
+		pthread_cond_signal(&nc.cond);
+		pthread_mutex_unlock(&nc.lock);
+		pthread_join(nc.thread, NULL);
+		pthread_cond_destroy(&nc.cond);
+		nc.started = false;
+	}
 	if (nc.nl)
 		mnl_socket_close(nc.nl);
 	nc.nl = NULL;

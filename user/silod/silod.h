@@ -114,6 +114,7 @@ struct silod {
 	/* systemd (notify.c): WatchdogSec= in us, 0: none; READY=1 sent. */
 	__u64 watchdog_usec;
 	bool ready;
+	struct cache_index *index; /* the caches' keys by address (index.c) */
 };
 
 #define DSTAT_ADD(d, field, n)                    \
@@ -140,6 +141,8 @@ int nl_events_open(int rcvbuf);
  * truncated or unreadable message (b->resync is then set and reading goes
  * on). */
 int nl_events_drain(struct silod *d, struct burst *b);
+/* Forgets the neighbours' last states: each next message sweeps. */
+void neigh_seen_reset(void);
 
 /* sweep.c */
 void work_reset(struct sweep_work *w);
@@ -163,8 +166,32 @@ __u64 cache_fills(struct silod *d);
 typedef int (*cache_entry_fn)(int fd, const struct silo_route_key *k,
 			      const struct silo_route_entry *e, void *ctx);
 int cache_for_each(struct silod *d, cache_entry_fn fn, void *ctx);
+/* The same walk in slices of about max entries from *c (zeroed to start):
+ * 1 when it has gone round every node, 0 when there is more, or -errno. */
+struct cache_cursor {
+	__u32 node, in, out;
+	bool started;
+};
+int cache_walk_slice(struct silod *d, struct cache_cursor *c, __u32 max,
+		     cache_entry_fn fn, void *ctx);
 int genid_bump(struct silod *d);
 int genid_bump_by(struct silod *d, unsigned int n);
+/* Does p hold address a of family? */
+bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a);
+
+/*
+ * index.c: the route caches' keys by address, fed by the data path's fill
+ * log. index_sweep() deletes the entries w's prefixes hold (returns how
+ * many, or -errno); it and index_drain() take in the log first.
+ * index_rebuild() builds it again from a walk of the caches.
+ */
+struct cache_index;
+int index_open(struct silod *d);
+void index_close(struct silod *d);
+int index_pollfd(struct silod *d);
+int index_drain(struct silod *d);
+int index_rebuild(struct silod *d);
+int index_sweep(struct silod *d, const struct sweep_work *w);
 
 /* envelope.c */
 struct pollfd;

@@ -9,7 +9,10 @@
  *
  *   1. reads the sum of the data path's cache fills (inserts and in-place
  *      refreshes, per-CPU counters bumped after each fill): F0;
- *   2. sweeps: deletes every entry the change touches;
+ *   2. sweeps: deletes every entry the change touches (a route change:
+ *      the entries its prefix holds, found through the index of the caches
+ *      by address, index.c, which first takes in the data path's fill log;
+ *      a neighbour change: a walk of the caches);
  *   3. waits for an RCU grace period that starts after the sweep started
  *      (an update of the route_cache array of maps waits for one: the kernel
  *      calls synchronize_rcu() so no program still sees the old inner map);
@@ -21,7 +24,13 @@
  * first sweep deletes it. If it came later, the program was still running
  * when the first sweep started, so the grace period waits for it to finish;
  * it counted its fill before finishing, so F1 > F0 and the second sweep
- * deletes the entry. Every program that starts after the grace period began
+ * deletes the entry. Through the index, "reached" means "found in the log
+ * the sweep drained first": an insert logs its key after its store and
+ * before it counts the fill, so a store whose record missed the first
+ * drain is one whose program still ran when the first sweep started, and
+ * its record is in the log before F1 is read, so the second drain has it.
+ * (A refresh in place logs nothing: its key is in the index already, see
+ * index.c.) Every program that starts after the grace period began
  * looks up after T and stores the new answer. When F1 == F0 no program
  * stored anything in between and the second sweep has nothing to find.
  *
@@ -117,7 +126,7 @@ int work_merge(struct sweep_work *dst, const struct sweep_work *src)
 	return err;
 }
 
-static bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a)
+bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a)
 {
 	unsigned int full = p->len / 8, rest = p->len % 8;
 
@@ -129,21 +138,15 @@ static bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a)
 }
 
 /*
- * A route entry is touched by a route change for a prefix holding its
- * destination, and by a change of the neighbour it sends to that leaves it
- * unusable or with another MAC. A source entry (the source check's lookup
- * of the route back) is touched by a route change for a prefix holding its
- * source.
+ * A route entry is touched by a change of the neighbour it sends to that
+ * leaves it unusable or with another MAC. (Route changes: index_sweep().)
  */
-static bool touched(const struct sweep_work *w, const struct silo_route_key *k,
-		    const struct silo_route_entry *e)
+static bool neigh_touched(const struct sweep_work *w,
+			  const struct silo_route_key *k,
+			  const struct silo_route_entry *e)
 {
-	const __u8 *a = k->format & SILO_KEY_SOURCE ? k->src : k->dst;
 	size_t i;
 
-	for (i = 0; i < w->nr_prefixes; i++)
-		if (in_prefix(&w->prefixes[i], k->family, a))
-			return true;
 	if (k->format & SILO_KEY_SOURCE)
 		return false;
 	for (i = 0; i < w->nr_neighs; i++) {
@@ -197,6 +200,44 @@ int cache_for_each(struct silod *d, cache_entry_fn fn, void *ctx)
 	return err;
 }
 
+int cache_walk_slice(struct silod *d, struct cache_cursor *c, __u32 max,
+		     cache_entry_fn fn, void *ctx)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	struct silo_route_entry *vals;
+	struct silo_route_key *keys;
+	__u32 n, i, seen = 0;
+	int err = 0, fd;
+
+	keys = malloc(BATCH * sizeof(*keys));
+	vals = malloc(BATCH * sizeof(*vals));
+	if (!keys || !vals)
+		err = -ENOMEM;
+	while (!err && seen < max && c->node < d->maps.nr_nodes) {
+		fd = d->maps.node_fd[c->node];
+		n = BATCH;
+		err = bpf_map_lookup_batch(fd, c->started ? &c->in : NULL,
+					   &c->out, keys, vals, &n, &opts);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			break;
+		}
+		c->started = !err;
+		c->in = c->out;
+		if (err) /* this node done */
+			c->node++;
+		err = 0;
+		for (i = 0; i < n && !err; i++)
+			err = fn(fd, &keys[i], &vals[i], ctx);
+		seen += n;
+	}
+	free(keys);
+	free(vals);
+	if (err)
+		return err;
+	return c->node >= d->maps.nr_nodes;
+}
+
 struct sweep_ctx {
 	const struct sweep_work *w;
 	int deleted;
@@ -208,19 +249,28 @@ static int sweep_one(int fd, const struct silo_route_key *k,
 	struct sweep_ctx *c = ctx;
 
 	/* Gone already (evicted, or a concurrent sweep): fine. */
-	if (touched(c->w, k, e) && !bpf_map_delete_elem(fd, k))
+	if (neigh_touched(c->w, k, e) && !bpf_map_delete_elem(fd, k))
 		c->deleted++;
 	return 0;
 }
 
+/*
+ * Route changes through the index: what their prefixes hold. Neighbour
+ * changes select by nexthop, which the index does not know: a walk.
+ */
 int sweep(struct silod *d, const struct sweep_work *w)
 {
 	struct sweep_ctx c = { .w = w };
-	int err;
+	int err = 0;
 
-	if (!w->nr_prefixes && !w->nr_neighs)
-		return 0;
-	err = cache_for_each(d, sweep_one, &c);
+	if (w->nr_prefixes) {
+		err = index_sweep(d, w);
+		if (err > 0)
+			c.deleted = err;
+		err = err < 0 ? err : 0;
+	}
+	if (!err && w->nr_neighs)
+		err = cache_for_each(d, sweep_one, &c);
 	if (err) {
 		pr_err("sweeping the route cache failed: %s\n", strerror(-err));
 		return err;
