@@ -191,7 +191,7 @@ while read -r k v; do
 	migrate) series="silo_reuseport_migrations_total{$G}" ;;
 	sel_* | hash_* | no_group | no_map)
 		series="silo_reuseport_selections_total{$G,outcome=\"$k\"}" ;;
-	cpu_miss | node_empty | node_miss)
+	queue_* | cpu_miss | node_empty | node_miss)
 		series="silo_reuseport_select_misses_total{$G,step=\"$k\"}" ;;
 	err_*) series="silo_reuseport_select_errors_total{$G,error=\"${k#err_}\"}" ;;
 	*) series="silo_reuseport_events_total{$G,event=\"$k\"}" ;;

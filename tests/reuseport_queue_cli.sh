@@ -9,7 +9,7 @@ N="${NS}rq"
 ip netns add "$N" || exit 1
 ip -n "$N" link set lo up
 DIR="$PIN_ROOT/netns/$N"
-SERVER=
+SERVER=''
 cleanup() {
 	[[ -n $SERVER ]] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
 	rm -rf "$TMP"
@@ -37,7 +37,7 @@ expect "unknown group" 1 "no reuseport group 'nosuch'" \
 [[ ! -e $DIR ]] && ok "failures leave no pins" ||
 	not_ok "failures leave no pins" "$(ls -R "$DIR")"
 
-ip netns exec "$N" "$BUILD/tools/echo_server" --plain --port 7311 >"$TMP/server" &
+ip netns exec "$N" "$BUILD/examples/echo_server" --plain --port 7311 >"$TMP/server" &
 SERVER=$!
 for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
 PID=$(jq -r .pid "$TMP/server")

@@ -388,6 +388,7 @@ static int rp_family_of(unsigned int idx, const char **value)
 		return RF_RUNS;
 	case SILO_RSTAT_MIGRATE:
 		return RF_MIGRATE;
+	case SILO_RSTAT_SEL_QUEUE:
 	case SILO_RSTAT_SEL_CPU:
 	case SILO_RSTAT_SEL_NODE:
 	case SILO_RSTAT_HASH_POLICY:
@@ -395,6 +396,10 @@ static int rp_family_of(unsigned int idx, const char **value)
 	case SILO_RSTAT_NO_GROUP:
 	case SILO_RSTAT_NO_MAP:
 		return RF_OUTCOME;
+	case SILO_RSTAT_QUEUE_NO_TABLE:
+	case SILO_RSTAT_QUEUE_NOT_IP:
+	case SILO_RSTAT_QUEUE_NO_CPU:
+	case SILO_RSTAT_QUEUE_MISS:
 	case SILO_RSTAT_CPU_MISS:
 	case SILO_RSTAT_NODE_EMPTY:
 	case SILO_RSTAT_NODE_MISS:
