@@ -123,18 +123,19 @@ static __always_inline int parse_ipv4(struct pkt *p, void *l3, void *data_end)
 	if (tot < ihl || l3 + tot > data_end)
 		return SILO_STAT_PASS_BAD_LEN;
 	p->trailer = data_end - (l3 + tot);
+	/* Addresses first: a fragment for a local address is counted. */
+	p->family = SILO_AF_INET;
+	__builtin_memcpy(p->src, &iph->saddr, 4);
+	__builtin_memcpy(p->dst, &iph->daddr, 4);
 	if (iph->frag_off & bpf_htons(IP_MF | IP_OFFSET))
 		return SILO_STAT_PASS_FRAGMENT;
 
-	p->family = SILO_AF_INET;
 	p->tos = iph->tos;
 	p->ttl = iph->ttl;
 	p->l3_len = tot;
 	p->l4_proto = iph->protocol;
 	p->ip_options = ihl > sizeof(*iph);
 	p->martian = ipv4_martian(iph->saddr, iph->daddr);
-	__builtin_memcpy(p->src, &iph->saddr, 4);
-	__builtin_memcpy(p->dst, &iph->daddr, 4);
 	return parse_l4(p, l3 + ihl, l3 + tot, data_end);
 }
 

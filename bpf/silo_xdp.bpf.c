@@ -16,6 +16,10 @@
 const volatile __u8 forward = 0; /* --forward */
 const volatile __u8 cache_enabled = 1; /* 0: bpf_fib_lookup every packet */
 const volatile __u32 cache_size = SILO_ROUTE_CACHE_DEFAULT; /* per node */
+/* Steer local packets of services to their CPU: native mode only. Under
+ * generic XDP the packet is an skb already, and one redirected through the
+ * cpumap would meet the program again on the target CPU. */
+const volatile __u8 steer = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -73,6 +77,43 @@ struct {
 	__type(key, __u32);
 	__type(value, struct silo_stats);
 } stats SEC(".maps");
+
+/* Services and the CPU steering of their packets: see struct silo_service. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_SERVICES);
+	__type(key, struct silo_service_key);
+	__type(value, struct silo_service);
+} services SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_SERVICES * 4);
+	__type(key, struct silo_service_node_key);
+	__type(value, struct silo_service_node);
+} service_nodes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SILO_MAX_SERVICES);
+	__type(key, __u32);
+	__type(value, struct silo_service_stats);
+} service_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_QUEUES);
+	__type(key, struct silo_queue_key);
+	__type(value, __u32);
+} queue_cpu SEC(".maps");
+
+/* Entries only for CPUs of some service, made by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(max_entries, SILO_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+} cpumap SEC(".maps");
 
 /* Per-CPU admission state: see struct silo_admit. */
 struct {
@@ -180,6 +221,131 @@ static __always_inline int is_local(const struct pkt *p)
 
 	__builtin_memcpy(a.addr, p->dst, sizeof(a.addr));
 	return bpf_map_lookup_elem(&local_addrs, &a) != NULL;
+}
+
+static __always_inline void scount(struct silo_service_stats *ss, __u32 idx)
+{
+	if (ss && idx < SILO_SSTAT_MAX)
+		((__u64 *)ss)[idx] += 1;
+}
+
+/* A local packet the parser could not follow: passed, counted as such. */
+static __always_inline int parse_pass(struct silo_stats *st,
+				      const struct pkt *p, __u32 reason)
+{
+	__u32 idx = SILO_SSTAT_NOT_UNDERSTOOD, zero = 0;
+
+	if (p->family && is_local(p)) {
+		if (reason == SILO_STAT_PASS_FRAGMENT)
+			idx = SILO_SSTAT_FRAGMENT;
+		else if (reason == SILO_STAT_PASS_L4_PROTO)
+			idx = SILO_SSTAT_NOT_L4;
+		scount(bpf_map_lookup_elem(&service_stats, &zero), idx);
+	}
+	return pass(st, reason);
+}
+
+static __always_inline const struct silo_service *
+service_of(const struct pkt *p)
+{
+	struct silo_service_key k = {
+		.family = p->family,
+		.protocol = p->l4_proto,
+		.port = p->dport,
+	};
+	const struct silo_service *svc;
+
+	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
+	svc = bpf_map_lookup_elem(&services, &k);
+	if (svc)
+		return svc;
+	__builtin_memset(k.addr, 0, sizeof(k.addr));
+	return bpf_map_lookup_elem(&services, &k);
+}
+
+/*
+ * The CPU a service's packet goes to, or SILO_SERVICE_NO_CPU with *why the
+ * counter that says why not.
+ */
+static __always_inline __u32 service_target(struct xdp_md *ctx,
+					    const struct pkt *p,
+					    const struct silo_service *svc,
+					    struct silo_service_stats *ss,
+					    __u32 cpu, __u32 *why)
+{
+	const struct silo_service_node *sn;
+	struct silo_service_node_key nk;
+	struct silo_queue_key qk;
+	const __u16 *slots;
+	__u32 *v, slot;
+
+	*why = SILO_SSTAT_PASS_NO_CPU;
+	if (svc->mode == SILO_SERVICE_QUEUE) {
+		qk.ifindex = ctx->ingress_ifindex;
+		qk.queue = ctx->rx_queue_index;
+		v = bpf_map_lookup_elem(&queue_cpu, &qk);
+		if (!v) {
+			*why = SILO_SSTAT_PASS_NO_QUEUE;
+			return SILO_SERVICE_NO_CPU;
+		}
+		return *v;
+	}
+	slots = svc->slots;
+	if (svc->mode == SILO_SERVICE_NODE) {
+		v = bpf_map_lookup_elem(&cpu_node, &cpu);
+		nk.id = svc->id;
+		nk.node = v ? *v : 0;
+		sn = bpf_map_lookup_elem(&service_nodes, &nk);
+		if (sn && sn->nr_cpus)
+			slots = sn->slots;
+		else
+			scount(ss, SILO_SSTAT_NODE_REMOTE);
+	}
+	slot = silo_flow_hash(p->src, p->dst, p->sport, p->dport, p->l4_proto) &
+	       (SILO_SERVICE_SLOTS - 1);
+	return slots[slot];
+}
+
+/*
+ * A packet for a local address: to the stack here, or on its service's
+ * CPU. Never dropped: whatever cannot be steered is passed where it is.
+ */
+static __noinline int local_packet(struct xdp_md *ctx, const struct pkt *p,
+				   struct silo_stats *st)
+{
+	const struct silo_service *svc;
+	struct silo_service_stats *ss;
+	__u32 cpu, target, why, id;
+
+	svc = service_of(p);
+	if (!svc)
+		return pass(st, SILO_STAT_PASS_LOCAL);
+	id = svc->id;
+	ss = bpf_map_lookup_elem(&service_stats, &id);
+	scount(ss, SILO_SSTAT_RX);
+	if (!steer) {
+		scount(ss, SILO_SSTAT_PASS_SKB_MODE);
+		return pass(st, SILO_STAT_PASS_LOCAL);
+	}
+	cpu = bpf_get_smp_processor_id();
+	target = service_target(ctx, p, svc, ss, cpu, &why);
+	if (target == SILO_SERVICE_NO_CPU) {
+		scount(ss, why);
+		return pass(st, SILO_STAT_PASS_LOCAL);
+	}
+	if (target == cpu) {
+		scount(ss, SILO_SSTAT_LOCAL);
+		return pass(st, SILO_STAT_PASS_LOCAL);
+	}
+	/* Only records the target; a missing entry returns XDP_PASS. */
+	if (bpf_redirect_map(&cpumap, target, XDP_PASS) != XDP_REDIRECT) {
+		scount(ss, SILO_SSTAT_PASS_NO_CPUMAP);
+		return pass(st, SILO_STAT_PASS_LOCAL);
+	}
+	scount(ss, SILO_SSTAT_STEERED);
+	count(st, SILO_STAT_STEERED);
+	count(st, SILO_STAT_REDIRECT);
+	return XDP_REDIRECT;
 }
 
 /*
@@ -772,9 +938,9 @@ int silo_xdp(struct xdp_md *ctx)
 	count(st, SILO_STAT_RX);
 	reason = parse_packet(ctx, &p);
 	if (reason)
-		return pass(st, reason);
+		return parse_pass(st, &p, reason);
 	if (is_local(&p))
-		return pass(st, SILO_STAT_PASS_LOCAL);
+		return local_packet(ctx, &p, st);
 	if (!forward)
 		return pass(st, SILO_STAT_PASS_NO_FORWARD);
 	return forward_packet(ctx, &p, st);

@@ -38,6 +38,12 @@ enum silo_map {
 	SILO_MAP_ROUTE_CACHE,
 	SILO_MAP_HEARTBEAT,
 	SILO_MAP_DAEMON,
+	/* Services and CPU steering (service.c). */
+	SILO_MAP_SERVICES,
+	SILO_MAP_SERVICE_NODES,
+	SILO_MAP_SERVICE_STATS,
+	SILO_MAP_QUEUE_CPU,
+	SILO_MAP_CPUMAP,
 	SILO_MAP_COUNT
 };
 
@@ -62,8 +68,7 @@ int silo_maps_open(struct silo *s, struct silo_maps *m);
  * size than the existing one is refused. *created says which happened.
  */
 int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
-		     enum silo_cache_kind kind,
-		     bool *created);
+		     enum silo_cache_kind kind, bool *created);
 struct bpf_object;
 /* Points every map of obj named like a shared map at the shared one. */
 int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
@@ -217,6 +222,10 @@ int silo_genid_bump_fd(int genid_fd, unsigned int n);
 
 /* The current network namespace's cookie (SO_NETNS_COOKIE). */
 int netns_cookie(__u64 *cookie);
+
+/* Services (service.c): rebuilds a slot table over cpus from the old one,
+ * moving as few slots as an even share allows; returns the CPU count. */
+int silo_service_slots_build(__u16 *slots, const __u64 *cpus);
 
 /* Reuseport groups (reuseport.c, reuseport_pid.c). */
 /* What socket fd is as a group key; why says what does not fit. */

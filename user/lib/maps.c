@@ -25,6 +25,11 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_ROUTE_CACHE] = "route_cache",
 	[SILO_MAP_HEARTBEAT] = "heartbeat",
 	[SILO_MAP_DAEMON] = "daemon",
+	[SILO_MAP_SERVICES] = SILO_PIN_SERVICES,
+	[SILO_MAP_SERVICE_NODES] = SILO_PIN_SERVICE_NODES,
+	[SILO_MAP_SERVICE_STATS] = SILO_PIN_SERVICE_STATS,
+	[SILO_MAP_QUEUE_CPU] = SILO_PIN_QUEUE_CPU,
+	[SILO_MAP_CPUMAP] = SILO_PIN_CPUMAP,
 };
 
 void silo_maps_init(struct silo_maps *m)

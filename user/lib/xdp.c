@@ -237,8 +237,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	err = envelope_check(ifname, opts, &env, &override);
 	if (err)
 		goto out;
-	err = silo_maps_ensure(s, &maps, opts->cache_size,
-			       opts->cache_kind, &created);
+	err = silo_maps_ensure(s, &maps, opts->cache_size, opts->cache_kind,
+			       &created);
 	if (err)
 		goto out;
 	if (!created && bpf_map_lookup_elem(maps.fd[SILO_MAP_GENID],
@@ -272,6 +272,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	}
 	skel->rodata->forward = opts->forward;
 	skel->rodata->cache_enabled = !opts->no_cache;
+	skel->rodata->steer = opts->mode == SILO_XDP_NATIVE;
 	if (!silo_maps_cache_size(&maps, &cache_size))
 		skel->rodata->cache_size = cache_size;
 	err = silo_maps_reuse(&maps, skel->obj);
