@@ -237,8 +237,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	err = envelope_check(ifname, opts, &env, &override);
 	if (err)
 		goto out;
-	err = silo_maps_ensure(s, &maps, opts->cache_size, opts->cache_kind,
-			       &created);
+	err = silo_maps_ensure(s, &maps, opts->cache_size,
+			       opts->cache_kind, &created);
 	if (err)
 		goto out;
 	if (!created && bpf_map_lookup_elem(maps.fd[SILO_MAP_GENID],
