@@ -245,106 +245,104 @@ static __always_inline int parse_pass(struct silo_stats *st,
 	return pass(st, reason);
 }
 
-static __always_inline const struct silo_service *
-service_of(const struct pkt *p)
-{
-	struct silo_service_key k = {
-		.family = p->family,
-		.protocol = p->l4_proto,
-		.port = p->dport,
-	};
-	const struct silo_service *svc;
+/*
+ * The local branch's state, off the stack: the forward path inlined in
+ * silo_xdp() leaves local_steer() few of the 512 bytes.
+ */
+struct steer_scratch {
+	struct silo_service_key svc;
+	struct silo_service_node_key node;
+	struct silo_queue_key queue;
+	__u32 cpu;
+	__u32 id;
+	__u32 slot;
+};
 
-	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
-	svc = bpf_map_lookup_elem(&services, &k);
-	if (svc)
-		return svc;
-	__builtin_memset(k.addr, 0, sizeof(k.addr));
-	return bpf_map_lookup_elem(&services, &k);
-}
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct steer_scratch);
+} steer_scratch SEC(".maps");
 
 /*
- * The CPU a service's packet goes to, or SILO_SERVICE_NO_CPU with *why the
- * counter that says why not.
+ * Where a packet for a local address runs: XDP_REDIRECT when it goes to
+ * its service's CPU (through the cpumap), else XDP_PASS, here. Never a
+ * drop: whatever cannot be steered is passed where it is. Not inlined, and
+ * with few values live, so the forward path keeps its stack and its cost.
  */
-static __always_inline __u32 service_target(struct xdp_md *ctx,
-					    const struct pkt *p,
-					    const struct silo_service *svc,
-					    struct silo_service_stats *ss,
-					    __u32 cpu, __u32 *why)
+static __noinline int local_steer(struct xdp_md *ctx, const struct pkt *p)
 {
 	const struct silo_service_node *sn;
-	struct silo_service_node_key nk;
-	struct silo_queue_key qk;
-	const __u16 *slots;
-	__u32 *v, slot;
-
-	*why = SILO_SSTAT_PASS_NO_CPU;
-	if (svc->mode == SILO_SERVICE_QUEUE) {
-		qk.ifindex = ctx->ingress_ifindex;
-		qk.queue = ctx->rx_queue_index;
-		v = bpf_map_lookup_elem(&queue_cpu, &qk);
-		if (!v) {
-			*why = SILO_SSTAT_PASS_NO_QUEUE;
-			return SILO_SERVICE_NO_CPU;
-		}
-		return *v;
-	}
-	slots = svc->slots;
-	if (svc->mode == SILO_SERVICE_NODE) {
-		v = bpf_map_lookup_elem(&cpu_node, &cpu);
-		nk.id = svc->id;
-		nk.node = v ? *v : 0;
-		sn = bpf_map_lookup_elem(&service_nodes, &nk);
-		if (sn && sn->nr_cpus)
-			slots = sn->slots;
-		else
-			scount(ss, SILO_SSTAT_NODE_REMOTE);
-	}
-	slot = silo_flow_hash(p->src, p->dst, p->sport, p->dport, p->l4_proto) &
-	       (SILO_SERVICE_SLOTS - 1);
-	return slots[slot];
-}
-
-/*
- * A packet for a local address: to the stack here, or on its service's
- * CPU. Never dropped: whatever cannot be steered is passed where it is.
- */
-static __noinline int local_packet(struct xdp_md *ctx, const struct pkt *p,
-				   struct silo_stats *st)
-{
 	const struct silo_service *svc;
 	struct silo_service_stats *ss;
-	__u32 cpu, target, why, id;
+	struct steer_scratch *sc;
+	const __u16 *slots;
+	__u32 zero = 0, target, *v;
 
-	svc = service_of(p);
-	if (!svc)
-		return pass(st, SILO_STAT_PASS_LOCAL);
-	id = svc->id;
-	ss = bpf_map_lookup_elem(&service_stats, &id);
+	sc = bpf_map_lookup_elem(&steer_scratch, &zero);
+	if (!sc)
+		return XDP_PASS;
+	sc->queue.ifindex = ctx->ingress_ifindex;
+	sc->queue.queue = ctx->rx_queue_index;
+	sc->slot = silo_flow_hash(p->src, p->dst, p->sport, p->dport,
+				  p->l4_proto) &
+		   (SILO_SERVICE_SLOTS - 1);
+	/* The exact address first, then any. */
+	sc->svc.family = p->family;
+	sc->svc.protocol = p->l4_proto;
+	sc->svc.port = p->dport;
+	__builtin_memcpy(sc->svc.addr, p->dst, sizeof(sc->svc.addr));
+	svc = bpf_map_lookup_elem(&services, &sc->svc);
+	if (!svc) {
+		__builtin_memset(sc->svc.addr, 0, sizeof(sc->svc.addr));
+		svc = bpf_map_lookup_elem(&services, &sc->svc);
+		if (!svc)
+			return XDP_PASS;
+	}
+	sc->id = svc->id;
+	ss = bpf_map_lookup_elem(&service_stats, &sc->id);
 	scount(ss, SILO_SSTAT_RX);
 	if (!steer) {
 		scount(ss, SILO_SSTAT_PASS_SKB_MODE);
-		return pass(st, SILO_STAT_PASS_LOCAL);
+		return XDP_PASS;
 	}
-	cpu = bpf_get_smp_processor_id();
-	target = service_target(ctx, p, svc, ss, cpu, &why);
-	if (target == SILO_SERVICE_NO_CPU) {
-		scount(ss, why);
-		return pass(st, SILO_STAT_PASS_LOCAL);
+	sc->cpu = bpf_get_smp_processor_id();
+	if (svc->mode == SILO_SERVICE_QUEUE) {
+		v = bpf_map_lookup_elem(&queue_cpu, &sc->queue);
+		if (!v) {
+			scount(ss, SILO_SSTAT_PASS_NO_QUEUE);
+			return XDP_PASS;
+		}
+		target = *v;
+	} else {
+		slots = svc->slots;
+		if (svc->mode == SILO_SERVICE_NODE) {
+			v = bpf_map_lookup_elem(&cpu_node, &sc->cpu);
+			sc->node.id = sc->id;
+			sc->node.node = v ? *v : 0;
+			sn = bpf_map_lookup_elem(&service_nodes, &sc->node);
+			if (sn && sn->nr_cpus)
+				slots = sn->slots;
+			else
+				scount(ss, SILO_SSTAT_NODE_REMOTE);
+		}
+		target = slots[sc->slot & (SILO_SERVICE_SLOTS - 1)];
+		if (target == SILO_SERVICE_NO_CPU) {
+			scount(ss, SILO_SSTAT_PASS_NO_CPU);
+			return XDP_PASS;
+		}
 	}
-	if (target == cpu) {
+	if (target == sc->cpu) {
 		scount(ss, SILO_SSTAT_LOCAL);
-		return pass(st, SILO_STAT_PASS_LOCAL);
+		return XDP_PASS;
 	}
 	/* Only records the target; a missing entry returns XDP_PASS. */
 	if (bpf_redirect_map(&cpumap, target, XDP_PASS) != XDP_REDIRECT) {
 		scount(ss, SILO_SSTAT_PASS_NO_CPUMAP);
-		return pass(st, SILO_STAT_PASS_LOCAL);
+		return XDP_PASS;
 	}
 	scount(ss, SILO_SSTAT_STEERED);
-	count(st, SILO_STAT_STEERED);
-	count(st, SILO_STAT_REDIRECT);
 	return XDP_REDIRECT;
 }
 
@@ -939,8 +937,13 @@ int silo_xdp(struct xdp_md *ctx)
 	reason = parse_packet(ctx, &p);
 	if (reason)
 		return parse_pass(st, &p, reason);
-	if (is_local(&p))
-		return local_packet(ctx, &p, st);
+	if (is_local(&p)) {
+		if (local_steer(ctx, &p) != XDP_REDIRECT)
+			return pass(st, SILO_STAT_PASS_LOCAL);
+		count(st, SILO_STAT_STEERED);
+		count(st, SILO_STAT_REDIRECT);
+		return XDP_REDIRECT;
+	}
 	if (!forward)
 		return pass(st, SILO_STAT_PASS_NO_FORWARD);
 	return forward_packet(ctx, &p, st);

@@ -615,14 +615,20 @@ struct silo_queue_key {
  * as in struct silo_addr), the ports in network order as the packet has
  * them, and the protocol. A TCP SYN and the segments after it hash alike.
  */
+#ifdef __VMLINUX_H__ /* BPF: struct pkt keeps its addresses 4-aligned */
+#define SILO_ALIGNED4(p) __builtin_assume_aligned(p, 4)
+#else
+#define SILO_ALIGNED4(p) (p)
+#endif
 static inline __u32 silo_flow_hash(const __u8 *src, const __u8 *dst,
 				   __u16 sport, __u16 dport, __u8 proto)
 {
+	const __u8 *s = SILO_ALIGNED4(src), *d = SILO_ALIGNED4(dst);
 	__u32 h = 0x9E3779B9U ^ proto, w;
 	int i;
 
 	for (i = 0; i < 8; i++) {
-		__builtin_memcpy(&w, (i < 4 ? src : dst) + 4 * (i & 3), 4);
+		__builtin_memcpy(&w, (i < 4 ? s : d) + 4 * (i & 3), 4);
 		h = (h ^ w) * 0x85EBCA6BU;
 		h ^= h >> 13;
 	}

@@ -234,33 +234,34 @@ out:
 	return err;
 }
 
-/* Rebuilds the per-node tables of svc from the old ones. */
+/*
+ * Rebuilds the per-node tables of svc from the old ones, by cpu_node as it
+ * is now (silod may fake a topology): a node without a CPU of the service
+ * has no table.
+ */
 static int write_node_tables(const struct silo_maps *m,
 			     const struct silo_service *svc)
 {
-	__u64 *on_node;
-	__u32 nr_cpus = silo_nr_cpus(), cpu, node, nr_nodes = m->nr_nodes;
+	__u32 nr_cpus = silo_nr_cpus(), cpu, node, *node_of;
 	struct silo_service_node_key k = { .id = svc->id };
 	struct silo_service_node sn;
+	__u64 *on_node;
 	int err = 0, n;
 
-	if (!nr_nodes)
-		nr_nodes = 1;
 	on_node = calloc(SILO_CPU_WORDS, sizeof(*on_node));
-	if (!on_node)
-		return -ENOMEM;
-	for (node = 0; node < nr_nodes && !err; node++) {
+	node_of = calloc(nr_cpus, sizeof(*node_of));
+	if (!on_node || !node_of) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		bpf_map_lookup_elem(m->fd[SILO_MAP_CPU_NODE], &cpu,
+				    &node_of[cpu]);
+	for (node = 0; node < SILO_MAX_NODES && !err; node++) {
 		memset(on_node, 0, SILO_CPU_WORDS * sizeof(*on_node));
-		for (cpu = 0; cpu < nr_cpus && cpu < SILO_MAX_CPUS; cpu++) {
-			__u32 cn = 0;
-
-			if (!cpu_isset(svc->cpus, cpu))
-				continue;
-			bpf_map_lookup_elem(m->fd[SILO_MAP_CPU_NODE], &cpu,
-					    &cn);
-			if (cn == node)
+		for (cpu = 0; cpu < nr_cpus && cpu < SILO_MAX_CPUS; cpu++)
+			if (cpu_isset(svc->cpus, cpu) && node_of[cpu] == node)
 				on_node[cpu / 64] |= 1ULL << (cpu % 64);
-		}
 		k.node = node;
 		if (bpf_map_lookup_elem(m->fd[SILO_MAP_SERVICE_NODES], &k, &sn))
 			memset(&sn, 0xFF, sizeof(sn));
@@ -269,16 +270,18 @@ static int write_node_tables(const struct silo_maps *m,
 			err = n;
 			break;
 		}
-		sn.nr_cpus = n;
-		sn.pad = 0;
 		if (!n) {
 			bpf_map_delete_elem(m->fd[SILO_MAP_SERVICE_NODES], &k);
 			continue;
 		}
+		sn.nr_cpus = n;
+		sn.pad = 0;
 		if (bpf_map_update_elem(m->fd[SILO_MAP_SERVICE_NODES], &k, &sn,
 					BPF_ANY))
 			err = -errno;
 	}
+out:
+	free(node_of);
 	free(on_node);
 	return err;
 }

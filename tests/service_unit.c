@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Services through BPF_PROG_TEST_RUN: which CPU a local packet of a service
+ * is steered to in each mode, and every way it is passed instead. The test
+ * pins itself to a CPU before each run, so "this CPU" is known: a packet
+ * for another CPU is XDP_REDIRECT (through the cpumap), one for this CPU
+ * XDP_PASS. Steering never changes the packet.
+ */
+#include <linux/limits.h>
+#include "fwd.h"
+#include "../user/lib/internal.h"
+
+static int ncpus;
+
+static int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int setup(void)
+{
+	ncpus = silo_nr_cpus();
+	/* A second local address on in0, and an IPv6 one. */
+	return fwd_setup("ip addr add 10.1.0.5/24 dev in0\n");
+}
+
+/* The per-CPU counters of service id, summed. */
+static void sstats(__u32 id, struct silo_service_stats *sum)
+{
+	struct silo_service_stats *pc = calloc(ncpus, sizeof(*pc));
+	int cpu;
+	unsigned int i;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!pc || silo_service_stats(s, id, pc)) {
+		free(pc);
+		return;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < SILO_SSTAT_MAX; i++)
+			((__u64 *)sum)[i] += ((__u64 *)&pc[cpu])[i];
+	free(pc);
+}
+
+struct sresult {
+	struct result r;
+	struct silo_service_stats d; /* the service's deltas */
+	struct silo_service_stats d0; /* service 0's */
+};
+
+/* Runs pkt on in0 from CPU cpu; deltas of service id's counters too. */
+static void run_svc(int cpu, __u32 id, const uint8_t *pkt, size_t len,
+		    struct sresult *sr)
+{
+	struct silo_service_stats b, a, b0, a0;
+	unsigned int i;
+
+	pin_cpu(cpu);
+	sstats(id, &b);
+	sstats(0, &b0);
+	run_pkt(pkt, len, &sr->r);
+	sstats(id, &a);
+	sstats(0, &a0);
+	for (i = 0; i < SILO_SSTAT_MAX; i++) {
+		((__u64 *)&sr->d)[i] = ((__u64 *)&a)[i] - ((__u64 *)&b)[i];
+		((__u64 *)&sr->d0)[i] = ((__u64 *)&a0)[i] - ((__u64 *)&b0)[i];
+	}
+	CHECK(sr->r.len == len && !memcmp(sr->r.out, pkt, len),
+	      "steering changed the packet");
+	CHECK_EQ(sr->r.d.rx, 1);
+}
+
+static void cpus_of(__u64 *cpus, int a, int b)
+{
+	memset(cpus, 0, SILO_CPU_WORDS * sizeof(*cpus));
+	if (a >= 0)
+		cpus[a / 64] |= 1ULL << (a % 64);
+	if (b >= 0)
+		cpus[b / 64] |= 1ULL << (b % 64);
+}
+
+static int add_udp(const char *addr, __u16 port, int mode, int a, int b)
+{
+	struct silo_service_opts o = { .protocol = IPPROTO_UDP,
+				       .port = port,
+				       .mode = mode };
+
+	if (addr) {
+		o.family = strchr(addr, ':') ? SILO_AF_INET6 : SILO_AF_INET;
+		inet_pton(o.family == SILO_AF_INET ? AF_INET : AF_INET6, addr,
+			  o.addr);
+	}
+	cpus_of(o.cpus, a, b);
+	return silo_service_add(s, &o);
+}
+
+static int del_svc(const char *addr, __u8 proto, __u16 port)
+{
+	struct silo_service_opts o = { .protocol = proto, .port = port };
+
+	if (addr) {
+		o.family = strchr(addr, ':') ? SILO_AF_INET6 : SILO_AF_INET;
+		inet_pton(o.family == SILO_AF_INET ? AF_INET : AF_INET6, addr,
+			  o.addr);
+	}
+	return silo_service_del(s, &o);
+}
+
+struct find_svc {
+	__u8 family;
+	__u16 port;
+	int exact;
+	struct silo_service svc;
+	int found;
+};
+
+static int find_svc_cb(const struct silo_service_key *k,
+		       const struct silo_service *svc, void *ctx)
+{
+	static const __u8 zero[16];
+	struct find_svc *f = ctx;
+
+	if (k->family == f->family && ntohs(k->port) == f->port &&
+	    !memcmp(k->addr, zero, 16) == !f->exact) {
+		f->svc = *svc;
+		f->found = 1;
+	}
+	return 0;
+}
+
+/* The service on (family, port), any address unless exact. */
+static int svc_get(__u8 family, __u16 port, int exact, struct silo_service *svc)
+{
+	struct find_svc f = { .family = family, .port = port, .exact = exact };
+
+	if (silo_service_foreach(s, find_svc_cb, &f) || !f.found)
+		return -1;
+	*svc = f.svc;
+	return 0;
+}
+
+static int cpumap_fd(void)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), SILO_PIN_CPUMAP);
+	return bpf_obj_get(path);
+}
+
+static void test_no_service_passes(void)
+{
+	struct pkt_spec sp = spec4("10.1.0.1");
+	uint8_t pkt[PKT_MAX];
+	size_t len = pkt_build(pkt, &sp);
+	struct sresult sr;
+
+	run_svc(0, 0, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.r.d.pass_local, 1);
+	CHECK_EQ(sr.r.d.steered, 0);
+}
+
+/* flow mode over one CPU: another CPU's packet goes there, its own stays. */
+static void test_flow_steers_to_the_service_cpu(void)
+{
+	struct pkt_spec sp = spec4("10.1.0.1");
+	struct silo_service svc;
+	uint8_t pkt[PKT_MAX];
+	size_t len = pkt_build(pkt, &sp);
+	struct sresult sr;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_FLOW, 1, -1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	CHECK_EQ(svc.nr_cpus, 1);
+	CHECK_EQ(svc.slots[0], 1);
+	CHECK_EQ(svc.slots[SILO_SERVICE_SLOTS - 1], 1);
+
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_REDIRECT);
+	CHECK_EQ(sr.r.d.redirect, 1);
+	CHECK_EQ(sr.r.d.steered, 1);
+	CHECK_EQ(sr.r.d.pass, 0);
+	CHECK_EQ(sr.d.rx, 1);
+	CHECK_EQ(sr.d.steered, 1);
+
+	/* Target is this CPU: to the stack here. */
+	run_svc(1, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.r.d.pass_local, 1);
+	CHECK_EQ(sr.d.local, 1);
+	CHECK_EQ(sr.d.steered, 0);
+
+	/* IPv6: the service without an address covers both families. */
+	sp = spec6("fd01::1");
+	len = pkt_build(pkt, &sp);
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_REDIRECT);
+	CHECK_EQ(sr.d.steered, 1);
+
+	/* Another port is no service. */
+	sp = spec4("10.1.0.1");
+	sp.dport = 5001;
+	len = pkt_build(pkt, &sp);
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.d.rx, 0);
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
+}
+
+static void test_missing_cpumap_entry_passes(void)
+{
+	struct pkt_spec sp = spec4("10.1.0.1");
+	struct bpf_cpumap_val v;
+	struct silo_service svc;
+	uint8_t pkt[PKT_MAX];
+	size_t len = pkt_build(pkt, &sp);
+	struct sresult sr;
+	__u32 one = 1, zero = 0;
+	int fd;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_FLOW, 1, -1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	fd = cpumap_fd();
+	REQUIRE(fd >= 0, "no cpumap pin");
+	/* Entries only for the CPUs of some service. */
+	CHECK(!bpf_map_lookup_elem(fd, &one, &v), "no cpumap entry for CPU 1");
+	CHECK_EQ(v.qsize, SILO_CPUMAP_QSIZE_DEFAULT);
+	CHECK(bpf_map_lookup_elem(fd, &zero, &v), "a cpumap entry for CPU 0");
+	REQUIRE(!bpf_map_delete_elem(fd, &one), "delete the entry");
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.r.d.pass_local, 1);
+	CHECK_EQ(sr.d.pass_no_cpumap, 1);
+	CHECK_EQ(sr.d.steered, 0);
+	/* A sync puts it back. */
+	CHECK(silo_service_sync(s) >= 0, "sync");
+	CHECK(!bpf_map_lookup_elem(fd, &one, &v), "sync did not restore it");
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
+	/* The last service gone: no entry left. */
+	CHECK(bpf_map_lookup_elem(fd, &one, &v), "cpumap entry left");
+	close(fd);
+}
+
+/* Fragments and ICMP for a service's address are passed, never steered. */
+static void test_fragment_and_icmp_pass(void)
+{
+	struct pkt_spec sp = spec4("10.1.0.1");
+	struct silo_service svc;
+	uint8_t pkt[PKT_MAX];
+	size_t len;
+	struct sresult sr;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_FLOW, 1, -1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	sp.frag_off = 0x2000; /* MF: the first fragment, ports and all */
+	len = pkt_build(pkt, &sp);
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.r.d.pass_fragment, 1);
+	CHECK_EQ(sr.d0.fragment, 1);
+	CHECK_EQ(sr.d.rx, 0);
+
+	sp = spec6("fd01::1");
+	sp.nr_exthdrs = 1;
+	sp.exthdr[0] = 44; /* fragment header */
+	len = pkt_build(pkt, &sp);
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.d0.fragment, 1);
+
+	sp = spec4("10.1.0.1");
+	sp.proto = IPPROTO_ICMP;
+	len = pkt_build(pkt, &sp);
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.r.d.pass_l4_proto, 1);
+	CHECK_EQ(sr.d0.not_l4, 1);
+	CHECK_EQ(sr.d.rx, 0);
+
+	/* Not for a local address: not counted for services. */
+	sp = spec4("10.99.0.1");
+	sp.proto = IPPROTO_ICMP;
+	len = pkt_build(pkt, &sp);
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.d0.not_l4, 0);
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
+}
+
+/* The exact address first, then the service on any address. */
+static void test_exact_before_wildcard(void)
+{
+	struct pkt_spec sp = spec4("10.1.0.1");
+	struct silo_service any, exact;
+	uint8_t pkt[PKT_MAX];
+	size_t len = pkt_build(pkt, &sp);
+	struct sresult sr;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_FLOW, 1, -1), "add any");
+	REQUIRE(!add_udp("10.1.0.1", 5000, SILO_SERVICE_FLOW, 0, -1),
+		"add exact");
+	CHECK(add_udp("10.1.0.1", 5000, SILO_SERVICE_FLOW, 0, -1) == -EEXIST,
+	      "a second add on one key is refused");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &any), "no any service");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 1, &exact), "no exact service");
+	CHECK(any.id != exact.id, "one id for two services");
+
+	run_svc(0, exact.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.d.local, 1);
+
+	sp = spec4("10.1.0.5");
+	len = pkt_build(pkt, &sp);
+	run_svc(0, any.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_REDIRECT);
+	CHECK_EQ(sr.d.steered, 1);
+	CHECK(!del_svc("10.1.0.1", IPPROTO_UDP, 5000), "del exact");
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del any");
+	CHECK(del_svc(NULL, IPPROTO_UDP, 5000) == -ENOENT, "del twice");
+}
+
+/* The verdict the slot table predicts for a flow run on CPU 0. */
+static int predicted(const struct silo_service *svc, const struct pkt_spec *sp,
+		     __u8 proto)
+{
+	__u32 h = silo_flow_hash(sp->src, sp->dst, htons(sp->sport),
+				 htons(sp->dport), proto);
+
+	return svc->slots[h & (SILO_SERVICE_SLOTS - 1)] == 0 ? XDP_PASS :
+							       XDP_REDIRECT;
+}
+
+/* A TCP SYN and the segments after it land on one CPU, the one the slot
+ * table says; over two CPUs, flows go to both. */
+static void test_tcp_flow_stays_on_one_cpu(void)
+{
+	struct silo_service_opts o = { .protocol = IPPROTO_TCP,
+				       .port = 80,
+				       .mode = SILO_SERVICE_FLOW };
+	struct silo_service svc;
+	uint8_t syn[PKT_MAX], data[PKT_MAX];
+	int i, seen[2] = { 0, 0 };
+	struct sresult a, b;
+	size_t l3, len;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	cpus_of(o.cpus, 0, 1);
+	REQUIRE(!silo_service_add(s, &o), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 80, 0, &svc), "no service listed");
+	CHECK_EQ(svc.nr_cpus, 2);
+	for (i = 0; i < 32; i++) {
+		struct pkt_spec sp = spec4("10.1.0.1");
+
+		sp.proto = IPPROTO_TCP;
+		sp.dport = 80;
+		sp.sport = 30000 + i * 7;
+		sp.payload = 0;
+		len = pkt_build(syn, &sp);
+		l3 = pkt_l3_off(&sp);
+		syn[l3 + 20 + 13] = 0x02; /* SYN */
+		sp.payload = 100;
+		pkt_build(data, &sp);
+		data[l3 + 20 + 13] = 0x18; /* PSH ACK */
+		run_svc(0, svc.id, syn, len, &a);
+		run_svc(0, svc.id, data, len + 100, &b);
+		CHECK(a.r.verdict == b.r.verdict, "flow %d: SYN %d, data %d", i,
+		      a.r.verdict, b.r.verdict);
+		CHECK(a.r.verdict == predicted(&svc, &sp, IPPROTO_TCP),
+		      "flow %d: verdict %d, the slot table says otherwise", i,
+		      a.r.verdict);
+		seen[a.r.verdict == XDP_REDIRECT]++;
+	}
+	CHECK(seen[0] && seen[1], "32 flows all on one CPU (%d here, %d not)",
+	      seen[0], seen[1]);
+	CHECK(!del_svc(NULL, IPPROTO_TCP, 80), "del");
+}
+
+static int nr_slots_of(const __u16 *slots, __u32 cpu)
+{
+	int i, n = 0;
+
+	for (i = 0; i < SILO_SERVICE_SLOTS; i++)
+		n += slots[i] == cpu;
+	return n;
+}
+
+/* A CPU leaving moves only its slots; one joining takes only its share;
+ * the shares stay even. Many CPUs: the table builder alone. */
+static void test_slots_move_only_their_share(void)
+{
+	__u64 cpus[SILO_CPU_WORDS] = {};
+	__u16 slots[SILO_SERVICE_SLOTS], old[SILO_SERVICE_SLOTS];
+	int i, c, moved, min, max;
+
+	for (i = 0; i < SILO_SERVICE_SLOTS; i++)
+		slots[i] = SILO_SERVICE_NO_CPU;
+	for (c = 0; c < 8; c++)
+		cpus[0] |= 1ULL << c;
+	cpus[1] |= 1ULL << 2; /* CPU 66 */
+	REQUIRE(silo_service_slots_build(slots, cpus) == 9, "build");
+	min = SILO_SERVICE_SLOTS;
+	max = 0;
+	for (c = 0; c < 67; c++) {
+		int n = nr_slots_of(slots, c);
+
+		if (!(cpus[c / 64] >> (c % 64) & 1))
+			continue;
+		min = n < min ? n : min;
+		max = n > max ? n : max;
+	}
+	CHECK(max - min <= 1, "uneven shares: %d to %d", min, max);
+
+	/* CPU 3 leaves. */
+	memcpy(old, slots, sizeof(old));
+	cpus[0] &= ~(1ULL << 3);
+	REQUIRE(silo_service_slots_build(slots, cpus) == 8, "build");
+	for (i = 0, moved = 0; i < SILO_SERVICE_SLOTS; i++) {
+		CHECK(slots[i] != 3, "slot %d still on CPU 3", i);
+		if (old[i] != 3)
+			CHECK(slots[i] == old[i],
+			      "slot %d moved from CPU %u to %u", i, old[i],
+			      slots[i]);
+	}
+	for (c = 0; c < 67; c++)
+		if (cpus[c / 64] >> (c % 64) & 1)
+			CHECK_EQ(nr_slots_of(slots, c), 32);
+
+	/* CPU 9 joins: it takes 28 or 29 slots, and nothing else moves. */
+	memcpy(old, slots, sizeof(old));
+	cpus[0] |= 1ULL << 9;
+	REQUIRE(silo_service_slots_build(slots, cpus) == 9, "build");
+	for (i = 0, moved = 0; i < SILO_SERVICE_SLOTS; i++) {
+		if (slots[i] == old[i])
+			continue;
+		moved++;
+		CHECK(slots[i] == 9, "slot %d moved to CPU %u, not the new one",
+		      i, slots[i]);
+	}
+	CHECK(moved == 28 || moved == 29, "%d slots moved", moved);
+
+	/* Through the maps: a service's CPU leaving keeps the other's. */
+	if (ncpus < 2)
+		return;
+	{
+		struct silo_service_opts o = { .protocol = IPPROTO_UDP,
+					       .port = 6000,
+					       .replace = true };
+		struct silo_service a, b;
+
+		cpus_of(o.cpus, 0, 1);
+		REQUIRE(!silo_service_add(s, &o), "add");
+		REQUIRE(!svc_get(SILO_AF_INET, 6000, 0, &a), "not listed");
+		cpus_of(o.cpus, 0, -1);
+		REQUIRE(!silo_service_add(s, &o), "replace");
+		REQUIRE(!svc_get(SILO_AF_INET, 6000, 0, &b), "not listed");
+		CHECK_EQ(a.id, b.id);
+		for (i = 0; i < SILO_SERVICE_SLOTS; i++)
+			if (a.slots[i] == 0)
+				CHECK(b.slots[i] == 0, "slot %d left CPU 0", i);
+		CHECK_EQ(nr_slots_of(b.slots, 0), SILO_SERVICE_SLOTS);
+		CHECK(!del_svc(NULL, IPPROTO_UDP, 6000), "del");
+	}
+}
+
+static void test_queue_mode(void)
+{
+	struct pkt_spec sp = spec4("10.1.0.1");
+	struct silo_service svc;
+	uint8_t pkt[PKT_MAX];
+	size_t len = pkt_build(pkt, &sp);
+	struct sresult sr;
+	__u32 got[2];
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_QUEUE, 0, 1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	/* No CPU for the queue: passed where it came. */
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.d.pass_no_queue, 1);
+
+	REQUIRE(!silo_queue_map_set(s, in0, 0, 1), "queue-map");
+	REQUIRE(!silo_queue_map_get(s, in0, got, 2), "queue-map get");
+	CHECK_EQ(got[0], 1);
+	CHECK_EQ(got[1], SILO_SERVICE_NO_CPU);
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_REDIRECT);
+	CHECK_EQ(sr.d.steered, 1);
+	run_svc(1, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.d.local, 1);
+	/* Another device's queue 0 is not in0's. */
+	REQUIRE(!silo_queue_map_set(s, in0, 0, SILO_SERVICE_NO_CPU), "unset");
+	REQUIRE(!silo_queue_map_set(s, out0, 0, 1), "queue-map out0");
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.d.pass_no_queue, 1);
+	silo_queue_map_set(s, out0, 0, SILO_SERVICE_NO_CPU);
+	CHECK(silo_queue_map_default(s, "in0", NULL) == -ENOENT,
+	      "veth has no IRQs: nothing to default from");
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
+}
+
+static int set_node(int fd, __u32 cpu, __u32 node)
+{
+	return bpf_map_update_elem(fd, &cpu, &node, BPF_ANY);
+}
+
+/* node: flow over the service's CPUs on this CPU's node (a faked
+ * topology: CPU 0 on node 0, CPU 1 on node 1). */
+static void test_node_mode(void)
+{
+	char path[PATH_MAX];
+	struct silo_service svc;
+	int fd, i, seen[2] = { 0, 0 };
+	struct sresult sr;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	snprintf(path, sizeof(path), "%s/cpu_node", silo_pin_dir(s));
+	fd = bpf_obj_get(path);
+	REQUIRE(fd >= 0, "no cpu_node pin");
+	REQUIRE(!set_node(fd, 1, 1), "fake node");
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_NODE, 0, 1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	/* Every flow from CPU 0 stays on node 0's CPU: CPU 0. */
+	for (i = 0; i < 16; i++) {
+		struct pkt_spec sp = spec4("10.1.0.1");
+		uint8_t pkt[PKT_MAX];
+		size_t len;
+
+		sp.dport = 5000;
+		sp.sport = 20000 + i;
+		len = pkt_build(pkt, &sp);
+		run_svc(0, svc.id, pkt, len, &sr);
+		CHECK_EQ(sr.r.verdict, XDP_PASS);
+		CHECK_EQ(sr.d.local, 1);
+		/* flow mode would send about half of them to CPU 1 */
+		seen[predicted(&svc, &sp, IPPROTO_UDP) == XDP_REDIRECT]++;
+	}
+	CHECK(seen[1], "no flow that flow mode would move: a weak test");
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
+
+	/* No CPU of the service on this node: flow over all of them. */
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_NODE, 1, -1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	{
+		struct pkt_spec sp = spec4("10.1.0.1");
+		uint8_t pkt[PKT_MAX];
+		size_t len = pkt_build(pkt, &sp);
+
+		run_svc(0, svc.id, pkt, len, &sr);
+		CHECK_EQ(sr.r.verdict, XDP_REDIRECT);
+		CHECK_EQ(sr.d.node_remote, 1);
+		CHECK_EQ(sr.d.steered, 1);
+	}
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
+	set_node(fd, 1, 0);
+	close(fd);
+}
+
+/* Generic XDP: the program passes, steering is off. */
+static void test_skb_mode_does_not_steer(void)
+{
+	struct silo_xdp_load_opts skb = { .mode = SILO_XDP_SKB };
+	struct pkt_spec sp = spec4("10.3.0.1");
+	struct silo_service svc;
+	uint8_t pkt[PKT_MAX];
+	size_t len;
+	struct sresult sr;
+	__u32 ifindex;
+	int prog;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	REQUIRE(!sh("ip link add out1 type veth peer name out1p && "
+		    "ip link set out1 up && ip link set out1p up && "
+		    "ip addr add 10.3.0.1/24 dev out1"),
+		"veth");
+	REQUIRE(!silo_xdp_load(s, "out1", &skb), "load skb");
+	ifindex = if_nametoindex("out1");
+	prog = prog_of(ifindex);
+	REQUIRE(prog >= 0, "no program");
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_FLOW, 1, -1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	len = pkt_build(pkt, &sp);
+	pin_cpu(0);
+	{
+		struct silo_service_stats b, a;
+
+		sstats(svc.id, &b);
+		sr.r.verdict =
+			run_on(prog, ifindex, pkt, len, sr.r.out, &sr.r.len);
+		sstats(svc.id, &a);
+		CHECK_EQ(sr.r.verdict, XDP_PASS);
+		CHECK_EQ(a.pass_skb_mode - b.pass_skb_mode, 1);
+	}
+	close(prog);
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
+	silo_xdp_unload(s, "out1");
+	sh("ip link del out1");
+}
+
+int main(void)
+{
+	if (test_init())
+		return 1;
+	if (setup()) {
+		printf("not ok - setup: could not build the test topology\n");
+		return 1;
+	}
+	RUN(test_no_service_passes);
+	RUN(test_flow_steers_to_the_service_cpu);
+	RUN(test_missing_cpumap_entry_passes);
+	RUN(test_fragment_and_icmp_pass);
+	RUN(test_exact_before_wildcard);
+	RUN(test_tcp_flow_stays_on_one_cpu);
+	RUN(test_slots_move_only_their_share);
+	RUN(test_queue_mode);
+	RUN(test_node_mode);
+	RUN(test_skb_mode_does_not_steer);
+	fwd_teardown();
+	return 0;
+}
