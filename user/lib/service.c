@@ -462,12 +462,8 @@ int silo_service_add(struct silo *s, const struct silo_service_opts *opts)
 	}
 	if (opts->group) {
 		err = group_cpus(s, opts->group, cpus);
-		if (err) {
-			if (err == -ENOENT)
-				pr_err("no reuseport group '%s': see 'silo reuseport show'\n",
-				       opts->group);
+		if (err) /* silo_group_open said why */
 			return err;
-		}
 	} else {
 		memcpy(cpus, opts->cpus, sizeof(cpus));
 		err = check_cpus(cpus);

@@ -75,6 +75,7 @@ int do_route(int argc, char **argv);
 int do_genid(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_reuseport(int argc, char **argv);
+int do_service(int argc, char **argv);
 int do_daemon(int argc, char **argv);
 int do_doctor(int argc, char **argv);
 

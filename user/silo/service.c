@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: GPL-2.0
+/* silo service { add | del | show | sync | queue-map } */
+#include <errno.h>
+#include <limits.h>
+#include <unistd.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include "cli.h"
+
+static int service_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("Usage: %s service add --proto udp|tcp --port PORT [--addr ADDR]\n"
+	       "                         (--group NAME | --cpus LIST)\n"
+	       "                         [--mode flow|queue|node] [--queue-size N]\n"
+	       "                         [--replace]\n"
+	       "       %s service del --proto udp|tcp --port PORT [--addr ADDR]\n"
+	       "       %s service show [--per-cpu]\n"
+	       "       %s service sync\n"
+	       "       %s service queue-map DEV [QUEUE=CPU|QUEUE=none ...] [--default]\n"
+	       "\n"
+	       "A service is a local protocol, port and address (or any) whose packets\n"
+	       "silo's XDP program processes on a CPU of the service's set: it\n"
+	       "redirects each through a cpumap to that CPU, where the stack (and the\n"
+	       "reuseport program, which picks the socket of that CPU) runs, or passes\n"
+	       "it at once when it is there already. What the stack delivers does not\n"
+	       "change, only where it runs. Fragments, ICMP and anything not fully\n"
+	       "parsed go to the stack where they arrive. Needs silo loaded in native\n"
+	       "mode on the receiving devices ('silo xdp load DEV').\n"
+	       "\n"
+	       "add        steer a service's packets\n"
+	       "  --proto udp|tcp    its protocol\n"
+	       "  --port PORT        its local port\n"
+	       "  --addr ADDR        one local address (default: any, IPv4 and IPv6)\n"
+	       "  --group NAME       the CPUs are the occupied slots of reuseport\n"
+	       "                     group NAME, kept current as sockets come and go\n"
+	       "                     (by silod, and by 'service sync')\n"
+	       "  --cpus LIST        the CPUs, e.g. 0-3,8\n"
+	       "  --mode MODE        flow (default): a hash of the addresses and\n"
+	       "                     ports picks one of 256 slots, each a CPU; a CPU\n"
+	       "                     that joins or leaves moves only its share.\n"
+	       "                     queue: the CPU set for the packet's RX queue with\n"
+	       "                     'queue-map'. node: flow, over the service's CPUs\n"
+	       "                     on the NUMA node of the receiving CPU\n"
+	       "  --queue-size N     frames the cpumap queues per target CPU\n"
+	       "                     (default %d; more absorbs bursts, costs memory)\n"
+	       "  --replace          change an existing service; its slots move\n"
+	       "                     only as far as its new CPU set needs\n"
+	       "del        stop steering a service\n"
+	       "show       services, their CPUs, slots per CPU and counters\n"
+	       "  --per-cpu          the counters of each CPU too (JSON always)\n"
+	       "sync       re-read the CPU sets of services that follow a group\n"
+	       "queue-map  show or set the CPU that DEV's RX queues steer to (queue\n"
+	       "           mode); an unset queue is passed where it arrives\n"
+	       "  --default          from the queues' IRQ affinity\n"
+	       "                     (/proc/irq/N/smp_affinity_list)\n"
+	       "\n"
+	       "Options of every command: -j/--json, -p/--pretty, -h/--help\n",
+	       prog_name, prog_name, prog_name, prog_name, prog_name,
+	       SILO_CPUMAP_QSIZE_DEFAULT);
+	return 0;
+}
+
+static int parse_proto(const char *s, __u8 *proto)
+{
+	if (!strcmp(s, "udp"))
+		*proto = IPPROTO_UDP;
+	else if (!strcmp(s, "tcp"))
+		*proto = IPPROTO_TCP;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* "0-3,8" into a CPU bitmap. */
+static int parse_cpus(const char *s, __u64 *cpus)
+{
+	memset(cpus, 0, SILO_CPU_WORDS * sizeof(*cpus));
+	while (*s) {
+		unsigned long a, b;
+		char *end;
+
+		errno = 0;
+		a = strtoul(s, &end, 10);
+		if (errno || end == s || *s == '-' || *s == '+')
+			return -EINVAL;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (errno || end == s || b < a)
+				return -EINVAL;
+		}
+		if (b >= SILO_MAX_CPUS)
+			return -ERANGE;
+		for (; a <= b; a++)
+			cpus[a / 64] |= 1ULL << (a % 64);
+		s = end;
+		if (*s == ',' && s[1])
+			s++;
+		else if (*s)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static bool has_cpu(const __u64 *cpus, __u32 cpu)
+{
+	return (cpus[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+/* A CPU bitmap as "0-3,8"; "none" when empty. */
+static void fmt_cpus(char *buf, size_t len, const __u64 *cpus)
+{
+	size_t off = 0;
+	__u32 cpu, end;
+
+	buf[0] = '\0';
+	for (cpu = 0; cpu < SILO_MAX_CPUS; cpu++) {
+		if (!has_cpu(cpus, cpu))
+			continue;
+		for (end = cpu;
+		     end + 1 < SILO_MAX_CPUS && has_cpu(cpus, end + 1); end++)
+			;
+		if (off < len)
+			off += snprintf(buf + off, len - off, "%s%u",
+					off ? "," : "", cpu);
+		if (end > cpu && off < len)
+			off += snprintf(buf + off, len - off, "-%u", end);
+		cpu = end;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* Options shared by add and del: the service's key. */
+struct key_opts {
+	struct silo_service_opts o;
+	bool have_proto, have_port;
+};
+
+static int key_opt(int c, struct key_opts *k)
+{
+	__u32 v;
+
+	switch (c) {
+	case 'P':
+		if (parse_proto(optarg, &k->o.protocol))
+			return usage_error("bad --proto '%s': udp or tcp\n",
+					   optarg);
+		k->have_proto = true;
+		return 0;
+	case 'o':
+		if (parse_u32(optarg, &v) || !v || v > 65535)
+			return usage_error("bad --port '%s': 1-65535\n",
+					   optarg);
+		k->o.port = v;
+		k->have_port = true;
+		return 0;
+	case 'a': {
+		int family;
+
+		if (parse_addr(optarg, &family, k->o.addr))
+			return usage_error(
+				"bad --addr '%s': an IPv4 or IPv6 address\n",
+				optarg);
+		k->o.family = family;
+		return 0;
+	}
+	}
+	return 1;
+}
+
+static int service_add(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "proto", required_argument, NULL, 'P' },
+		{ "port", required_argument, NULL, 'o' },
+		{ "addr", required_argument, NULL, 'a' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "queue-size", required_argument, NULL, 'q' },
+		{ "replace", no_argument, NULL, 'r' },
+		COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char usage[] =
+		"usage: %s service add --proto udp|tcp --port PORT [--addr ADDR] (--group NAME | --cpus LIST) [--mode flow|queue|node] [--queue-size N] [--replace]\n";
+	struct key_opts k = { .o.mode = SILO_SERVICE_FLOW };
+	bool have_cpus = false;
+	struct silo *s;
+	int c, err, mode;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
+	       -1) {
+		err = key_opt(c, &k);
+		if (err <= 0) {
+			if (err)
+				return err;
+			continue;
+		}
+		switch (c) {
+		case 'g':
+			k.o.group = optarg;
+			break;
+		case 'c':
+			err = parse_cpus(optarg, k.o.cpus);
+			if (err)
+				return usage_error(
+					"bad --cpus '%s': a list such as 0-3,8 (CPUs below %d)\n",
+					optarg, SILO_MAX_CPUS);
+			have_cpus = true;
+			break;
+		case 'm':
+			mode = silo_service_mode_parse(optarg);
+			if (mode < 0)
+				return usage_error(
+					"bad --mode '%s': flow, queue or node\n",
+					optarg);
+			k.o.mode = mode;
+			break;
+		case 'q':
+			if (parse_u32(optarg, &k.o.qsize) || !k.o.qsize ||
+			    k.o.qsize > 16384)
+				return usage_error(
+					"bad --queue-size '%s': 1-16384\n",
+					optarg);
+			break;
+		case 'r':
+			k.o.replace = true;
+			break;
+		case 'h':
+			return service_help(0, NULL);
+		default:
+			if (!common_opt(c))
+				return usage_error(usage, prog_name);
+		}
+	}
+	if (optind != argc || !k.have_proto || !k.have_port ||
+	    !!k.o.group == have_cpus)
+		return usage_error(usage, prog_name);
+	s = open_silo();
+	if (!s)
+		return 1;
+	err = silo_service_add(s, &k.o);
+	if (err)
+		return 1;
+	if (cli.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "added", json_object_new_boolean(1));
+		json_print(o);
+	}
+	return 0;
+}
+
+static int service_del(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "proto", required_argument, NULL, 'P' },
+		{ "port", required_argument, NULL, 'o' },
+		{ "addr", required_argument, NULL, 'a' },
+		COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char usage[] =
+		"usage: %s service del --proto udp|tcp --port PORT [--addr ADDR]\n";
+	struct key_opts k = {};
+	struct silo *s;
+	int c, err;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
+	       -1) {
+		err = key_opt(c, &k);
+		if (err <= 0) {
+			if (err)
+				return err;
+			continue;
+		}
+		if (c == 'h')
+			return service_help(0, NULL);
+		if (!common_opt(c))
+			return usage_error(usage, prog_name);
+	}
+	if (optind != argc || !k.have_proto || !k.have_port)
+		return usage_error(usage, prog_name);
+	s = open_silo();
+	if (!s)
+		return 1;
+	if (silo_service_del(s, &k.o))
+		return 1;
+	if (cli.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "deleted",
+				       json_object_new_boolean(1));
+		json_print(o);
+	}
+	return 0;
+}
+
+struct show_ctx {
+	struct silo *s;
+	bool per_cpu;
+	int nr_cpus;
+	int shown;
+	json_object *arr;
+};
+
+static const char *proto_name(__u8 proto)
+{
+	return proto == IPPROTO_UDP ? "udp" :
+	       proto == IPPROTO_TCP ? "tcp" :
+				      "?";
+}
+
+static void key_str(const struct silo_service_key *k, char *buf, size_t len)
+{
+	static const __u8 zero[16];
+	char addr[INET6_ADDRSTRLEN];
+
+	if (!memcmp(k->addr, zero, 16))
+		snprintf(addr, sizeof(addr), "%s",
+			 k->family == SILO_AF_INET ? "0.0.0.0" : "::");
+	else
+		fmt_addr(addr, sizeof(addr), k->family, k->addr);
+	snprintf(buf, len, "%s%d %s%s%s:%u", proto_name(k->protocol),
+		 k->family == SILO_AF_INET ? 4 : 6,
+		 k->family == SILO_AF_INET6 ? "[" : "", addr,
+		 k->family == SILO_AF_INET6 ? "]" : "", ntohs(k->port));
+}
+
+static json_object *stats_json(const struct silo_service_stats *st)
+{
+	json_object *o = json_object_new_object();
+	unsigned int i;
+
+	for (i = 0; i < SILO_SSTAT_MAX; i++)
+		json_object_object_add(
+			o, silo_service_stat_name(i),
+			json_object_new_int64(((const __u64 *)st)[i]));
+	return o;
+}
+
+/* Counters of id, total and per CPU; NULL when they cannot be read. */
+static struct silo_service_stats *read_stats(struct show_ctx *c, __u32 id,
+					     struct silo_service_stats *total)
+{
+	struct silo_service_stats *pc = calloc(c->nr_cpus, sizeof(*pc));
+	unsigned int i;
+	int cpu;
+
+	memset(total, 0, sizeof(*total));
+	if (!pc || silo_service_stats(c->s, id, pc)) {
+		free(pc);
+		return NULL;
+	}
+	for (cpu = 0; cpu < c->nr_cpus; cpu++)
+		for (i = 0; i < SILO_SSTAT_MAX; i++)
+			((__u64 *)total)[i] += ((__u64 *)&pc[cpu])[i];
+	return pc;
+}
+
+static void print_stats(struct show_ctx *c,
+			const struct silo_service_stats *total,
+			const struct silo_service_stats *pc)
+{
+	unsigned int i;
+	int cpu;
+
+	for (i = 0; i < SILO_SSTAT_MAX; i++) {
+		__u64 v = ((const __u64 *)total)[i];
+
+		if (!v && !c->per_cpu)
+			continue;
+		printf("    %-16s %12llu", silo_service_stat_name(i),
+		       (unsigned long long)v);
+		if (c->per_cpu && pc)
+			for (cpu = 0; cpu < c->nr_cpus; cpu++)
+				printf(" %10llu",
+				       (unsigned long long)((
+					       const __u64 *)&pc[cpu])[i]);
+		printf("\n");
+	}
+}
+
+static int show_one(const struct silo_service_key *key,
+		    const struct silo_service *svc, void *ctx)
+{
+	struct show_ctx *c = ctx;
+	struct silo_service_stats total, *pc;
+	char ks[96], cpus[256];
+	unsigned int *slots_of;
+	int cpu, i;
+
+	key_str(key, ks, sizeof(ks));
+	fmt_cpus(cpus, sizeof(cpus), svc->cpus);
+	slots_of = calloc(c->nr_cpus, sizeof(*slots_of));
+	if (!slots_of)
+		return -ENOMEM;
+	for (i = 0; i < SILO_SERVICE_SLOTS; i++)
+		if (svc->slots[i] < c->nr_cpus)
+			slots_of[svc->slots[i]]++;
+	pc = read_stats(c, svc->id, &total);
+	c->shown++;
+	if (cli.json) {
+		json_object *o = json_object_new_object(), *arr, *sl;
+
+		json_object_object_add(o, "id", json_object_new_int(svc->id));
+		json_object_object_add(o, "service",
+				       json_object_new_string(ks));
+		json_object_object_add(
+			o, "mode",
+			json_object_new_string(
+				silo_service_mode_name(svc->mode)));
+		json_object_object_add(o, "cpus", json_object_new_string(cpus));
+		json_object_object_add(
+			o, "group",
+			(svc->flags & SILO_SERVICE_F_GROUP) ?
+				json_object_new_string(svc->group) :
+				NULL);
+		json_object_object_add(o, "queue_size",
+				       json_object_new_int(svc->qsize));
+		sl = json_object_new_object();
+		for (cpu = 0; cpu < c->nr_cpus; cpu++) {
+			char n[16];
+
+			if (!slots_of[cpu])
+				continue;
+			snprintf(n, sizeof(n), "%d", cpu);
+			json_object_object_add(
+				sl, n, json_object_new_int(slots_of[cpu]));
+		}
+		json_object_object_add(o, "slots_per_cpu", sl);
+		json_object_object_add(o, "stats", stats_json(&total));
+		arr = json_object_new_array();
+		for (cpu = 0; pc && cpu < c->nr_cpus; cpu++)
+			json_object_array_add(arr, stats_json(&pc[cpu]));
+		json_object_object_add(o, "stats_per_cpu", arr);
+		json_object_array_add(c->arr, o);
+	} else {
+		printf("service %u: %s mode %s cpus %s", svc->id, ks,
+		       silo_service_mode_name(svc->mode), cpus);
+		if (svc->flags & SILO_SERVICE_F_GROUP)
+			printf(" (group %s)", svc->group);
+		printf(" queue-size %u\n", svc->qsize);
+		if (svc->mode != SILO_SERVICE_QUEUE && svc->nr_cpus) {
+			printf("  slots:");
+			for (cpu = 0; cpu < c->nr_cpus; cpu++)
+				if (slots_of[cpu])
+					printf(" cpu%d %u", cpu, slots_of[cpu]);
+			printf("\n");
+		}
+		if (c->per_cpu) {
+			printf("    %-16s %12s", "", "total");
+			for (cpu = 0; cpu < c->nr_cpus; cpu++)
+				printf(" %9s%d", "cpu", cpu);
+			printf("\n");
+		}
+		print_stats(c, &total, pc);
+	}
+	free(pc);
+	free(slots_of);
+	return 0;
+}
+
+static int service_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "per-cpu", no_argument, NULL, 'c' },
+		COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct show_ctx c = { .nr_cpus = silo_nr_cpus() };
+	struct silo_service_stats total, *pc;
+	int ch, err;
+
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
+	       -1) {
+		if (ch == 'c')
+			c.per_cpu = true;
+		else if (ch == 'h')
+			return service_help(0, NULL);
+		else if (!common_opt(ch))
+			return usage_error(
+				"usage: %s service show [--per-cpu]\n",
+				prog_name);
+	}
+	if (optind != argc)
+		return usage_error("usage: %s service show [--per-cpu]\n",
+				   prog_name);
+	c.s = open_silo();
+	if (!c.s || c.nr_cpus <= 0)
+		return 1;
+	c.arr = json_object_new_array();
+	err = silo_service_foreach(c.s, show_one, &c);
+	if (err) {
+		json_object_put(c.arr);
+		return 1;
+	}
+	pc = read_stats(&c, 0, &total);
+	if (cli.json) {
+		json_object *o = json_object_new_object(), *arr;
+		int cpu;
+
+		json_object_object_add(o, "services", c.arr);
+		json_object_object_add(o, "unattributed", stats_json(&total));
+		arr = json_object_new_array();
+		for (cpu = 0; pc && cpu < c.nr_cpus; cpu++)
+			json_object_array_add(arr, stats_json(&pc[cpu]));
+		json_object_object_add(o, "unattributed_per_cpu", arr);
+		json_print(o);
+	} else {
+		json_object_put(c.arr);
+		if (!c.shown)
+			printf("no services: see '%s service add --help'\n",
+			       prog_name);
+		if (total.fragment || total.not_l4 || total.not_understood) {
+			printf("local packets of no service (passed):\n");
+			print_stats(&c, &total, pc);
+		}
+	}
+	free(pc);
+	return 0;
+}
+
+static int service_sync(int argc, char **argv)
+{
+	struct silo *s;
+	int err = parse_plain(argc, argv, 0, "service sync");
+
+	if (err)
+		return err < 0 ? service_help(0, NULL) : err;
+	s = open_silo();
+	if (!s)
+		return 1;
+	err = silo_service_sync(s);
+	if (err < 0)
+		return 1;
+	if (cli.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "changed", json_object_new_int(err));
+		json_print(o);
+	} else {
+		printf("%d service%s changed\n", err, err == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+/* RX queues of dev, from sysfs (queues/rx-N): at least 1. */
+static __u32 rx_queues(const char *dev)
+{
+	char path[PATH_MAX];
+	__u32 n;
+
+	for (n = 0; n < SILO_MAX_QUEUES; n++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-%u",
+			 dev, n);
+		if (access(path, F_OK))
+			break;
+	}
+	return n ? n : 1;
+}
+
+static int service_queue_map(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "default", no_argument, NULL, 'D' },
+		COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char usage[] =
+		"usage: %s service queue-map DEV [QUEUE=CPU|QUEUE=none ...] [--default]\n";
+	bool dflt = false;
+	const char *dev;
+	__u32 ifindex, n, q, *cpus;
+	struct silo *s;
+	int c, i, err;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, COMMON_SHORTOPTS, opts, NULL)) !=
+	       -1) {
+		if (c == 'D')
+			dflt = true;
+		else if (c == 'h')
+			return service_help(0, NULL);
+		else if (!common_opt(c))
+			return usage_error(usage, prog_name);
+	}
+	if (optind >= argc)
+		return usage_error(usage, prog_name);
+	dev = argv[optind++];
+	/* Check every pair before setting any. */
+	for (i = optind; i < argc; i++) {
+		char *eq = strchr(argv[i], '='), qs[16];
+		__u32 cpu;
+
+		if (!eq || eq - argv[i] >= (long)sizeof(qs))
+			return usage_error(
+				"bad '%s': QUEUE=CPU or QUEUE=none\n", argv[i]);
+		memcpy(qs, argv[i], eq - argv[i]);
+		qs[eq - argv[i]] = '\0';
+		if (parse_u32(qs, &q) || q >= SILO_MAX_QUEUES ||
+		    (strcmp(eq + 1, "none") && parse_u32(eq + 1, &cpu)))
+			return usage_error(
+				"bad '%s': QUEUE=CPU or QUEUE=none\n", argv[i]);
+	}
+	s = open_silo();
+	if (!s)
+		return 1;
+	ifindex = if_nametoindex(dev);
+	if (!ifindex) {
+		usage_error("no device '%s': see 'ip link show'\n", dev);
+		return 1;
+	}
+	if (dflt && silo_queue_map_default(s, dev, NULL) < 0)
+		return 1;
+	for (i = optind; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		__u32 cpu = SILO_SERVICE_NO_CPU;
+
+		*eq = '\0';
+		parse_u32(argv[i], &q);
+		if (strcmp(eq + 1, "none"))
+			parse_u32(eq + 1, &cpu);
+		*eq = '=';
+		if (silo_queue_map_set(s, ifindex, q, cpu))
+			return 1;
+	}
+	n = rx_queues(dev);
+	cpus = calloc(n, sizeof(*cpus));
+	if (!cpus)
+		return 1;
+	err = silo_queue_map_get(s, ifindex, cpus, n);
+	if (err) {
+		free(cpus);
+		return 1;
+	}
+	if (cli.json) {
+		json_object *o = json_object_new_object(), *arr;
+
+		json_object_object_add(o, "device",
+				       json_object_new_string(dev));
+		arr = json_object_new_array();
+		for (q = 0; q < n; q++)
+			json_object_array_add(
+				arr, cpus[q] == SILO_SERVICE_NO_CPU ?
+					     NULL :
+					     json_object_new_int(cpus[q]));
+		json_object_object_add(o, "queue_cpu", arr);
+		json_print(o);
+	} else {
+		printf("%s:", dev);
+		for (q = 0; q < n; q++)
+			if (cpus[q] == SILO_SERVICE_NO_CPU)
+				printf(" %u=none", q);
+			else
+				printf(" %u=%u", q, cpus[q]);
+		printf("\n");
+	}
+	free(cpus);
+	return 0;
+}
+
+int do_service(int argc, char **argv)
+{
+	static const struct cmd cmds[] = {
+		{ "add", service_add },
+		{ "del", service_del },
+		{ "show", service_show },
+		{ "sync", service_sync },
+		{ "queue-map", service_queue_map },
+		{ NULL, NULL },
+	};
+
+	return cmd_select(cmds, argc - 1, argv + 1, service_help);
+}
