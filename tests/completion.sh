@@ -43,7 +43,7 @@ for obj in $objects; do
 	help=$("$SILO" "$obj" help)
 	# The usage lines: "silo OBJ CMD ..." and their continuations.
 	usage=$(sed -n '1,/^$/p' <<<"$help" | sed 's/^Usage: *//; s/^ *//')
-	cmds=$(grep -oE "^silo $obj \[?[a-z]+" <<<"$usage" | awk '{print $3}' | tr -d '[')
+	cmds=$(grep -oE "^silo $obj \[?[a-z][a-z-]*" <<<"$usage" | awk '{print $3}' | tr -d '[')
 	if [[ -z $cmds ]]; then # an object without commands: silo doctor [DEV]
 		same "$obj: options" "$(grep -oE -- '--[a-z][a-z-]*' <<<"$usage") $common" \
 			"$(complete_line "silo $obj -")"
@@ -68,4 +68,7 @@ complete_line "silo --netns $N xdp load " | grep -qx cmpdev0 &&
 	"$(complete_line "silo --netns $N xdp load " | tr '\n' ' ')"
 same "reuseport attach --policy" "cpu node hash" \
 	"$(complete_line 'silo reuseport attach --policy ')"
+same "service add --mode" "flow queue node" \
+	"$(complete_line 'silo service add --mode ')"
+same "xdp load --mode" "native skb" "$(complete_line 'silo xdp load --mode ')"
 ip netns del "$N"
