@@ -7,6 +7,7 @@
  * XDP_PASS. Steering never changes the packet.
  */
 #include <linux/limits.h>
+#include <netinet/in.h>
 #include "fwd.h"
 #include "../user/lib/internal.h"
 
@@ -613,6 +614,74 @@ static void test_skb_mode_does_not_steer(void)
 	sh("ip link del out1");
 }
 
+static int reuseport_udp(__u16 port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* --group: the CPUs are the group's occupied slots, re-read on sync; a
+ * socket leaving moves only its CPU's slots. */
+static void test_group_cpus_follow_slots(void)
+{
+	struct silo_group_opts go = { .name = "svcgrp" };
+	struct silo_service_opts o = { .protocol = IPPROTO_UDP,
+				       .port = 7100,
+				       .mode = SILO_SERVICE_FLOW,
+				       .group = "svcgrp" };
+	struct silo_service a, b;
+	struct silo_group *g = NULL;
+	int fd0, fd1, i;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	fd0 = reuseport_udp(7100);
+	fd1 = reuseport_udp(7100);
+	REQUIRE(fd0 >= 0 && fd1 >= 0, "sockets");
+	REQUIRE(!silo_group_create(s, fd0, &go, &g), "group create");
+	REQUIRE(!silo_group_set(g, 0, fd0) && !silo_group_set(g, 1, fd1),
+		"group set");
+	REQUIRE(!silo_service_add(s, &o), "add --group");
+	REQUIRE(!svc_get(SILO_AF_INET, 7100, 0, &a), "not listed");
+	CHECK_EQ(a.nr_cpus, 2);
+	CHECK(a.flags & SILO_SERVICE_F_GROUP, "no group flag");
+	CHECK(!strcmp(a.group, "svcgrp"), "group '%s'", a.group);
+	CHECK_EQ(silo_service_sync(s), 0); /* nothing changed */
+
+	REQUIRE(!silo_group_remove(g, 1), "group remove");
+	CHECK(silo_service_sync(s) >= 1, "sync saw no change");
+	REQUIRE(!svc_get(SILO_AF_INET, 7100, 0, &b), "not listed");
+	CHECK_EQ(b.nr_cpus, 1);
+	for (i = 0; i < SILO_SERVICE_SLOTS; i++)
+		if (b.slots[i] != 0) {
+			CHECK(0, "slot %d on CPU %u, was %u", i, b.slots[i],
+			      a.slots[i]);
+			break;
+		}
+	/* A socket closing leaves its slot by itself: the next sync. */
+	REQUIRE(!silo_group_set(g, 1, fd1), "group set again");
+	CHECK(silo_service_sync(s) >= 1, "sync saw no change");
+	close(fd1);
+	CHECK(silo_service_sync(s) >= 1, "sync missed the closed socket");
+	REQUIRE(!svc_get(SILO_AF_INET, 7100, 0, &b), "not listed");
+	CHECK_EQ(b.nr_cpus, 1);
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 7100), "del");
+	silo_group_detach(g, fd0);
+	silo_group_close(g);
+	close(fd0);
+}
+
 int main(void)
 {
 	if (test_init())
@@ -631,6 +700,7 @@ int main(void)
 	RUN(test_queue_mode);
 	RUN(test_node_mode);
 	RUN(test_skb_mode_does_not_steer);
+	RUN(test_group_cpus_follow_slots);
 	fwd_teardown();
 	return 0;
 }

@@ -226,6 +226,9 @@ int netns_cookie(__u64 *cookie);
 /* Services (service.c): rebuilds a slot table over cpus from the old one,
  * moving as few slots as an even share allows; returns the CPU count. */
 int silo_service_slots_build(__u16 *slots, const __u64 *cpus);
+/* silo_service_sync, or -EAGAIN at once while another process holds the
+ * lock (silod: its loop must not wait). */
+int silo_service_sync_try(struct silo *s);
 
 /* Reuseport groups (reuseport.c, reuseport_pid.c). */
 /* What socket fd is as a group key; why says what does not fit. */

@@ -170,7 +170,7 @@ out:
 }
 
 /* Group changes from several processes take turns, as reuseport's do. */
-static int svc_lock(const struct silo *s)
+static int svc_lock(const struct silo *s, int tries_max)
 {
 	int fd, tries;
 
@@ -178,7 +178,11 @@ static int svc_lock(const struct silo *s)
 	if (fd < 0)
 		return -errno;
 	for (tries = 0; flock(fd, LOCK_EX | LOCK_NB); tries++) {
-		if (errno != EWOULDBLOCK || tries >= 500) {
+		if (errno == EWOULDBLOCK && !tries_max) {
+			close(fd);
+			return -EAGAIN;
+		}
+		if (errno != EWOULDBLOCK || tries >= tries_max) {
 			pr_err("%s stayed locked for 5 s: another silo process is changing services or groups; try again\n",
 			       s->pin_dir);
 			close(fd);
@@ -473,7 +477,7 @@ int silo_service_add(struct silo *s, const struct silo_service_opts *opts)
 	err = open_svc_maps(s, &m);
 	if (err)
 		return err;
-	lock = svc_lock(s);
+	lock = svc_lock(s, 500);
 	if (lock < 0) {
 		err = lock;
 		goto out_maps;
@@ -538,7 +542,7 @@ int silo_service_del(struct silo *s, const struct silo_service_opts *opts)
 	err = open_svc_maps(s, &m);
 	if (err)
 		return err;
-	lock = svc_lock(s);
+	lock = svc_lock(s, 500);
 	if (lock < 0) {
 		err = lock;
 		goto out_maps;
@@ -641,7 +645,20 @@ int silo_service_stats(struct silo *s, __u32 id,
 	return err;
 }
 
-int silo_service_sync(struct silo *s)
+static int group_name_cb(struct silo_group *g, void *ctx)
+{
+	const char *want = ctx;
+
+	return !strcmp(silo_group_name(g), want);
+}
+
+/* Whether group name exists, without a message when it does not. */
+static bool group_exists(struct silo *s, const char *name)
+{
+	return silo_group_foreach(s, group_name_cb, (void *)name) == 1;
+}
+
+static int service_sync(struct silo *s, int lock_tries)
 {
 	struct svc_entry *list = NULL;
 	__u64 cpus[SILO_CPU_WORDS];
@@ -652,7 +669,7 @@ int silo_service_sync(struct silo *s)
 	err = silo_maps_open(s, &m);
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	lock = svc_lock(s);
+	lock = svc_lock(s, lock_tries);
 	if (lock < 0) {
 		err = lock;
 		goto out_maps;
@@ -664,7 +681,8 @@ int silo_service_sync(struct silo *s)
 		if (!(svc->flags & SILO_SERVICE_F_GROUP))
 			continue;
 		/* A group that is gone leaves the service no CPU: passed. */
-		if (group_cpus(s, svc->group, cpus))
+		if (!group_exists(s, svc->group) ||
+		    group_cpus(s, svc->group, cpus))
 			memset(cpus, 0, sizeof(cpus));
 		if (!memcmp(cpus, svc->cpus, sizeof(cpus)))
 			continue;
@@ -678,6 +696,16 @@ out_maps:
 	free(list);
 	silo_maps_close(&m);
 	return err ? err : changed;
+}
+
+int silo_service_sync(struct silo *s)
+{
+	return service_sync(s, 500);
+}
+
+int silo_service_sync_try(struct silo *s)
+{
+	return service_sync(s, 0);
 }
 
 int silo_queue_map_set(struct silo *s, __u32 ifindex, __u32 queue, __u32 cpu)

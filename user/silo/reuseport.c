@@ -551,5 +551,10 @@ int do_reuseport(int argc, char **argv)
 		{ "detach", reuseport_detach }, { NULL, NULL },
 	};
 
-	return cmd_select(cmds, argc - 1, argv + 1, reuseport_help);
+	int ret = cmd_select(cmds, argc - 1, argv + 1, reuseport_help);
+
+	/* Services that follow a group steer to its slots' CPUs now. */
+	if (!ret && cli.silo)
+		silo_service_sync(cli.silo);
+	return ret;
 }
