@@ -256,6 +256,13 @@ struct steer_scratch {
 	__u32 cpu;
 	__u32 id;
 	__u32 slot;
+	/* The L4 checksum: where it is, what is left, the sum so far, its
+	 * pseudo header (addresses, length, protocol), the last bytes. */
+	__u32 off;
+	__u32 left;
+	__u32 sum;
+	__u32 pseudo[10];
+	__u8 tail[4];
 };
 
 struct {
@@ -264,6 +271,123 @@ struct {
 	__type(key, __u32);
 	__type(value, struct steer_scratch);
 } steer_scratch SEC(".maps");
+
+#define CSUM_CHUNK 256
+#define CSUM_CHUNKS 36 /* 9,216 bytes: a jumbo frame */
+/* Offsets bounded so that offset + chunk stays below the verifier's
+ * MAX_PACKET_OFF (0xFFFF), or it does not take the bounds check. */
+#define CSUM_OFF_MASK 0x3FFF
+
+/*
+ * Adds sz bytes of the packet at sc->off to sc->sum when sc->left holds
+ * them. The state lives in scratch, not in registers that each helper call
+ * would make the program spill to a stack it has no room on.
+ */
+static __always_inline int csum_step(struct xdp_md *ctx,
+				     struct steer_scratch *sc, __u32 sz)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	void *at = data + (sc->off & CSUM_OFF_MASK);
+	__s64 sum;
+
+	if (sc->left < sz)
+		return 0;
+	if (at + sz > data_end)
+		return -1;
+	sum = bpf_csum_diff(NULL, 0, at, sz, sc->sum);
+	if (sum < 0)
+		return -1;
+	sc->sum = sum;
+	sc->off += sz;
+	sc->left -= sz;
+	return 0;
+}
+
+/*
+ * Is the TCP or UDP checksum complete and right? A cpumap carries no
+ * checksum state: the stack on the target CPU checks the sum in software.
+ * A packet whose sum the sender left to offload (CHECKSUM_PARTIAL, from a
+ * veth peer in this host) is right for the stack here but wrong there, so
+ * it is passed, as is one with a bad sum (the stack drops it here).
+ */
+static __always_inline int l4_csum_ok(struct xdp_md *ctx, const struct pkt *p,
+				      struct steer_scratch *sc)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	void *l4 = data + (p->l4_off & CSUM_OFF_MASK);
+	const __u32 *src, *dst;
+	__u32 i, sum;
+	__s64 s;
+
+	if (l4 + 8 > data_end)
+		return 0;
+	sc->off = p->l4_off;
+	sc->left = p->l3_off + p->l3_len - p->l4_off;
+	if (sc->left > CSUM_CHUNK * CSUM_CHUNKS)
+		return 0;
+	/* struct pkt keeps the addresses 4-byte aligned: copy by words. */
+	src = (const __u32 *)p->src;
+	dst = (const __u32 *)p->dst;
+	if (p->family == SILO_AF_INET) {
+		/* UDP over IPv4 without a checksum: nothing to check. */
+		if (p->l4_proto == IPPROTO_UDP && !*(__u16 *)(l4 + 6))
+			return 1;
+		sc->pseudo[0] = src[0];
+		sc->pseudo[1] = dst[0];
+		sc->pseudo[2] = bpf_htonl((__u32)p->l4_proto << 16 | sc->left);
+		s = bpf_csum_diff(NULL, 0, (__be32 *)sc->pseudo, 12, 0);
+	} else {
+		for (i = 0; i < 4; i++) {
+			sc->pseudo[i] = src[i];
+			sc->pseudo[4 + i] = dst[i];
+		}
+		sc->pseudo[8] = bpf_htonl(sc->left);
+		sc->pseudo[9] = bpf_htonl(p->l4_proto);
+		s = bpf_csum_diff(NULL, 0, (__be32 *)sc->pseudo, 40, 0);
+	}
+	if (s < 0)
+		return 0;
+	sc->sum = s;
+	for (i = 0; i < CSUM_CHUNKS && sc->left >= CSUM_CHUNK; i++)
+		if (csum_step(ctx, sc, CSUM_CHUNK))
+			return 0;
+	if (csum_step(ctx, sc, 128) || csum_step(ctx, sc, 64) ||
+	    csum_step(ctx, sc, 32) || csum_step(ctx, sc, 16) ||
+	    csum_step(ctx, sc, 8) || csum_step(ctx, sc, 4))
+		return 0;
+	if (sc->left) {
+		__u8 *b;
+
+		data = (void *)(long)ctx->data;
+		data_end = (void *)(long)ctx->data_end;
+		b = data + (sc->off & CSUM_OFF_MASK);
+		*(__u32 *)sc->tail = 0;
+		if ((void *)(b + 1) > data_end)
+			return 0;
+		sc->tail[0] = b[0];
+		if (sc->left > 1) {
+			if ((void *)(b + 2) > data_end)
+				return 0;
+			sc->tail[1] = b[1];
+		}
+		if (sc->left > 2) {
+			if ((void *)(b + 3) > data_end)
+				return 0;
+			sc->tail[2] = b[2];
+		}
+		s = bpf_csum_diff(NULL, 0, (__be32 *)sc->tail, 4, sc->sum);
+		if (s < 0)
+			return 0;
+		sc->sum = s;
+	}
+	/* Folded, the sum over a right checksum is all ones. */
+	sum = sc->sum;
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return sum == 0xFFFF;
+}
 
 /*
  * Where a packet for a local address runs: XDP_REDIRECT when it goes to
@@ -335,6 +459,10 @@ static __noinline int local_steer(struct xdp_md *ctx, const struct pkt *p)
 	}
 	if (target == sc->cpu) {
 		scount(ss, SILO_SSTAT_LOCAL);
+		return XDP_PASS;
+	}
+	if (!l4_csum_ok(ctx, p, sc)) {
+		scount(ss, SILO_SSTAT_PASS_CSUM);
 		return XDP_PASS;
 	}
 	/* Only records the target; a missing entry returns XDP_PASS. */

@@ -3,8 +3,9 @@
 # the server's veth (native XDP), a sender pinned to CPU 0 (veth processes
 # what it receives on the sending CPU). With a UDP service on CPU 1 every
 # datagram is processed on CPU 1 (SO_INCOMING_CPU at the socket, the
-# service's counters) and every one is delivered; without it they stay on
-# CPU 0. TCP through a service: whole bytes, every connection.
+# service's counters) and every one is delivered; without it, or with
+# checksums left to offload, they stay on CPU 0. TCP through a service:
+# whole bytes, every connection.
 . "$TESTS_DIR/lib.sh"
 
 if (($(nproc) < 2)); then
@@ -79,6 +80,17 @@ steered=$(sstat 0 steered) local_=$(sstat 0 local) rx=$(sstat 0 rx)
 udp "IPv6, the same service" fd77::2 1000
 only_on 1 990 && ok "IPv6: every datagram processed on CPU 1" ||
 	not_ok "IPv6: every datagram processed on CPU 1" "$cpus"
+
+# A sender that leaves its checksums to offload (veth's default) sends sums
+# only the stack here can complete: passed, never steered, all delivered.
+ip netns exec "$C" ethtool -K svl-c tx on >/dev/null
+udp "checksum offloaded" 10.77.0.2 1000
+only_on 0 990 && ok "checksum offloaded: processed where it arrived" ||
+	not_ok "checksum offloaded: processed where it arrived" "$cpus"
+csum=$(sstat 0 pass_csum)
+((csum >= 1000)) && ok "checksum offloaded: counted ($csum)" ||
+	not_ok "checksum offloaded: counted" "pass_csum $csum"
+ip netns exec "$C" ethtool -K svl-c tx off >/dev/null
 
 # Steering to the CPU where it arrives is a pass: still delivered there.
 check "service replace: CPU 0" silo --netns "$S" service add --proto udp \

@@ -13,6 +13,16 @@
 
 static int ncpus;
 
+/* pkt_build with the L4 checksum in full, as on a wire: steering passes a
+ * packet whose checksum is not (see l4_csum_ok). */
+static size_t build(uint8_t *buf, const struct pkt_spec *sp)
+{
+	size_t len = pkt_build(buf, sp);
+
+	pkt_l4_csum(buf, len, sp);
+	return len;
+}
+
 static int pin_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -156,7 +166,7 @@ static void test_no_service_passes(void)
 {
 	struct pkt_spec sp = spec4("10.1.0.1");
 	uint8_t pkt[PKT_MAX];
-	size_t len = pkt_build(pkt, &sp);
+	size_t len = build(pkt, &sp);
 	struct sresult sr;
 
 	run_svc(0, 0, pkt, len, &sr);
@@ -171,7 +181,7 @@ static void test_flow_steers_to_the_service_cpu(void)
 	struct pkt_spec sp = spec4("10.1.0.1");
 	struct silo_service svc;
 	uint8_t pkt[PKT_MAX];
-	size_t len = pkt_build(pkt, &sp);
+	size_t len = build(pkt, &sp);
 	struct sresult sr;
 
 	if (ncpus < 2)
@@ -199,7 +209,7 @@ static void test_flow_steers_to_the_service_cpu(void)
 
 	/* IPv6: the service without an address covers both families. */
 	sp = spec6("fd01::1");
-	len = pkt_build(pkt, &sp);
+	len = build(pkt, &sp);
 	run_svc(0, svc.id, pkt, len, &sr);
 	CHECK_EQ(sr.r.verdict, XDP_REDIRECT);
 	CHECK_EQ(sr.d.steered, 1);
@@ -207,7 +217,7 @@ static void test_flow_steers_to_the_service_cpu(void)
 	/* Another port is no service. */
 	sp = spec4("10.1.0.1");
 	sp.dport = 5001;
-	len = pkt_build(pkt, &sp);
+	len = build(pkt, &sp);
 	run_svc(0, svc.id, pkt, len, &sr);
 	CHECK_EQ(sr.r.verdict, XDP_PASS);
 	CHECK_EQ(sr.d.rx, 0);
@@ -220,7 +230,7 @@ static void test_missing_cpumap_entry_passes(void)
 	struct bpf_cpumap_val v;
 	struct silo_service svc;
 	uint8_t pkt[PKT_MAX];
-	size_t len = pkt_build(pkt, &sp);
+	size_t len = build(pkt, &sp);
 	struct sresult sr;
 	__u32 one = 1, zero = 0;
 	int fd;
@@ -264,7 +274,7 @@ static void test_fragment_and_icmp_pass(void)
 	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_FLOW, 1, -1), "add");
 	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
 	sp.frag_off = 0x2000; /* MF: the first fragment, ports and all */
-	len = pkt_build(pkt, &sp);
+	len = build(pkt, &sp);
 	run_svc(0, svc.id, pkt, len, &sr);
 	CHECK_EQ(sr.r.verdict, XDP_PASS);
 	CHECK_EQ(sr.r.d.pass_fragment, 1);
@@ -274,14 +284,14 @@ static void test_fragment_and_icmp_pass(void)
 	sp = spec6("fd01::1");
 	sp.nr_exthdrs = 1;
 	sp.exthdr[0] = 44; /* fragment header */
-	len = pkt_build(pkt, &sp);
+	len = build(pkt, &sp);
 	run_svc(0, svc.id, pkt, len, &sr);
 	CHECK_EQ(sr.r.verdict, XDP_PASS);
 	CHECK_EQ(sr.d0.fragment, 1);
 
 	sp = spec4("10.1.0.1");
 	sp.proto = IPPROTO_ICMP;
-	len = pkt_build(pkt, &sp);
+	len = build(pkt, &sp);
 	run_svc(0, svc.id, pkt, len, &sr);
 	CHECK_EQ(sr.r.verdict, XDP_PASS);
 	CHECK_EQ(sr.r.d.pass_l4_proto, 1);
@@ -291,7 +301,7 @@ static void test_fragment_and_icmp_pass(void)
 	/* Not for a local address: not counted for services. */
 	sp = spec4("10.99.0.1");
 	sp.proto = IPPROTO_ICMP;
-	len = pkt_build(pkt, &sp);
+	len = build(pkt, &sp);
 	run_svc(0, svc.id, pkt, len, &sr);
 	CHECK_EQ(sr.d0.not_l4, 0);
 	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
@@ -303,7 +313,7 @@ static void test_exact_before_wildcard(void)
 	struct pkt_spec sp = spec4("10.1.0.1");
 	struct silo_service any, exact;
 	uint8_t pkt[PKT_MAX];
-	size_t len = pkt_build(pkt, &sp);
+	size_t len = build(pkt, &sp);
 	struct sresult sr;
 
 	if (ncpus < 2)
@@ -322,7 +332,7 @@ static void test_exact_before_wildcard(void)
 	CHECK_EQ(sr.d.local, 1);
 
 	sp = spec4("10.1.0.5");
-	len = pkt_build(pkt, &sp);
+	len = build(pkt, &sp);
 	run_svc(0, any.id, pkt, len, &sr);
 	CHECK_EQ(sr.r.verdict, XDP_REDIRECT);
 	CHECK_EQ(sr.d.steered, 1);
@@ -368,12 +378,14 @@ static void test_tcp_flow_stays_on_one_cpu(void)
 		sp.dport = 80;
 		sp.sport = 30000 + i * 7;
 		sp.payload = 0;
-		len = pkt_build(syn, &sp);
+		len = build(syn, &sp);
 		l3 = pkt_l3_off(&sp);
 		syn[l3 + 20 + 13] = 0x02; /* SYN */
+		pkt_l4_csum(syn, len, &sp);
 		sp.payload = 100;
-		pkt_build(data, &sp);
+		build(data, &sp);
 		data[l3 + 20 + 13] = 0x18; /* PSH ACK */
+		pkt_l4_csum(data, len + 100, &sp);
 		run_svc(0, svc.id, syn, len, &a);
 		run_svc(0, svc.id, data, len + 100, &b);
 		CHECK(a.r.verdict == b.r.verdict, "flow %d: SYN %d, data %d", i,
@@ -480,7 +492,7 @@ static void test_queue_mode(void)
 	struct pkt_spec sp = spec4("10.1.0.1");
 	struct silo_service svc;
 	uint8_t pkt[PKT_MAX];
-	size_t len = pkt_build(pkt, &sp);
+	size_t len = build(pkt, &sp);
 	struct sresult sr;
 	__u32 got[2];
 
@@ -544,7 +556,7 @@ static void test_node_mode(void)
 
 		sp.dport = 5000;
 		sp.sport = 20000 + i;
-		len = pkt_build(pkt, &sp);
+		len = build(pkt, &sp);
 		run_svc(0, svc.id, pkt, len, &sr);
 		CHECK_EQ(sr.r.verdict, XDP_PASS);
 		CHECK_EQ(sr.d.local, 1);
@@ -560,7 +572,7 @@ static void test_node_mode(void)
 	{
 		struct pkt_spec sp = spec4("10.1.0.1");
 		uint8_t pkt[PKT_MAX];
-		size_t len = pkt_build(pkt, &sp);
+		size_t len = build(pkt, &sp);
 
 		run_svc(0, svc.id, pkt, len, &sr);
 		CHECK_EQ(sr.r.verdict, XDP_REDIRECT);
@@ -596,7 +608,7 @@ static void test_skb_mode_does_not_steer(void)
 	REQUIRE(prog >= 0, "no program");
 	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_FLOW, 1, -1), "add");
 	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
-	len = pkt_build(pkt, &sp);
+	len = build(pkt, &sp);
 	pin_cpu(0);
 	{
 		struct silo_service_stats b, a;
@@ -682,6 +694,53 @@ static void test_group_cpus_follow_slots(void)
 	close(fd0);
 }
 
+/* A checksum not complete on the wire (left to offload by a local sender)
+ * or wrong: passed, since the target CPU's stack would check it again
+ * without the offload's word. IPv4 UDP without a checksum is steered. */
+static void test_incomplete_checksum_passes(void)
+{
+	struct pkt_spec sp = spec4("10.1.0.1");
+	struct silo_service svc;
+	uint8_t pkt[PKT_MAX];
+	size_t len;
+	struct sresult sr;
+	int odd;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_FLOW, 1, -1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	len = pkt_build(pkt, &sp); /* checksum 0: none, for UDP over IPv4 */
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_REDIRECT);
+	len = build(pkt, &sp);
+	pkt[len - 1] ^= 1; /* a payload byte changed after the sum */
+	run_svc(0, svc.id, pkt, len, &sr);
+	CHECK_EQ(sr.r.verdict, XDP_PASS);
+	CHECK_EQ(sr.d.pass_csum, 1);
+	CHECK_EQ(sr.r.d.pass_local, 1);
+	/* Payloads of every length to a jumbo's: the sum over the chunks and
+	 * the odd tail agrees with a full computation. */
+	for (odd = 0; odd < 9; odd++) {
+		size_t sizes[] = { 0, 1, 2, 3, 5, 255, 257, 1451, 1452 };
+
+		sp = spec6("fd01::1");
+		sp.payload = sizes[odd];
+		len = build(pkt, &sp);
+		run_svc(0, svc.id, pkt, len, &sr);
+		CHECK(sr.r.verdict == XDP_REDIRECT,
+		      "IPv6 UDP payload %zu: verdict %d, pass_csum %llu",
+		      sizes[odd], sr.r.verdict,
+		      (unsigned long long)sr.d.pass_csum);
+		pkt[len - 1] ^= 0x80;
+		run_svc(0, svc.id, pkt, len, &sr);
+		CHECK(sr.r.verdict == XDP_PASS && sr.d.pass_csum == 1,
+		      "IPv6 UDP payload %zu, a bad sum: verdict %d", sizes[odd],
+		      sr.r.verdict);
+	}
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
+}
+
 int main(void)
 {
 	if (test_init())
@@ -694,6 +753,7 @@ int main(void)
 	RUN(test_flow_steers_to_the_service_cpu);
 	RUN(test_missing_cpumap_entry_passes);
 	RUN(test_fragment_and_icmp_pass);
+	RUN(test_incomplete_checksum_passes);
 	RUN(test_exact_before_wildcard);
 	RUN(test_tcp_flow_stays_on_one_cpu);
 	RUN(test_slots_move_only_their_share);

@@ -602,6 +602,8 @@ struct silo_queue_key {
 	X(PASS_NO_CPU, pass_no_cpu, "no CPU for the flow (empty set or slot)") \
 	X(PASS_NO_QUEUE, pass_no_queue, "queue mode: RX queue not mapped")     \
 	X(PASS_SKB_MODE, pass_skb_mode, "generic XDP: steering is off")        \
+	X(PASS_CSUM, pass_csum,                                                \
+	  "L4 checksum not complete (offloaded by a local sender) or bad")     \
 	X(NODE_REMOTE, node_remote,                                            \
 	  "node mode: no CPU of the service on this node, flow over all")      \
 	X(FRAGMENT, fragment, "IP fragment for a local address: passed")       \
