@@ -310,6 +310,7 @@ struct show_ctx {
 	bool per_cpu;
 	int nr_cpus;
 	int shown;
+	__u32 last_id; /* the service just shown: IPv4 and IPv6 of one */
 	json_object *arr;
 };
 
@@ -400,6 +401,11 @@ static int show_one(const struct silo_service_key *key,
 	int cpu, i;
 
 	key_str(key, ks, sizeof(ks));
+	if (!cli.json && c->shown && svc->id == c->last_id) {
+		printf("  and %s (the same service)\n", ks);
+		return 0;
+	}
+	c->last_id = svc->id;
 	fmt_cpus(cpus, sizeof(cpus), svc->cpus);
 	slots_of = calloc(c->nr_cpus, sizeof(*slots_of));
 	if (!slots_of)
