@@ -176,6 +176,14 @@ static __always_inline int pass(struct silo_stats *st, __u32 reason)
 	return XDP_PASS;
 }
 
+/* A local packet sent to its service's CPU: verdict XDP_REDIRECT. */
+static __always_inline int steered(struct silo_stats *s)
+{
+	count(s, SILO_STAT_STEERED);
+	count(s, SILO_STAT_REDIRECT);
+	return XDP_REDIRECT;
+}
+
 static __always_inline int mac_equal(const __u8 *a, const __u8 *b)
 {
 	return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) |
@@ -1068,9 +1076,7 @@ int silo_xdp(struct xdp_md *ctx)
 	if (is_local(&p)) {
 		if (local_steer(ctx, &p) != XDP_REDIRECT)
 			return pass(st, SILO_STAT_PASS_LOCAL);
-		count(st, SILO_STAT_STEERED);
-		count(st, SILO_STAT_REDIRECT);
-		return XDP_REDIRECT;
+		return steered(st);
 	}
 	if (!forward)
 		return pass(st, SILO_STAT_PASS_NO_FORWARD);

@@ -741,6 +741,66 @@ static void test_incomplete_checksum_passes(void)
 	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
 }
 
+/* queue mode on a veth with two RX queues: each queue to its CPU. */
+static void test_queue_mode_two_queues(void)
+{
+	struct silo_xdp_load_opts native = { 0 };
+	struct pkt_spec sp;
+	struct silo_service svc;
+	struct silo_service_stats b, a;
+	uint8_t pkt[PKT_MAX], out[PKT_MAX];
+	__u32 ifindex, q;
+	uint8_t mac[6];
+	size_t len;
+	int prog, verdict[2];
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	REQUIRE(!sh("ip link add mq0 numrxqueues 2 numtxqueues 2 type veth "
+		    "peer name mq0p numrxqueues 2 numtxqueues 2 && "
+		    "ip link set mq0 up && ip link set mq0p up && "
+		    "ip addr add 10.4.0.1/24 dev mq0"),
+		"veth with two queues");
+	REQUIRE(!silo_xdp_load(s, "mq0", &native), "load");
+	ifindex = if_nametoindex("mq0");
+	prog = prog_of(ifindex);
+	REQUIRE(prog >= 0 && !read_mac("mq0", mac), "no program");
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_QUEUE, 0, 1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	REQUIRE(!silo_queue_map_set(s, ifindex, 0, 0) &&
+			!silo_queue_map_set(s, ifindex, 1, 1),
+		"queue-map");
+	sp = spec4("10.4.0.1");
+	memcpy(sp.dmac, mac, 6);
+	len = build(pkt, &sp);
+	pin_cpu(0);
+	for (q = 0; q < 2; q++) {
+		struct xdp_md ctx = { .data_end = len,
+				      .ingress_ifindex = ifindex,
+				      .rx_queue_index = q };
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
+			    .data_size_in = len, .data_out = out,
+			    .data_size_out = PKT_MAX, .ctx_in = &ctx,
+			    .ctx_size_in = sizeof(ctx), .repeat = 1);
+
+		sstats(svc.id, &b);
+		REQUIRE(!bpf_prog_test_run_opts(prog, &opts), "test run: %s",
+			strerror(errno));
+		sstats(svc.id, &a);
+		verdict[q] = opts.retval;
+		CHECK_EQ(a.rx - b.rx, 1);
+	}
+	/* From CPU 0: queue 0's CPU is this one, queue 1's is CPU 1. */
+	CHECK_EQ(verdict[0], XDP_PASS);
+	CHECK_EQ(verdict[1], XDP_REDIRECT);
+	close(prog);
+	silo_queue_map_set(s, ifindex, 0, SILO_SERVICE_NO_CPU);
+	silo_queue_map_set(s, ifindex, 1, SILO_SERVICE_NO_CPU);
+	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
+	silo_xdp_unload(s, "mq0");
+	sh("ip link del mq0");
+}
+
 int main(void)
 {
 	if (test_init())
@@ -758,6 +818,7 @@ int main(void)
 	RUN(test_tcp_flow_stays_on_one_cpu);
 	RUN(test_slots_move_only_their_share);
 	RUN(test_queue_mode);
+	RUN(test_queue_mode_two_queues);
 	RUN(test_node_mode);
 	RUN(test_skb_mode_does_not_steer);
 	RUN(test_group_cpus_follow_slots);
