@@ -523,6 +523,34 @@ static void test_queue_mode(void)
 	silo_queue_map_set(s, out0, 0, SILO_SERVICE_NO_CPU);
 	CHECK(silo_queue_map_default(s, "in0", NULL) == -ENOENT,
 	      "veth has no IRQs: nothing to default from");
+	/* A fake tree of what a NIC shows: each RX queue's IRQ, its name and
+	 * its affinity; a transmit-only IRQ maps nothing. */
+	{
+		char root[] = "/tmp/silo-svc-XXXXXX";
+		__u32 q3[3];
+
+		REQUIRE(mkdtemp(root), "mkdtemp");
+		REQUIRE(!sh("set -e; cd %s; d=sys/class/net/in0/device/msi_irqs; "
+			    "mkdir -p $d proc/irq/40 proc/irq/41 proc/irq/42; "
+			    "touch $d/40 $d/41 $d/42; "
+			    "printf '           CPU0       CPU1\n"
+			    "  40:  1  2  PCI-MSI 1-edge  in0-TxRx-0\n"
+			    "  41:  1  2  PCI-MSI 2-edge  in0-TxRx-1\n"
+			    "  42:  1  2  PCI-MSI 3-edge  in0-tx-2\n' > proc/interrupts; "
+			    "echo 1 > proc/irq/40/smp_affinity_list; "
+			    "echo 0-1 > proc/irq/41/smp_affinity_list; "
+			    "echo 1 > proc/irq/42/smp_affinity_list",
+			    root),
+			"fake tree");
+		CHECK_EQ(silo_queue_map_default(s, "in0", root), 2);
+		REQUIRE(!silo_queue_map_get(s, in0, q3, 3), "get");
+		CHECK_EQ(q3[0], 1);
+		CHECK_EQ(q3[1], 0);
+		CHECK_EQ(q3[2], SILO_SERVICE_NO_CPU);
+		silo_queue_map_set(s, in0, 0, SILO_SERVICE_NO_CPU);
+		silo_queue_map_set(s, in0, 1, SILO_SERVICE_NO_CPU);
+		sh("rm -rf %s", root);
+	}
 	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
 }
 
