@@ -15,11 +15,13 @@
 /* Knobs, set by the loader before load (one program instance per device). */
 const volatile __u8 forward = 0; /* --forward */
 const volatile __u8 cache_enabled = 1; /* 0: bpf_fib_lookup every packet */
-const volatile __u32 cache_size = SILO_ROUTE_CACHE_DEFAULT; /* per node */
 /* Steer local packets of services to their CPU: native mode only. Under
  * generic XDP the packet is an skb already, and one redirected through the
- * cpumap would meet the program again on the target CPU. */
+ * cpumap would meet the program again on the target CPU. Declared with
+ * the other bytes: .rodata then has no tail padding, and prog_rodata()
+ * (user/lib/xdp.c) compares the map's size with the skeleton's. */
 const volatile __u8 steer = 0;
+const volatile __u32 cache_size = SILO_ROUTE_CACHE_DEFAULT; /* per node */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
