@@ -34,6 +34,7 @@ struct pkt {
 	__u8 src[16];
 	__u8 dst[16];
 	__u16 l3_off; /* from data to the IP header */
+	__u16 l4_off; /* from data to the TCP or UDP header */
 	__u16 l3_len; /* IPv4 total length / IPv6 40 + payload length */
 	__u16 trailer; /* bytes after the IP packet (the stack trims them) */
 	__be32 flowinfo; /* IPv6 traffic class and flow label */
@@ -123,18 +124,20 @@ static __always_inline int parse_ipv4(struct pkt *p, void *l3, void *data_end)
 	if (tot < ihl || l3 + tot > data_end)
 		return SILO_STAT_PASS_BAD_LEN;
 	p->trailer = data_end - (l3 + tot);
+	/* Addresses first: a fragment for a local address is counted. */
+	p->family = SILO_AF_INET;
+	__builtin_memcpy(p->src, &iph->saddr, 4);
+	__builtin_memcpy(p->dst, &iph->daddr, 4);
 	if (iph->frag_off & bpf_htons(IP_MF | IP_OFFSET))
 		return SILO_STAT_PASS_FRAGMENT;
 
-	p->family = SILO_AF_INET;
 	p->tos = iph->tos;
 	p->ttl = iph->ttl;
 	p->l3_len = tot;
 	p->l4_proto = iph->protocol;
 	p->ip_options = ihl > sizeof(*iph);
 	p->martian = ipv4_martian(iph->saddr, iph->daddr);
-	__builtin_memcpy(p->src, &iph->saddr, 4);
-	__builtin_memcpy(p->dst, &iph->daddr, 4);
+	p->l4_off = p->l3_off + ihl;
 	return parse_l4(p, l3 + ihl, l3 + tot, data_end);
 }
 
@@ -200,6 +203,7 @@ static __always_inline int parse_ipv6(struct pkt *p, void *l3, void *data_end)
 	return SILO_STAT_PASS_EXTHDR;
 l4:
 	p->l4_proto = nexthdr;
+	p->l4_off = p->l3_off + (cur - l3);
 	return parse_l4(p, cur, l3_end, data_end);
 }
 

@@ -15,6 +15,12 @@
 /* Knobs, set by the loader before load (one program instance per device). */
 const volatile __u8 forward = 0; /* --forward */
 const volatile __u8 cache_enabled = 1; /* 0: bpf_fib_lookup every packet */
+/* Steer local packets of services to their CPU: native mode only. Under
+ * generic XDP the packet is an skb already, and one redirected through the
+ * cpumap would meet the program again on the target CPU. Declared with
+ * the other bytes: .rodata then has no tail padding, and prog_rodata()
+ * (user/lib/xdp.c) compares the map's size with the skeleton's. */
+const volatile __u8 steer = 0;
 const volatile __u32 cache_size = SILO_ROUTE_CACHE_DEFAULT; /* per node */
 
 struct {
@@ -73,6 +79,43 @@ struct {
 	__type(key, __u32);
 	__type(value, struct silo_stats);
 } stats SEC(".maps");
+
+/* Services and the CPU steering of their packets: see struct silo_service. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_SERVICES);
+	__type(key, struct silo_service_key);
+	__type(value, struct silo_service);
+} services SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_SERVICES * 4);
+	__type(key, struct silo_service_node_key);
+	__type(value, struct silo_service_node);
+} service_nodes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SILO_MAX_SERVICES);
+	__type(key, __u32);
+	__type(value, struct silo_service_stats);
+} service_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_QUEUES);
+	__type(key, struct silo_queue_key);
+	__type(value, __u32);
+} queue_cpu SEC(".maps");
+
+/* Entries only for CPUs of some service, made by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(max_entries, SILO_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+} cpumap SEC(".maps");
 
 /* Per-CPU admission state: see struct silo_admit. */
 struct {
@@ -141,6 +184,14 @@ static __always_inline int pass(struct silo_stats *st, __u32 reason)
 	return XDP_PASS;
 }
 
+/* A local packet sent to its service's CPU: verdict XDP_REDIRECT. */
+static __always_inline int steered(struct silo_stats *s)
+{
+	count(s, SILO_STAT_STEERED);
+	count(s, SILO_STAT_REDIRECT);
+	return XDP_REDIRECT;
+}
+
 static __always_inline int mac_equal(const __u8 *a, const __u8 *b)
 {
 	return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) |
@@ -186,6 +237,257 @@ static __always_inline int is_local(const struct pkt *p)
 
 	__builtin_memcpy(a.addr, p->dst, sizeof(a.addr));
 	return bpf_map_lookup_elem(&local_addrs, &a) != NULL;
+}
+
+static __always_inline void scount(struct silo_service_stats *ss, __u32 idx)
+{
+	if (ss && idx < SILO_SSTAT_MAX)
+		((__u64 *)ss)[idx] += 1;
+}
+
+/* A local packet the parser could not follow: passed, counted as such. */
+static __always_inline int parse_pass(struct silo_stats *st,
+				      const struct pkt *p, __u32 reason)
+{
+	__u32 idx = SILO_SSTAT_NOT_UNDERSTOOD, zero = 0;
+
+	if (p->family && is_local(p)) {
+		if (reason == SILO_STAT_PASS_FRAGMENT)
+			idx = SILO_SSTAT_FRAGMENT;
+		else if (reason == SILO_STAT_PASS_L4_PROTO)
+			idx = SILO_SSTAT_NOT_L4;
+		scount(bpf_map_lookup_elem(&service_stats, &zero), idx);
+	}
+	return pass(st, reason);
+}
+
+/*
+ * The local branch's state, off the stack: the forward path inlined in
+ * silo_xdp() leaves local_steer() few of the 512 bytes.
+ */
+struct steer_scratch {
+	struct silo_service_key svc;
+	struct silo_service_node_key node;
+	struct silo_queue_key queue;
+	__u32 cpu;
+	__u32 id;
+	__u32 slot;
+	/* The L4 checksum: where it is, what is left, the sum so far, its
+	 * pseudo header (addresses, length, protocol), the last bytes. */
+	__u32 off;
+	__u32 left;
+	__u32 sum;
+	__u32 pseudo[10];
+	__u8 tail[4];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct steer_scratch);
+} steer_scratch SEC(".maps");
+
+#define CSUM_CHUNK 256
+#define CSUM_CHUNKS 36 /* 9,216 bytes: a jumbo frame */
+/* Offsets bounded so that offset + chunk stays below the verifier's
+ * MAX_PACKET_OFF (0xFFFF), or it does not take the bounds check. */
+#define CSUM_OFF_MASK 0x3FFF
+
+/*
+ * Adds sz bytes of the packet at sc->off to sc->sum when sc->left holds
+ * them. The state lives in scratch, not in registers that each helper call
+ * would make the program spill to a stack it has no room on.
+ */
+static __always_inline int csum_step(struct xdp_md *ctx,
+				     struct steer_scratch *sc, __u32 sz)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	void *at = data + (sc->off & CSUM_OFF_MASK);
+	__s64 sum;
+
+	if (sc->left < sz)
+		return 0;
+	if (at + sz > data_end)
+		return -1;
+	sum = bpf_csum_diff(NULL, 0, at, sz, sc->sum);
+	if (sum < 0)
+		return -1;
+	sc->sum = sum;
+	sc->off += sz;
+	sc->left -= sz;
+	return 0;
+}
+
+/*
+ * Is the TCP or UDP checksum complete and right? A cpumap carries no
+ * checksum state: the stack on the target CPU checks the sum in software.
+ * A packet whose sum the sender left to offload (CHECKSUM_PARTIAL, from a
+ * veth peer in this host) is right for the stack here but wrong there, so
+ * it is passed, as is one with a bad sum (the stack drops it here).
+ */
+static __always_inline int l4_csum_ok(struct xdp_md *ctx, const struct pkt *p,
+				      struct steer_scratch *sc)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	void *l4 = data + (p->l4_off & CSUM_OFF_MASK);
+	const __u32 *src, *dst;
+	__u32 i, sum;
+	__s64 s;
+
+	if (l4 + 8 > data_end)
+		return 0;
+	sc->off = p->l4_off;
+	sc->left = p->l3_off + p->l3_len - p->l4_off;
+	if (sc->left > CSUM_CHUNK * CSUM_CHUNKS)
+		return 0;
+	/* struct pkt keeps the addresses 4-byte aligned: copy by words. */
+	src = (const __u32 *)p->src;
+	dst = (const __u32 *)p->dst;
+	if (p->family == SILO_AF_INET) {
+		/* UDP over IPv4 without a checksum: nothing to check. */
+		if (p->l4_proto == IPPROTO_UDP && !*(__u16 *)(l4 + 6))
+			return 1;
+		sc->pseudo[0] = src[0];
+		sc->pseudo[1] = dst[0];
+		sc->pseudo[2] = bpf_htonl((__u32)p->l4_proto << 16 | sc->left);
+		s = bpf_csum_diff(NULL, 0, (__be32 *)sc->pseudo, 12, 0);
+	} else {
+		for (i = 0; i < 4; i++) {
+			sc->pseudo[i] = src[i];
+			sc->pseudo[4 + i] = dst[i];
+		}
+		sc->pseudo[8] = bpf_htonl(sc->left);
+		sc->pseudo[9] = bpf_htonl(p->l4_proto);
+		s = bpf_csum_diff(NULL, 0, (__be32 *)sc->pseudo, 40, 0);
+	}
+	if (s < 0)
+		return 0;
+	sc->sum = s;
+	for (i = 0; i < CSUM_CHUNKS && sc->left >= CSUM_CHUNK; i++)
+		if (csum_step(ctx, sc, CSUM_CHUNK))
+			return 0;
+	if (csum_step(ctx, sc, 128) || csum_step(ctx, sc, 64) ||
+	    csum_step(ctx, sc, 32) || csum_step(ctx, sc, 16) ||
+	    csum_step(ctx, sc, 8) || csum_step(ctx, sc, 4))
+		return 0;
+	if (sc->left) {
+		__u8 *b;
+
+		data = (void *)(long)ctx->data;
+		data_end = (void *)(long)ctx->data_end;
+		b = data + (sc->off & CSUM_OFF_MASK);
+		*(__u32 *)sc->tail = 0;
+		if ((void *)(b + 1) > data_end)
+			return 0;
+		sc->tail[0] = b[0];
+		if (sc->left > 1) {
+			if ((void *)(b + 2) > data_end)
+				return 0;
+			sc->tail[1] = b[1];
+		}
+		if (sc->left > 2) {
+			if ((void *)(b + 3) > data_end)
+				return 0;
+			sc->tail[2] = b[2];
+		}
+		s = bpf_csum_diff(NULL, 0, (__be32 *)sc->tail, 4, sc->sum);
+		if (s < 0)
+			return 0;
+		sc->sum = s;
+	}
+	/* Folded, the sum over a right checksum is all ones. */
+	sum = sc->sum;
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return sum == 0xFFFF;
+}
+
+/*
+ * Where a packet for a local address runs: XDP_REDIRECT when it goes to
+ * its service's CPU (through the cpumap), else XDP_PASS, here. Never a
+ * drop: whatever cannot be steered is passed where it is. Not inlined, and
+ * with few values live, so the forward path keeps its stack and its cost.
+ */
+static __noinline int local_steer(struct xdp_md *ctx, const struct pkt *p)
+{
+	const struct silo_service_node *sn;
+	const struct silo_service *svc;
+	struct silo_service_stats *ss;
+	struct steer_scratch *sc;
+	const __u16 *slots;
+	__u32 zero = 0, target, *v;
+
+	sc = bpf_map_lookup_elem(&steer_scratch, &zero);
+	if (!sc)
+		return XDP_PASS;
+	sc->queue.ifindex = ctx->ingress_ifindex;
+	sc->queue.queue = ctx->rx_queue_index;
+	sc->slot = silo_flow_hash(p->src, p->dst, p->sport, p->dport,
+				  p->l4_proto) &
+		   (SILO_SERVICE_SLOTS - 1);
+	/* The exact address first, then any. */
+	sc->svc.family = p->family;
+	sc->svc.protocol = p->l4_proto;
+	sc->svc.port = p->dport;
+	__builtin_memcpy(sc->svc.addr, p->dst, sizeof(sc->svc.addr));
+	svc = bpf_map_lookup_elem(&services, &sc->svc);
+	if (!svc) {
+		__builtin_memset(sc->svc.addr, 0, sizeof(sc->svc.addr));
+		svc = bpf_map_lookup_elem(&services, &sc->svc);
+		if (!svc)
+			return XDP_PASS;
+	}
+	sc->id = svc->id;
+	ss = bpf_map_lookup_elem(&service_stats, &sc->id);
+	scount(ss, SILO_SSTAT_RX);
+	if (!steer) {
+		scount(ss, SILO_SSTAT_PASS_SKB_MODE);
+		return XDP_PASS;
+	}
+	sc->cpu = bpf_get_smp_processor_id();
+	if (svc->mode == SILO_SERVICE_QUEUE) {
+		v = bpf_map_lookup_elem(&queue_cpu, &sc->queue);
+		if (!v) {
+			scount(ss, SILO_SSTAT_PASS_NO_QUEUE);
+			return XDP_PASS;
+		}
+		target = *v;
+	} else {
+		slots = svc->slots;
+		if (svc->mode == SILO_SERVICE_NODE) {
+			v = bpf_map_lookup_elem(&cpu_node, &sc->cpu);
+			sc->node.id = sc->id;
+			sc->node.node = v ? *v : 0;
+			sn = bpf_map_lookup_elem(&service_nodes, &sc->node);
+			if (sn && sn->nr_cpus)
+				slots = sn->slots;
+			else
+				scount(ss, SILO_SSTAT_NODE_REMOTE);
+		}
+		target = slots[sc->slot & (SILO_SERVICE_SLOTS - 1)];
+		if (target == SILO_SERVICE_NO_CPU) {
+			scount(ss, SILO_SSTAT_PASS_NO_CPU);
+			return XDP_PASS;
+		}
+	}
+	if (target == sc->cpu) {
+		scount(ss, SILO_SSTAT_LOCAL);
+		return XDP_PASS;
+	}
+	if (!l4_csum_ok(ctx, p, sc)) {
+		scount(ss, SILO_SSTAT_PASS_CSUM);
+		return XDP_PASS;
+	}
+	/* Only records the target; a missing entry returns XDP_PASS. */
+	if (bpf_redirect_map(&cpumap, target, XDP_PASS) != XDP_REDIRECT) {
+		scount(ss, SILO_SSTAT_PASS_NO_CPUMAP);
+		return XDP_PASS;
+	}
+	scount(ss, SILO_SSTAT_STEERED);
+	return XDP_REDIRECT;
 }
 
 /*
@@ -801,9 +1103,12 @@ int silo_xdp(struct xdp_md *ctx)
 	count(st, SILO_STAT_RX);
 	reason = parse_packet(ctx, &p);
 	if (reason)
-		return pass(st, reason);
-	if (is_local(&p))
-		return pass(st, SILO_STAT_PASS_LOCAL);
+		return parse_pass(st, &p, reason);
+	if (is_local(&p)) {
+		if (local_steer(ctx, &p) != XDP_REDIRECT)
+			return pass(st, SILO_STAT_PASS_LOCAL);
+		return steered(st);
+	}
 	if (!forward)
 		return pass(st, SILO_STAT_PASS_NO_FORWARD);
 	return forward_packet(ctx, &p, st);

@@ -45,4 +45,7 @@ complete_line "silo --netns $N xdp load " | grep -qx cmpdev0 &&
 	"$(complete_line "silo --netns $N xdp load " | tr '\n' ' ')"
 same "reuseport attach --policy" "cpu node queue hash" \
 	"$(complete_line 'silo reuseport attach --policy ')"
+same "service add --mode" "flow queue node" \
+	"$(complete_line 'silo service add --mode ')"
+same "xdp load --mode" "native skb" "$(complete_line 'silo xdp load --mode ')"
 ip netns del "$N"

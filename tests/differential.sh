@@ -59,6 +59,7 @@ CONFIGS=(
 	nft-drop "nftables forward chain with policy drop"
 	xfrm "xfrm policy dir fwd action block"
 	bridge "ingress device enslaved to a bridge"
+	service "UDP and TCP services on the corpus's port, steered over every CPU"
 )
 
 if [[ ${1:-} == --list ]]; then
@@ -343,6 +344,29 @@ nft_fwd() {
 cfg_nft() { nft_fwd accept; }
 cfg_nft-drop() { nft_fwd drop; }
 
+# Steering the frames for the router's addresses (port 5000, the corpus's
+# default) to another CPU must not change what the router answers: port
+# unreachable, RST, echo replies. Only where silo is loaded: the kernel's
+# runs have nothing to steer.
+cfg_service() {
+	[[ -e $PIN_ROOT/netns/$R/meta ]] || return 0
+	local cpus="0-$(($(nproc) - 1))" p
+	for p in udp tcp; do
+		silo --netns "$R" service add --proto $p --port 5000 \
+			--cpus "$cpus" || return 1
+	done
+}
+
+post_service() {
+	local steered
+	steered=$(silo --netns "$R" -j service show |
+		jq '[.services[].stats.steered] | add')
+	((steered > 0)) || {
+		echo "no frame was steered: $(silo --netns "$R" service show)"
+		return 1
+	}
+}
+
 cfg_xfrm() {
 	r xfrm policy add dir fwd src 0.0.0.0/0 dst 10.30.0.0/16 action block &&
 		r xfrm policy add dir fwd src ::/0 dst fd30::/64 action block
@@ -373,7 +397,11 @@ capture() {
 		--cap "server2=$T:eth0" --wait-ms "$wait" \
 		${DIFF_ONLY:+--only "$DIFF_ONLY"} 2>"$TMP/$cfg.$mode.err" |
 		sort >"$TMP/$cfg.$mode"
-	[[ ${PIPESTATUS[0]} == 0 ]]
+	[[ ${PIPESTATUS[0]} == 0 ]] || return 1
+	# post_NAME, when defined, checks silo's runs did what CFG is about.
+	if [[ $mode != kernel* ]] && declare -F "post_$cfg" >/dev/null; then
+		"post_$cfg" >>"$TMP/$cfg.$mode.err" 2>&1 || return 1
+	fi
 }
 
 # compare CFG MODE: the silo run against the kernel's.

@@ -123,8 +123,14 @@ check "lookup agrees with the FIB" bash -c \
 	"'$SILO' --pin-root '$PIN_ROOT' --netns '$R' -j route lookup 10.2.0.2 |
 	 jq -e '.results | length == 1 and .[0].agree and .[0].valid'"
 
+# A service and a queue map, so that their maps have entries to print.
+check "service add" silo --netns "$R" service add --proto udp --port 7100 \
+	--cpus 0 --mode node
+check "service queue-map" silo --netns "$R" service queue-map r-c 0=0
+
 # Every pinned map reads with bpftool; maps with BTF print named fields
-# (devmaps and arrays of maps cannot carry BTF: the kernel refuses it).
+# (devmaps, cpumaps and arrays of maps cannot carry BTF: the kernel
+# refuses it).
 for pin in "$DIR"/*; do
 	name=$(basename "$pin")
 	[[ $name == xdp_link_* ]] && continue
@@ -139,7 +145,7 @@ for pin in "$DIR"/*; do
 		continue
 	fi
 	case $name in
-	tx_ports | route_cache) ok "bpftool dump $name" ;;
+	tx_ports | route_cache | cpumap) ok "bpftool dump $name" ;;
 	*)
 		if jq -e 'length > 0 and (.[0] | has("formatted"))' \
 			"$TMP/dump" >/dev/null; then

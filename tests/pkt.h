@@ -137,4 +137,51 @@ static inline size_t pkt_l3_off(const struct pkt_spec *s)
 	return 14 + 4 * s->nr_vlans;
 }
 
+/* Fills in the TCP or UDP checksum of a packet pkt_build made (which
+ * leaves it 0), as a sender that computes it in full would. */
+static inline void pkt_l4_csum(uint8_t *buf, size_t len,
+			       const struct pkt_spec *s)
+{
+	uint8_t proto = s->proto ? s->proto : IPPROTO_UDP, ph[40];
+	size_t l3 = pkt_l3_off(s), l4, l4len, plen, i;
+	uint32_t sum = 0;
+	uint16_t c;
+
+	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
+		return;
+	memset(ph, 0, sizeof(ph));
+	if (s->family == AF_INET6) {
+		l4 = l3 + 40 + 8 * s->nr_exthdrs;
+		l4len = len - l4;
+		memcpy(ph, s->src, 16);
+		memcpy(ph + 16, s->dst, 16);
+		ph[34] = l4len >> 8;
+		ph[35] = l4len & 0xFF;
+		ph[39] = proto;
+		plen = 40;
+	} else {
+		l4 = l3 + 20 + 4 * s->ip_opt_words;
+		l4len = len - l4;
+		memcpy(ph, s->src, 4);
+		memcpy(ph + 4, s->dst, 4);
+		ph[9] = proto;
+		ph[10] = l4len >> 8;
+		ph[11] = l4len & 0xFF;
+		plen = 12;
+	}
+	memset(buf + l4 + (proto == IPPROTO_UDP ? 6 : 16), 0, 2);
+	for (i = 0; i < plen; i += 2)
+		sum += ph[i] << 8 | ph[i + 1];
+	for (i = 0; i + 1 < l4len; i += 2)
+		sum += buf[l4 + i] << 8 | buf[l4 + i + 1];
+	if (l4len & 1)
+		sum += buf[l4 + l4len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	c = ~sum & 0xFFFF;
+	if (!c && proto == IPPROTO_UDP)
+		c = 0xFFFF;
+	pkt_put16(buf + l4 + (proto == IPPROTO_UDP ? 6 : 16), c);
+}
+
 #endif /* SILO_TEST_PKT_H */

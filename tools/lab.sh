@@ -85,6 +85,7 @@ cleanup() {
 	[[ -n $silod_pid ]] && kill "$silod_pid" 2>/dev/null && wait "$silod_pid"
 	"$SILO" --netns "$P-router" xdp unload r-c >/dev/null 2>&1
 	"$SILO" --netns "$P-router" xdp unload r-s >/dev/null 2>&1
+	"$SILO" --netns "$P-server" xdp unload eth0 >/dev/null 2>&1
 	lab_down "$P"
 }
 trap cleanup EXIT
@@ -163,6 +164,36 @@ run "$SILO" --netns "$P-router" stats | grep -v ' 0  '
 	"\nsilo saw \(.rx) packets: forwarded \(.redirect) by XDP " +
 	"(\(.cache_hit) from the route cache, \(.fib_success) resolved by " +
 	"bpf_fib_lookup), passed \(.pass) to the stack."'
+
+# udp_cpus: 2000 datagrams from a sender on CPU 0 to the server; prints
+# what arrived and on which CPUs the server processed them.
+udp_cpus() {
+	ip netns exec "$P-server" "$TRAFFIC" udp-sink 7000 --count 2000 \
+		--connect --timeout 2 >/tmp/silo-lab-udp.$$ 2>/dev/null &
+	local sink=$!
+	sleep 0.3
+	ip netns exec "$P-client" taskset -c 0 "$TRAFFIC" udp-send 10.2.0.2 \
+		7000 --count 2000 --gap-us 50 >/dev/null
+	wait "$sink"
+	jq -r '"  \(.datagrams) datagrams arrived; processed on CPU: " +
+		(.incoming_cpu | to_entries | map("\(.key) (\(.value))") |
+		join(", "))' /tmp/silo-lab-udp.$$
+	rm -f /tmp/silo-lab-udp.$$
+}
+
+last_cpu=$(($(nproc) - 1))
+if ((last_cpu > 0)); then
+	step "steering: the server's UDP service, processed on CPU $last_cpu"
+	run "$SILO" --netns "$P-server" xdp load eth0
+	echo "before: the datagrams are processed where they arrive (CPU 0)"
+	udp_cpus
+	run "$SILO" --netns "$P-server" service add --proto udp --port 7000 \
+		--cpus "$last_cpu"
+	echo "after: XDP redirects each to CPU $last_cpu through a cpumap"
+	udp_cpus
+	run "$SILO" --netns "$P-server" service show --per-cpu
+	run "$SILO" --netns "$P-server" xdp unload eth0
+fi
 
 step "stop silod (the data path stays), unload"
 run kill -TERM "$silod_pid"

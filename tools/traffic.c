@@ -4,6 +4,9 @@
  * benchmarks. Every mode prints one JSON line with what it did.
  *
  *   traffic udp-sink PORT [--count N] [--timeout SEC]
+ *     [--connect]: connect to the first datagram's source; then
+ *     "incoming_cpu" counts the datagrams after it by the SO_INCOMING_CPU
+ *     read after each (the CPU that processed it)
  *   traffic udp-send ADDR PORT [--count N] [--size BYTES] [--gap-us US]
  *   traffic tcp-sink PORT [--conns N] [--timeout SEC]
  *   traffic tcp-send ADDR PORT [--conns N] [--bytes BYTES]
@@ -29,12 +32,13 @@ struct args {
 	long bytes;
 	long gap_us;
 	int timeout;
+	int connect; /* udp-sink: connect to the first datagram's source */
 };
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"Usage: traffic udp-sink PORT [--count N] [--timeout SEC]\n"
+		"Usage: traffic udp-sink PORT [--count N] [--timeout SEC] [--connect]\n"
 		"       traffic udp-send ADDR PORT [--count N] [--size BYTES] [--gap-us US]\n"
 		"       traffic tcp-sink PORT [--conns N] [--timeout SEC]\n"
 		"       traffic tcp-send ADDR PORT [--conns N] [--bytes BYTES]\n"
@@ -100,13 +104,18 @@ static int bind_any(int type, int port)
 	return fd;
 }
 
+/* Datagrams counted by SO_INCOMING_CPU after each read, CPUs below this. */
+#define SINK_CPUS 1024
+
 static int udp_sink(const struct args *a)
 {
 	char buf[65536];
-	long got = 0, bytes = 0;
+	long got = 0, bytes = 0, on_cpu[SINK_CPUS] = { 0 };
+	struct sockaddr_storage peer;
+	socklen_t olen, peer_len;
 	struct pollfd pfd;
 	double t0 = 0;
-	int fd;
+	int fd, cpu, i;
 
 	fd = bind_any(SOCK_DGRAM, a->port);
 	if (fd < 0) {
@@ -123,16 +132,32 @@ static int udp_sink(const struct args *a)
 
 		if (poll(&pfd, 1, a->timeout * 1000) <= 0)
 			break;
-		n = recv(fd, buf, sizeof(buf), 0);
+		peer_len = sizeof(peer);
+		n = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&peer,
+			     &peer_len);
 		if (n < 0)
+			break;
+		/* The kernel keeps SO_INCOMING_CPU of connected sockets. */
+		if (a->connect && !got &&
+		    connect(fd, (struct sockaddr *)&peer, peer_len))
 			break;
 		if (!got)
 			t0 = now();
 		got++;
 		bytes += n;
+		/* The CPU that processed the last datagram in. */
+		olen = sizeof(cpu);
+		if (got > 1 &&
+		    !getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, &olen) &&
+		    cpu >= 0 && cpu < SINK_CPUS)
+			on_cpu[cpu]++;
 	}
-	printf("{\"mode\":\"udp-sink\",\"datagrams\":%ld,\"bytes\":%ld,\"seconds\":%.3f}\n",
+	printf("{\"mode\":\"udp-sink\",\"datagrams\":%ld,\"bytes\":%ld,\"seconds\":%.3f,\"incoming_cpu\":{",
 	       got, bytes, got ? now() - t0 : 0.0);
+	for (i = 0, cpu = 0; i < SINK_CPUS; i++)
+		if (on_cpu[i])
+			printf("%s\"%d\":%ld", cpu++ ? "," : "", i, on_cpu[i]);
+	printf("}}\n");
 	close(fd);
 	return 0;
 }
@@ -266,6 +291,7 @@ int main(int argc, char **argv)
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "gap-us", required_argument, NULL, 'g' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "connect", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -296,6 +322,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			a.timeout = atoi(optarg);
+			break;
+		case 'C':
+			a.connect = 1;
 			break;
 		case 'h':
 			usage();

@@ -459,6 +459,66 @@ int silo_rss_get(const char *ifname, struct silo_rss *out);
 /* "toeplitz", "xor", "crc32" for one SILO_RSS_HASH_* bit; else NULL. */
 const char *silo_rss_hfunc_name(__u32 hfunc);
 
+/*
+ * Services: early demux and CPU steering in XDP (abi.h, struct
+ * silo_service). A packet for a local address and a service's port is
+ * processed by the stack on the CPU the service picks: by flow (a slot
+ * table over its CPUs), by RX queue (queue_cpu) or by flow over its CPUs
+ * on the receiving CPU's node. Needs silo loaded (silo_xdp_load) in native
+ * mode on the receiving devices. Errors: -EINVAL (bad field), -EEXIST (a
+ * service on that key, without replace), -ENOENT (no such service, or no
+ * such reuseport group), -ENOSPC (SILO_MAX_SERVICES - 1 services exist).
+ */
+struct silo_service_opts {
+	/* SILO_AF_INET or SILO_AF_INET6; 0 with addr all zero: both. */
+	__u8 family;
+	__u8 protocol; /* IPPROTO_UDP, IPPROTO_TCP */
+	__u16 port; /* host order */
+	__u8 addr[16]; /* network order; all zero: any local address */
+	enum silo_service_mode mode;
+	/* The CPU set follows the occupied slots of this reuseport group
+	 * (silo_service_sync); NULL: cpus. */
+	const char *group;
+	__u64 cpus[SILO_CPU_WORDS];
+	__u32 qsize; /* cpumap queue of its CPUs; 0: the default */
+	bool replace; /* a service on this key: replace it, slots kept */
+};
+
+int silo_service_add(struct silo *s, const struct silo_service_opts *opts);
+/* The service of opts' family (0: both), protocol, port and address. */
+int silo_service_del(struct silo *s, const struct silo_service_opts *opts);
+typedef int (*silo_service_fn)(const struct silo_service_key *key,
+			       const struct silo_service *svc, void *ctx);
+/* Calls fn for each service key, ordered by id, family and address. */
+int silo_service_foreach(struct silo *s, silo_service_fn fn, void *ctx);
+/* Per-CPU counters of service id (0: unattributed local packets) into
+ * stats[0 .. silo_nr_cpus() - 1]. */
+int silo_service_stats(struct silo *s, __u32 id,
+		       struct silo_service_stats *stats);
+/*
+ * Re-reads the CPU sets of the services that follow a reuseport group
+ * (moving only the slots of CPUs that came or went) and keeps the cpumap
+ * entries to the CPUs of some service. Returns how many services changed.
+ */
+int silo_service_sync(struct silo *s);
+/* queue_cpu: cpu SILO_SERVICE_NO_CPU removes the entry. */
+int silo_queue_map_set(struct silo *s, __u32 ifindex, __u32 queue, __u32 cpu);
+/* cpus[q] for q < n: the CPU of RX queue q of ifindex, or
+ * SILO_SERVICE_NO_CPU. */
+int silo_queue_map_get(struct silo *s, __u32 ifindex, __u32 *cpus, __u32 n);
+/*
+ * Sets the queues of ifname to the CPU their IRQ's affinity names (the
+ * first CPU of /proc/irq/N/smp_affinity_list, the queue from the IRQ's
+ * name in /proc/interrupts); root: "" or a fake tree for tests. Returns the
+ * number of queues set; -ENOENT when the device has no MSI IRQs (veth).
+ */
+int silo_queue_map_default(struct silo *s, const char *ifname,
+			   const char *root);
+const char *silo_service_mode_name(enum silo_service_mode mode);
+int silo_service_mode_parse(const char *name);
+const char *silo_service_stat_name(unsigned int idx);
+const char *silo_service_stat_desc(unsigned int idx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -40,6 +40,12 @@ enum silo_map {
 	SILO_MAP_HEARTBEAT,
 	SILO_MAP_DAEMON,
 	SILO_MAP_FILL_LOG,
+	/* Services and CPU steering (service.c). */
+	SILO_MAP_SERVICES,
+	SILO_MAP_SERVICE_NODES,
+	SILO_MAP_SERVICE_STATS,
+	SILO_MAP_QUEUE_CPU,
+	SILO_MAP_CPUMAP,
 	SILO_MAP_COUNT
 };
 
@@ -311,6 +317,13 @@ int silo_genid_bump_fd(int genid_fd, unsigned int n);
 
 /* The current network namespace's cookie (SO_NETNS_COOKIE). */
 int netns_cookie(__u64 *cookie);
+
+/* Services (service.c): rebuilds a slot table over cpus from the old one,
+ * moving as few slots as an even share allows; returns the CPU count. */
+int silo_service_slots_build(__u16 *slots, const __u64 *cpus);
+/* silo_service_sync, or -EAGAIN at once while another process holds the
+ * lock (silod: its loop must not wait). */
+int silo_service_sync_try(struct silo *s);
 
 /* Reuseport groups (reuseport.c, reuseport_pid.c). */
 /* What socket fd is as a group key; why says what does not fit. */

@@ -619,6 +619,8 @@ int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
 	/* One entry per possible CPU, so bpftool shows no padding. */
 	bpf_map__set_max_entries(skel->maps.cpu_node,
 				 libbpf_num_possible_cpus());
+	/* The kernel takes no more than NR_CPUS, which may be below ours. */
+	bpf_map__set_max_entries(skel->maps.cpumap, libbpf_num_possible_cpus());
 	err = size_inner_template(
 		skel, cache_size ? cache_size : SILO_ROUTE_CACHE_DEFAULT, kind,
 		&tmpl_fd);

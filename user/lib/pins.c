@@ -29,6 +29,11 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_HEARTBEAT] = "heartbeat",
 	[SILO_MAP_DAEMON] = "daemon",
 	[SILO_MAP_FILL_LOG] = "fill_log",
+	[SILO_MAP_SERVICES] = SILO_PIN_SERVICES,
+	[SILO_MAP_SERVICE_NODES] = SILO_PIN_SERVICE_NODES,
+	[SILO_MAP_SERVICE_STATS] = SILO_PIN_SERVICE_STATS,
+	[SILO_MAP_QUEUE_CPU] = SILO_PIN_QUEUE_CPU,
+	[SILO_MAP_CPUMAP] = SILO_PIN_CPUMAP,
 };
 
 int silo_pin_path(const struct silo *s, char *buf, size_t len, const char *name)

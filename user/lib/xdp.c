@@ -276,6 +276,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	}
 	skel->rodata->forward = opts->forward;
 	skel->rodata->cache_enabled = !opts->no_cache;
+	skel->rodata->steer = opts->mode == SILO_XDP_NATIVE;
 	if (!silo_maps_cache_size(&maps, &cache_size))
 		skel->rodata->cache_size = cache_size;
 	err = silo_maps_reuse(&maps, skel->obj);

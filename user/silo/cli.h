@@ -70,6 +70,7 @@ int do_reuseport(int argc, char **argv);
 struct cmd_spec;
 extern const struct cmd_spec reuseport_queue_map_spec;
 int reuseport_queue_map(int argc, char **argv);
+int do_service(int argc, char **argv);
 int do_daemon(int argc, char **argv);
 int do_doctor(int argc, char **argv);
 

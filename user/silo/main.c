@@ -55,13 +55,14 @@ static int help(int argc, char **argv)
 	printf("Usage: %s [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	       "       %s OBJECT help\n"
 	       "\n"
-	       "OBJECT := { xdp | route | genid | stats | reuseport | daemon |\n"
-	       "            doctor | version }\n"
+	       "OBJECT := { xdp | route | genid | stats | reuseport | service |\n"
+	       "            daemon | doctor | version }\n"
 	       "  xdp        load, unload and show silo's XDP program on devices\n"
 	       "  route      show, flush and look up the route cache\n"
 	       "  genid      show or bump the route cache generation id\n"
 	       "  stats      packet counters: verdicts, reasons, FIB codes, cache\n"
 	       "  reuseport  SO_REUSEPORT groups: socket[CPU] selection\n"
+	       "  service    steer a local service's packets to its CPUs in XDP\n"
 	       "  daemon     silod's state\n"
 	       "  doctor     do the CPUs line up: IRQs, RPS, readers, silod\n"
 	       "  version    silo's version and its maps' layout\n"
@@ -267,6 +268,7 @@ static const struct cmd objects[] = {
 	{ "genid", do_genid },
 	{ "stats", do_stats },
 	{ "reuseport", do_reuseport },
+	{ "service", do_service },
 	{ "daemon", do_daemon },
 	{ "doctor", do_doctor },
 	{ "version", version },

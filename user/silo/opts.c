@@ -167,8 +167,8 @@ int opts_parse(const struct cmd_spec *spec, void *cfg, int argc, char **argv,
 	for (i = 0; i < nopts(spec->opts); i++) {
 		const struct opt *o = &spec->opts[i];
 
-		if (o->required && !*(const char **)dest(cfg, o) &&
-		    o->type == OPT_STR)
+		if (o->required && o->type == OPT_STR &&
+		    !*(const char **)dest(cfg, o))
 			return usage_error(
 				"%s needs --%s %s: see '%s %s --help'\n",
 				cmd_name(spec), o->name, o->arg, prog_name,

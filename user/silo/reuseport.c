@@ -620,6 +620,11 @@ static int reuseport_detach(int argc, char **argv)
 
 int do_reuseport(int argc, char **argv)
 {
-	return spec_select("reuseport", reuseport_specs, reuseport_notes,
-			   argc - 1, argv + 1);
+	int ret = spec_select("reuseport", reuseport_specs, reuseport_notes,
+			      argc - 1, argv + 1);
+
+	/* Services that follow a group steer to its slots' CPUs now. */
+	if (!ret && cli.silo)
+		silo_service_sync(cli.silo);
+	return ret;
 }

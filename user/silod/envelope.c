@@ -199,6 +199,8 @@ void envelope_poll(struct silod *d, const struct pollfd *pfd, int n)
 			changed = true;
 	if (changed || due)
 		envelope_update(d);
-	if (due)
+	if (due) {
 		config_poll(d);
+		service_poll(d);
+	}
 }

@@ -218,6 +218,8 @@ void invalidation_lost(struct silod *d);
  * route MTU while one exists, since a route that loses its MTU says
  * nothing of the one it had; the key's route flags after a deletion). */
 void config_poll(struct silod *d);
+/* service.c: services that follow a group get its slots' CPUs. */
+void service_poll(struct silod *d);
 
 /* metrics.c: --metrics. 0 when spec is an address silod can listen on. */
 int metrics_check(const char *spec);

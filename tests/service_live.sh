@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0
+# Steering, live: a client and a server namespace joined by veth, silo on
+# the server's veth (native XDP), a sender pinned to CPU 0 (veth processes
+# what it receives on the sending CPU). With a UDP service on CPU 1 every
+# datagram is processed on CPU 1 (SO_INCOMING_CPU at the socket, the
+# service's counters) and every one is delivered; without it, or with
+# checksums left to offload, they stay on CPU 0. TCP through a service:
+# whole bytes, every connection.
+. "$TESTS_DIR/lib.sh"
+
+if (($(nproc) < 2)); then
+	echo "skip - service_live: needs two CPUs"
+	exit 0
+fi
+
+P="${NS}svl"
+C="$P-c" S="$P-s"
+ip netns add "$C" && ip netns add "$S" &&
+	ip link add svl-c netns "$C" type veth peer name svl-s netns "$S" &&
+	ip -n "$C" addr add 10.77.0.1/24 dev svl-c &&
+	ip -n "$S" addr add 10.77.0.2/24 dev svl-s &&
+	ip -n "$C" addr add fd77::1/64 dev svl-c nodad &&
+	ip -n "$S" addr add fd77::2/64 dev svl-s nodad &&
+	for n in "$C" "$S"; do ip -n "$n" link set lo up; done &&
+	ip -n "$C" link set svl-c up && ip -n "$S" link set svl-s up &&
+	# Checksums in full on the wire, as a NIC receives them: veth would
+	# pass CHECKSUM_PARTIAL along, which a cpumap does not carry.
+	ip netns exec "$C" ethtool -K svl-c tx off >/dev/null ||
+	{
+		not_ok "setup" "could not build the namespaces"
+		exit 1
+	}
+trap 'ip netns del "$C" 2>/dev/null; ip netns del "$S" 2>/dev/null; rm -rf "$TMP"' EXIT
+
+check "load" silo --netns "$S" xdp load svl-s
+
+# udp NAME DST COUNT: sends from CPU 0; $cpus for the caller: the sink's
+# datagrams after the first by SO_INCOMING_CPU.
+udp() {
+	ip netns exec "$S" "$TRAFFIC" udp-sink 7000 --count "$3" --connect \
+		--timeout 3 >"$TMP/sink" 2>/dev/null &
+	local sink=$!
+	sleep 0.3
+	ip netns exec "$C" taskset -c 0 "$TRAFFIC" udp-send "$2" 7000 \
+		--count "$3" --gap-us 50 >"$TMP/send"
+	wait "$sink"
+	got=$(jq .datagrams "$TMP/sink") sent=$(jq .datagrams "$TMP/send")
+	cpus=$(jq -c .incoming_cpu "$TMP/sink")
+	[[ $got == "$sent" && $sent == "$3" ]] && ok "$1: every datagram delivered" ||
+		not_ok "$1: every datagram delivered" "$got of $sent arrived ($3 asked)"
+}
+
+# only_on CPU MIN: every datagram counted was processed on CPU, and at least
+# MIN were counted (a datagram queued before the sink connected is not).
+only_on() {
+	[[ $(jq -r 'keys | join(",")' <<<"$cpus") == "$1" &&
+		$(jq -r ".\"$1\"" <<<"$cpus") -ge $2 ]]
+}
+
+sstat() { # sstat SERVICE_INDEX FIELD
+	silo --netns "$S" -j service show | jq ".services[$1].stats.$2"
+}
+
+# Without a service: processed where they arrived.
+udp "no service" 10.77.0.2 1000
+[[ $(jq -r '."0" // 0' <<<"$cpus") -gt 900 ]] &&
+	ok "no service: processed on the sending CPU" ||
+	not_ok "no service: processed on the sending CPU" "$cpus"
+
+check "service add" silo --netns "$S" service add --proto udp --port 7000 \
+	--cpus 1
+udp "service on CPU 1" 10.77.0.2 2000
+only_on 1 1800 && ok "service: every datagram processed on CPU 1" ||
+	not_ok "service: every datagram processed on CPU 1" "$cpus"
+steered=$(sstat 0 steered) local_=$(sstat 0 local) rx=$(sstat 0 rx)
+[[ $rx == 2000 && $((steered + local_)) == 2000 && $steered -gt 0 ]] &&
+	ok "service counters: rx $rx, steered $steered, local $local_" ||
+	not_ok "service counters" "rx $rx steered $steered local $local_"
+
+udp "IPv6, the same service" fd77::2 1000
+only_on 1 900 && ok "IPv6: every datagram processed on CPU 1" ||
+	not_ok "IPv6: every datagram processed on CPU 1" "$cpus"
+
+# A sender that leaves its checksums to offload (veth's default) sends sums
+# only the stack here can complete: passed, never steered, all delivered.
+ip netns exec "$C" ethtool -K svl-c tx on >/dev/null
+udp "checksum offloaded" 10.77.0.2 1000
+only_on 0 900 && ok "checksum offloaded: processed where it arrived" ||
+	not_ok "checksum offloaded: processed where it arrived" "$cpus"
+csum=$(sstat 0 pass_csum)
+((csum >= 1000)) && ok "checksum offloaded: counted ($csum)" ||
+	not_ok "checksum offloaded: counted" "pass_csum $csum"
+ip netns exec "$C" ethtool -K svl-c tx off >/dev/null
+
+# Steering to the CPU where it arrives is a pass: still delivered there.
+check "service replace: CPU 0" silo --netns "$S" service add --proto udp \
+	--port 7000 --cpus 0 --replace
+udp "service on CPU 0" 10.77.0.2 1000
+only_on 0 900 && ok "service on CPU 0: processed there" ||
+	not_ok "service on CPU 0: processed there" "$cpus"
+check "service del" silo --netns "$S" service del --proto udp --port 7000
+
+# TCP: SYN and segments steered alike; whole bytes on every connection.
+check "tcp service" silo --netns "$S" service add --proto tcp --port 7001 \
+	--cpus 1
+ip netns exec "$S" "$TRAFFIC" tcp-sink 7001 --conns 4 --timeout 3 \
+	>"$TMP/sink" 2>/dev/null &
+sink=$!
+sleep 0.3
+ip netns exec "$C" taskset -c 0 "$TRAFFIC" tcp-send 10.77.0.2 7001 --conns 4 \
+	--bytes 500000 >"$TMP/send"
+wait "$sink"
+got=$(jq .bytes "$TMP/sink") conns=$(jq .connections "$TMP/sink")
+[[ $got == 2000000 && $conns == 4 ]] && ok "tcp: every byte of 4 connections" ||
+	not_ok "tcp: every byte of 4 connections" "$got bytes, $conns connections"
+steered=$(sstat 0 steered)
+((steered > 0)) && ok "tcp: segments steered ($steered)" ||
+	not_ok "tcp: segments steered" "$(silo --netns "$S" service show)"
+check "unload" silo --netns "$S" xdp unload svl-s
