@@ -71,6 +71,15 @@ expect "key and no ports" 0 "hash ports  none" \
 check "key of 42 bytes" qjson '(.key | length) == 84 and .hash_ports == []'
 expect "clear" 0 "RSS table removed" silo --netns "$N" reuseport queue-map udp4_7311 --clear
 check "cleared" qjson '.table == null'
+# --dev: the table as the device's NIC hashes; a veth has no RSS table.
+expect "--dev with a table option refused" 2 "give it alone" \
+	silo --netns "$N" reuseport queue-map udp4_7311 --dev rqv0 --indir 0,1
+ip -n "$N" link add rqv0 type veth peer name rqv1
+expect "--dev on a veth refused" 1 "rqv0 has no Toeplitz RSS table" \
+	silo --netns "$N" reuseport queue-map udp4_7311 --dev rqv0
+check "  leaving no table" qjson '.table == null'
+expect "--dev of no device" 1 "no device 'nosuch'" \
+	silo --netns "$N" reuseport queue-map udp4_7311 --dev nosuch
 expect "policy back to cpu" 0 "policy cpu" silo --netns "$N" reuseport policy udp4_7311 cpu
 expect "policy queue" 0 "policy queue" silo --netns "$N" reuseport policy udp4_7311 queue
 expect "detach" 0 "detached" silo --netns "$N" reuseport detach udp4_7311

@@ -518,6 +518,7 @@ struct silo_reuseport_node {
 #define SILO_RSS_PORTS_ALL 0xfU
 
 struct silo_reuseport_queues {
+	__u32 ifindex; /* read from this device, kept current by silod; 0: by hand */
 	__u32 key_size; /* SILO_RSS_KEY_MIN .. SILO_RSS_KEY_MAX */
 	__u32 indir_size; /* 1 .. SILO_RSS_INDIR_MAX */
 	__u32 nr_queues; /* 1 .. SILO_RSS_QUEUES_MAX */

@@ -355,6 +355,17 @@ int silo_group_set_queues(struct silo_group *g,
 			  const struct silo_reuseport_queues *q);
 int silo_group_queues(struct silo_group *g, struct silo_reuseport_queues *q);
 int silo_group_clear_queues(struct silo_group *g);
+/*
+ * The table of device ifname, as its NIC hashes: Toeplitz key and
+ * indirection table (ethtool netlink), the flows whose hash takes the ports
+ * (ETHTOOL_GRXFH), each queue's CPU from its IRQ's affinity; q->ifindex is
+ * the device's. -EOPNOTSUPP when the device has no Toeplitz table (veth),
+ * -ENODEV, -E2BIG (larger than the program takes). The group's table is set
+ * from it by silo_group_queues_from_dev, and silod keeps such a table
+ * current.
+ */
+int silo_rss_table_read(const char *ifname, struct silo_reuseport_queues *q);
+int silo_group_queues_from_dev(struct silo_group *g, const char *ifname);
 /* table[SILO_RSS_INPUT_MAX * 256]: what byte b at input position i adds to
  * the hash, from a key of key_size (>= SILO_RSS_KEY_MIN) bytes. */
 int silo_rss_toeplitz_table(const __u8 *key, __u32 key_size, __u32 *table);

@@ -191,6 +191,11 @@ void silo_group_pins_remove(const struct silo *s, const char *name);
 struct silo_group;
 int silo_group_lock_queues(struct silo_group *g, int *queues_fd, __u32 *id);
 void silo_group_unlock(int lock);
+/* cpus[q] (q < n): the first CPU of the affinity of RX queue q's IRQ
+ * (under root: "" or a fake tree), SILO_SERVICE_NO_CPU when unknown.
+ * Returns the queues found; -ENOENT when the device has no MSI IRQs. */
+int silo_irq_queue_cpus(const char *ifname, const char *root, __u32 *cpus,
+			__u32 n);
 
 /* Reads a small file; returns bytes read or -errno. */
 int read_file(const char *path, char *buf, size_t len);

@@ -3,24 +3,25 @@
  * Reuseport policy queue: the RSS table a group's program redoes the NIC's
  * choice of RX queue with (Toeplitz hash, indirection table, queue -> CPU).
  *
- * TODO(silod): on a real NIC the table is the device's: its RSS key,
- * indirection table from ethtool netlink (ETHTOOL_MSG_RSS_GET, see
- * user/lib/ethtool.c; only hfunc toeplitz with no input_xfrm can be redone
- * here: any other leaves the group without a table, so it falls back), the
- * fields hashed per flow type (ETHTOOL_GRXFH: whether L4 ports are in), and
- * each queue's CPU from its IRQ's affinity
- * (netdev genetlink, Linux 6.8+: queue -> NAPI -> irq, then
- * /proc/irq/N/effective_affinity_list); silod is to fill it through
- * silo_group_set_queues() for the groups with policy queue and rewrite it
- * when ethtool or the affinity changes it. Until then it is set by hand
- * (silo reuseport queue-map), which is also how a device without RSS (veth,
- * loopback) gets a faked one.
+ * On a real NIC the table is the device's (silo_rss_table_read): its
+ * Toeplitz key and indirection table through ethtool netlink (user/lib/
+ * ethtool.c; any other hash function cannot be redone here, so such a
+ * device gets no table and the policy falls back), the flows whose hash
+ * takes the ports (ETHTOOL_GRXFH), and each queue's CPU from its IRQ's
+ * affinity. The table keeps the device's ifindex, and silod reads it
+ * again every second, rewriting it when ethtool or an IRQ's affinity
+ * changed it. A device without RSS (veth, loopback) gets a faked table by
+ * hand (silo reuseport queue-map), which silod leaves alone.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -205,5 +206,122 @@ int silo_group_clear_queues(struct silo_group *g)
 	if (bpf_map_delete_elem(fd, &id))
 		err = -errno;
 	silo_group_unlock(lock);
+	return err;
+}
+
+/* Whether the device's hash of a flow type takes the L4 ports; on no
+ * answer, what most NICs do: TCP yes, UDP no. */
+static bool hashes_ports(int sock, const char *ifname, __u32 flow_type)
+{
+	struct ethtool_rxnfc nfc = { .cmd = ETHTOOL_GRXFH,
+				     .flow_type = flow_type };
+	struct ifreq ifr = {};
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&nfc;
+	if (sock < 0 || ioctl(sock, SIOCETHTOOL, &ifr))
+		return flow_type == TCP_V4_FLOW || flow_type == TCP_V6_FLOW;
+	return (nfc.data & (RXH_L4_B_0_1 | RXH_L4_B_2_3)) ==
+	       (RXH_L4_B_0_1 | RXH_L4_B_2_3);
+}
+
+int silo_rss_table_read(const char *ifname, struct silo_reuseport_queues *q)
+{
+	static const struct {
+		__u32 flow, bit;
+	} flows[] = {
+		{ UDP_V4_FLOW, SILO_RSS_PORTS_UDP4 },
+		{ UDP_V6_FLOW, SILO_RSS_PORTS_UDP6 },
+		{ TCP_V4_FLOW, SILO_RSS_PORTS_TCP4 },
+		{ TCP_V6_FLOW, SILO_RSS_PORTS_TCP6 },
+	};
+	struct silo_rss *rss;
+	__u32 i, *cpus = NULL;
+	int err, sock, found;
+
+	memset(q, 0, sizeof(*q));
+	q->ifindex = if_nametoindex(ifname);
+	if (!q->ifindex)
+		return -ENODEV;
+	rss = calloc(1, sizeof(*rss));
+	cpus = calloc(SILO_RSS_QUEUES_MAX, sizeof(*cpus));
+	if (!rss || !cpus) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = silo_rss_get(ifname, rss);
+	if (err)
+		goto out;
+	/* Only the Toeplitz hash can be redone; nothing else is guessed. */
+	if (rss->hfunc != SILO_RSS_HASH_TOP ||
+	    rss->key_size < SILO_RSS_KEY_MIN ||
+	    rss->key_size > SILO_RSS_KEY_MAX || !rss->indir_size) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	if (rss->indir_size > SILO_RSS_INDIR_MAX) {
+		err = -E2BIG;
+		goto out;
+	}
+	q->key_size = rss->key_size;
+	memcpy(q->key, rss->key, rss->key_size);
+	q->indir_size = rss->indir_size;
+	for (i = 0; i < rss->indir_size; i++) {
+		if (rss->indir[i] >= SILO_RSS_QUEUES_MAX) {
+			err = -E2BIG;
+			goto out;
+		}
+		q->indir[i] = rss->indir[i];
+		if (q->indir[i] + 1 > q->nr_queues)
+			q->nr_queues = q->indir[i] + 1;
+	}
+	found = silo_irq_queue_cpus(ifname, "", cpus, q->nr_queues);
+	for (i = 0; i < SILO_RSS_QUEUES_MAX; i++)
+		q->queue_cpu[i] =
+			found > 0 && i < q->nr_queues &&
+					cpus[i] != SILO_SERVICE_NO_CPU ?
+				cpus[i] :
+				SILO_RSS_NO_CPU;
+	sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	for (i = 0; i < sizeof(flows) / sizeof(flows[0]); i++)
+		if (hashes_ports(sock, ifname, flows[i].flow))
+			q->hash_ports |= flows[i].bit;
+	if (sock >= 0)
+		close(sock);
+	err = 0;
+out:
+	free(cpus);
+	free(rss);
+	return err;
+}
+
+int silo_group_queues_from_dev(struct silo_group *g, const char *ifname)
+{
+	struct silo_reuseport_queues *q = malloc(sizeof(*q));
+	int err;
+
+	if (!q)
+		return -ENOMEM;
+	err = silo_rss_table_read(ifname, q);
+	switch (err) {
+	case 0:
+		err = silo_group_set_queues(g, q);
+		break;
+	case -ENODEV:
+		pr_err("no device '%s' in this network namespace\n", ifname);
+		break;
+	case -EOPNOTSUPP:
+		pr_err("%s has no Toeplitz RSS table that policy queue can redo (a veth has none, 'ethtool -x %s' shows what it has): give the table by hand with --indir\n",
+		       ifname, ifname);
+		break;
+	case -E2BIG:
+		pr_err("the RSS table of %s is larger than policy queue takes (%d entries, %d queues)\n",
+		       ifname, SILO_RSS_INDIR_MAX, SILO_RSS_QUEUES_MAX);
+		break;
+	default:
+		pr_err("cannot read the RSS table of %s: %s\n", ifname,
+		       strerror(-err));
+	}
+	free(q);
 	return err;
 }

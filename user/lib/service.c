@@ -808,31 +808,26 @@ static int irq_name(const char *root, unsigned int irq, char *name, size_t len)
 	return err;
 }
 
-int silo_queue_map_default(struct silo *s, const char *ifname, const char *root)
+int silo_irq_queue_cpus(const char *ifname, const char *root, __u32 *cpus,
+			__u32 n)
 {
 	char path[PATH_MAX], buf[256], name[128];
 	unsigned char bits[SILO_MAX_CPUS / 8];
 	struct dirent *de;
-	__u32 ifindex, cpu;
-	int set = 0, err = 0, q;
+	int found = 0, q;
+	__u32 cpu;
 	DIR *d;
 
 	if (!root)
 		root = "";
-	ifindex = if_nametoindex(ifname);
-	if (!ifindex) {
-		pr_err("no device '%s' in this network namespace\n", ifname);
-		return -ENODEV;
-	}
+	for (cpu = 0; cpu < n; cpu++)
+		cpus[cpu] = SILO_SERVICE_NO_CPU;
 	snprintf(path, sizeof(path), "%s/sys/class/net/%s/device/msi_irqs",
 		 root, ifname);
 	d = opendir(path);
-	if (!d) {
-		pr_err("%s has no MSI IRQs (a virtual device?): set its queues with 'silo service queue-map %s QUEUE=CPU ...'\n",
-		       ifname, ifname);
+	if (!d)
 		return -ENOENT;
-	}
-	while (!err && (de = readdir(d))) {
+	while ((de = readdir(d))) {
 		unsigned long irq;
 		char *end;
 
@@ -842,7 +837,7 @@ int silo_queue_map_default(struct silo *s, const char *ifname, const char *root)
 		if (irq_name(root, irq, name, sizeof(name)))
 			continue;
 		q = irq_queue(name);
-		if (q < 0)
+		if (q < 0 || (__u32)q >= n)
 			continue;
 		snprintf(path, sizeof(path),
 			 "%s/proc/irq/%lu/smp_affinity_list", root, irq);
@@ -854,15 +849,44 @@ int silo_queue_map_default(struct silo *s, const char *ifname, const char *root)
 				break;
 		if (cpu >= (__u32)silo_nr_cpus())
 			continue;
-		err = silo_queue_map_set(s, ifindex, q, cpu);
-		if (!err)
-			set++;
+		if (cpus[q] == SILO_SERVICE_NO_CPU)
+			found++;
+		cpus[q] = cpu;
 	}
 	closedir(d);
-	if (!err && !set) {
+	return found;
+}
+
+int silo_queue_map_default(struct silo *s, const char *ifname, const char *root)
+{
+	__u32 ifindex, q, *cpus;
+	int set = 0, err = 0, found;
+
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex) {
+		pr_err("no device '%s' in this network namespace\n", ifname);
+		return -ENODEV;
+	}
+	cpus = calloc(SILO_MAX_QUEUES, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	found = silo_irq_queue_cpus(ifname, root, cpus, SILO_MAX_QUEUES);
+	if (found == -ENOENT) {
+		pr_err("%s has no MSI IRQs (a virtual device?): set its queues with 'silo service queue-map %s QUEUE=CPU ...'\n",
+		       ifname, ifname);
+		err = -ENOENT;
+	} else if (found <= 0) {
 		pr_err("no RX queue IRQ of %s found in /proc/interrupts: set its queues with 'silo service queue-map %s QUEUE=CPU ...'\n",
 		       ifname, ifname);
 		err = -ENOENT;
 	}
+	for (q = 0; !err && q < SILO_MAX_QUEUES; q++) {
+		if (cpus[q] == SILO_SERVICE_NO_CPU)
+			continue;
+		err = silo_queue_map_set(s, ifindex, q, cpus[q]);
+		if (!err)
+			set++;
+	}
+	free(cpus);
 	return err ? err : set;
 }

@@ -168,6 +168,13 @@ static void show_json(const char *name, const struct silo_reuseport_queues *q)
 		json_print(o);
 		return;
 	}
+	if (q->ifindex) {
+		char dev[IF_NAMESIZE];
+
+		json_object_object_add(
+			o, "device",
+			json_object_new_string(fmt_ifname(dev, q->ifindex)));
+	}
 	key_hex(q, key);
 	json_object_object_add(o, "key", json_object_new_string(key));
 	arr = json_object_new_array();
@@ -192,7 +199,7 @@ static void show_json(const char *name, const struct silo_reuseport_queues *q)
 
 static void show_text(const char *name, const struct silo_reuseport_queues *q)
 {
-	char key[2 * SILO_RSS_KEY_MAX + 1];
+	char key[2 * SILO_RSS_KEY_MAX + 1], dev[IF_NAMESIZE];
 	const char *sep = "";
 	size_t f;
 	__u32 i;
@@ -203,7 +210,11 @@ static void show_text(const char *name, const struct silo_reuseport_queues *q)
 		return;
 	}
 	key_hex(q, key);
-	printf("group %s\n  key         %s\n  hash ports  ", name, key);
+	printf("group %s\n", name);
+	if (q->ifindex)
+		printf("  device      %s (kept current by silod)\n",
+		       fmt_ifname(dev, q->ifindex));
+	printf("  key         %s\n  hash ports  ", key);
 	for (f = 0; f < NR_PORT_FLOWS; f++) {
 		if (q->hash_ports & port_flows[f].bit) {
 			printf("%s%s", sep, port_flows[f].name);
@@ -230,7 +241,7 @@ static void show_text(const char *name, const struct silo_reuseport_queues *q)
  * queues named.
  */
 struct qmap_cfg {
-	const char *key, *indir, *qcpu, *ports;
+	const char *key, *indir, *qcpu, *ports, *dev;
 	bool clear;
 };
 
@@ -247,6 +258,11 @@ static const struct opt qmap_opts[] = {
 	OPTION_STR("hash-ports", qmap_cfg, ports, "LIST",
 		   "the flows whose hash takes the ports: udp4, udp6,\n"
 		   "tcp4, tcp6, or none (default tcp4,tcp6)"),
+	OPTION_STR("dev", qmap_cfg, dev, "DEV",
+		   "read the table from DEV's RSS: its Toeplitz key\n"
+		   "and indirection table (ethtool), the flows whose\n"
+		   "hash takes the ports, each queue's IRQ CPU;\n"
+		   "silod keeps it current (a hand edit stops that)"),
 	OPTION_FLAG("clear", qmap_cfg, clear,
 		    "remove the table: policy queue falls back"),
 	OPTION_END,
@@ -285,9 +301,12 @@ int reuseport_queue_map(int argc, char **argv)
 	qcpu = cfg.qcpu;
 	ports = cfg.ports;
 	clear = cfg.clear;
-	if (clear && (key || indir || qcpu || ports))
+	if (clear && (key || indir || qcpu || ports || cfg.dev))
 		return usage_error(
 			"--clear takes no other option: it removes the table\n");
+	if (cfg.dev && (key || indir || qcpu || ports))
+		return usage_error(
+			"--dev takes the whole table from the device: give it alone\n");
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return 1;
@@ -336,8 +355,12 @@ int reuseport_queue_map(int argc, char **argv)
 		ret = 0;
 		goto out_close;
 	}
+	if (cfg.dev) {
+		if (silo_group_queues_from_dev(g, cfg.dev))
+			goto out_close;
+	}
 	if (!key && !indir && !qcpu && !ports) {
-		/* Show. */
+		/* Show (after --dev, what it set). */
 		err = silo_group_queues(g, q);
 		if (err && err != -ENOENT) {
 			fprintf(stderr,

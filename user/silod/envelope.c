@@ -202,5 +202,6 @@ void envelope_poll(struct silod *d, const struct pollfd *pfd, int n)
 	if (due) {
 		config_poll(d);
 		service_poll(d);
+		queues_poll(d);
 	}
 }

@@ -220,6 +220,8 @@ void invalidation_lost(struct silod *d);
 void config_poll(struct silod *d);
 /* service.c: services that follow a group get its slots' CPUs. */
 void service_poll(struct silod *d);
+/* Policy queue tables read from a device, kept as the device has them. */
+void queues_poll(struct silod *d);
 
 /* metrics.c: --metrics. 0 when spec is an address silod can listen on. */
 int metrics_check(const char *spec);
