@@ -90,6 +90,7 @@ SERVER=$!
 for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
 check "reuseport attach" silo --netns "$R" reuseport attach \
 	--pid "$(jq -r .pid "$TMP/server")" --port 7301 --proto udp
+check "service add" silo --netns "$R" service add --proto udp --port 7302 --cpus 0
 # Datagrams for the group: its selector runs.
 ip netns exec "$R" "$TRAFFIC" udp-send 127.0.0.1 7301 --count 300 \
 	--gap-us 100 >/dev/null
@@ -115,6 +116,14 @@ if awk -f "$CHECK" "$TMP/m" >"$TMP/check"; then
 else
 	not_ok "exposition passes the strict parser" "$(head -c 600 "$TMP/check")"
 fi
+# Services: rx and every outcome, once per service (not per family).
+sv='service="udp:7302"'
+[[ $(metric "$TMP/m" "silo_service_rx_total{$sv}") =~ ^[0-9]+$ &&
+	$(metric "$TMP/m" "silo_service_rx_total{service=\"none\"}") =~ ^[0-9]+$ &&
+	$(grep -c "^silo_service_packets_total{$sv," "$TMP/m") == \
+	$(($(silo --netns "$R" -j service show | jq '.unattributed | length') - 1)) ]] &&
+	ok "service counters exported" ||
+	not_ok "service counters exported" "$(grep '^silo_service' "$TMP/m" | head -5)"
 [[ $(tail -c 1 "$TMP/m" | od -An -c | tr -d ' ') == '\n' ]] &&
 	ok "ends with a newline" || not_ok "ends with a newline" "no"
 

@@ -4,6 +4,8 @@
  * "silo stats --format prometheus" prints and silod's /metrics serves.
  */
 #include <errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -536,6 +538,117 @@ out_free:
 	return err;
 }
 
+/*
+ * Services (XDP steering): per service, summed over CPUs, what steering did
+ * with its packets: silo_service_packets_total{service,outcome}, and rx
+ * (the packets it saw) apart. service is "udp:PORT" for any
+ * address, else "udp:ADDR:PORT" ("udp:[ADDR]:PORT" for IPv6), once per
+ * service though it has an IPv4 and an IPv6 key; "none" holds the local
+ * packets of no service (fragments, ICMP, ...).
+ */
+struct svc_names {
+	__u32 id[SILO_MAX_SERVICES];
+	char name[SILO_MAX_SERVICES][64];
+	__u32 n;
+};
+
+static int svc_name_cb(const struct silo_service_key *k,
+		       const struct silo_service *svc, void *ctx)
+{
+	static const __u8 any[16];
+	struct svc_names *sn = ctx;
+	char addr[INET6_ADDRSTRLEN];
+	const char *proto = k->protocol == IPPROTO_TCP ? "tcp" : "udp";
+	__u32 i;
+
+	for (i = 0; i < sn->n; i++)
+		if (sn->id[i] == svc->id)
+			return 0; /* its other family */
+	if (sn->n == SILO_MAX_SERVICES)
+		return 0;
+	sn->id[sn->n] = svc->id;
+	if (!memcmp(k->addr, any, sizeof(any)))
+		snprintf(sn->name[sn->n], sizeof(sn->name[0]), "%s:%u", proto,
+			 ntohs(k->port));
+	else if (k->family == SILO_AF_INET &&
+		 inet_ntop(AF_INET, k->addr, addr, sizeof(addr)))
+		snprintf(sn->name[sn->n], sizeof(sn->name[0]), "%s:%s:%u",
+			 proto, addr, ntohs(k->port));
+	else if (inet_ntop(AF_INET6, k->addr, addr, sizeof(addr)))
+		snprintf(sn->name[sn->n], sizeof(sn->name[0]), "%s:[%s]:%u",
+			 proto, addr, ntohs(k->port));
+	else
+		return 0;
+	sn->n++;
+	return 0;
+}
+
+static int put_services(FILE *f, struct silo *s, int ncpus)
+{
+	struct silo_service_stats *pc, sum;
+	struct svc_names *sn;
+	__u32 i, j;
+	int err, cpu, fam;
+
+	sn = calloc(1, sizeof(*sn));
+	pc = calloc(ncpus, sizeof(*pc));
+	if (!sn || !pc) {
+		err = -ENOMEM;
+		goto out;
+	}
+	sn->id[0] = 0; /* local packets of no service */
+	snprintf(sn->name[0], sizeof(sn->name[0]), "none");
+	sn->n = 1;
+	err = silo_service_foreach(s, svc_name_cb, sn);
+	if (err == -ENOENT) { /* maps of an older silo: none to show */
+		err = 0;
+		goto out;
+	}
+	if (err)
+		goto out;
+	for (fam = 0; fam < 2; fam++) {
+		if (fam == 0) {
+			put_help(
+				f, "silo_service_rx_total", "counter",
+				"Packets for a local address and a service's port (service none: for a local address and no service).");
+		} else {
+			fputs("# HELP silo_service_packets_total What XDP steering did with a service's packets (",
+			      f);
+			for (j = 1; j < SILO_SSTAT_MAX; j++)
+				fprintf(f, "%s%s: %s", j > 1 ? "; " : "",
+					silo_service_stat_name(j),
+					silo_service_stat_desc(j));
+			fputs(").\n# TYPE silo_service_packets_total counter\n",
+			      f);
+		}
+		for (i = 0; i < sn->n; i++) {
+			memset(&sum, 0, sizeof(sum));
+			if (silo_service_stats(s, sn->id[i], pc))
+				continue;
+			for (cpu = 0; cpu < ncpus; cpu++)
+				for (j = 0; j < SILO_SSTAT_MAX; j++)
+					((__u64 *)&sum)[j] +=
+						((__u64 *)&pc[cpu])[j];
+			if (fam == 0) {
+				put_sample(f, "silo_service_rx_total",
+					   "service", sn->name[i], sum.rx);
+				continue;
+			}
+			for (j = 1; j < SILO_SSTAT_MAX; j++) {
+				fputs("silo_service_packets_total{service=", f);
+				put_label_value(f, sn->name[i]);
+				fprintf(f, ",outcome=\"%s\"} %llu\n",
+					silo_service_stat_name(j),
+					(unsigned long long)((__u64 *)&sum)[j]);
+			}
+		}
+	}
+out:
+	free(pc);
+	free(sn);
+	return err;
+}
+
 int silo_metrics_write(struct silo *s, FILE *f)
 {
 	struct silo_stats *per_cpu, total = {};
@@ -585,6 +698,8 @@ int silo_metrics_write(struct silo *s, FILE *f)
 	err = put_groups(m, s);
 	if (!err)
 		err = put_group_stats(m, s, ncpus);
+	if (!err)
+		err = put_services(m, s, ncpus);
 	if (fclose(m) && !err)
 		err = -ENOMEM;
 	if (!err && fwrite(buf, 1, len, f) != len)
