@@ -9,6 +9,8 @@
  * fall back, counted, and none is lost.
  */
 #include <signal.h>
+#include <net/if.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "test.h"
 #include "reuseport_util.h"
@@ -594,6 +596,60 @@ static void test_bad_tables(void)
 	fx_close(&f);
 }
 
+/*
+ * silod keeps a table read from a device as the device has it. One it can
+ * no longer read (here a veth, which has no Toeplitz table; the same path
+ * as a device that is gone) it removes, so that the policy falls back
+ * rather than pick by a table that is wrong; a hand table (ifindex 0) it
+ * leaves alone.
+ */
+static void test_silod_refresh(void)
+{
+	struct silo_reuseport_queues q, back;
+	char bin[PATH_MAX];
+	struct fx f, h;
+	int i, gone = 0;
+	pid_t pid;
+
+	REQUIRE(sh("ip link add rqd0 type veth peer name rqd1") == 0, "veth");
+	REQUIRE(fx_open(&f, AF_INET, SOCK_DGRAM, 7208, SILO_REUSEPORT_QUEUE) ==
+			0,
+		"group");
+	REQUIRE(fx_open(&h, AF_INET, SOCK_DGRAM, 7209, SILO_REUSEPORT_QUEUE) ==
+			0,
+		"hand group");
+	fake_table(&q, 0);
+	REQUIRE(silo_group_set_queues(h.g, &q) == 0, "hand table");
+	q.ifindex = if_nametoindex("rqd0");
+	REQUIRE(q.ifindex && silo_group_set_queues(f.g, &q) == 0,
+		"device table");
+	REQUIRE(silo_group_queues(f.g, &back) == 0 && back.ifindex == q.ifindex,
+		"the table keeps its device");
+	snprintf(bin, sizeof(bin), "%s/silod", getenv("BUILD"));
+	pid = fork();
+	REQUIRE(pid >= 0, "fork");
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execl(bin, bin, "-q", "--pin-root", test_pin_root(), "--config",
+		      "/dev/null", (char *)NULL);
+		_exit(127);
+	}
+	/* silod polls every second. */
+	for (i = 0; i < 50 && !gone; i++) {
+		usleep(100000);
+		gone = silo_group_queues(f.g, &back) == -ENOENT;
+	}
+	CHECK(gone, "silod left a device table it cannot read again");
+	CHECK_EQ(silo_group_queues(h.g, &back), 0);
+	CHECK(memcmp(&q.key, &back.key, sizeof(q.key)) == 0 && !back.ifindex,
+	      "silod changed a hand table");
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	fx_close(&h);
+	fx_close(&f);
+	sh("ip link del rqd0");
+}
+
 int main(void)
 {
 	struct silo_opts opts = { .pin_root = test_pin_root() };
@@ -619,6 +675,7 @@ int main(void)
 	RUN(test_veth_udp4);
 	RUN(test_fallbacks);
 	RUN(test_bad_tables);
+	RUN(test_silod_refresh);
 	silo_close(s);
 	return 0;
 }
