@@ -437,6 +437,50 @@ static int check_cpus(const __u64 *cpus)
 	return 0;
 }
 
+/*
+ * Queue mode reads queue_cpu: a device silo runs on whose queues have no
+ * CPU yet gets the default, its IRQs' affinity, so that a queue-mode
+ * service steers from the start on a NIC. A device with no MSI IRQs (veth)
+ * keeps none: its queues are passed until 'silo service queue-map' sets
+ * them.
+ */
+static void queue_map_defaults(struct silo *s)
+{
+	struct silo_xdp_dev *devs = NULL;
+	__u32 *cpus = calloc(SILO_MAX_QUEUES, sizeof(*cpus));
+	size_t n = 0, i;
+	__u32 q;
+	int set;
+
+	if (!cpus || silo_xdp_list(s, &devs, &n))
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!devs[i].attached || !devs[i].ifname[0] ||
+		    silo_queue_map_get(s, devs[i].ifindex, cpus,
+				       SILO_MAX_QUEUES))
+			continue;
+		for (q = 0; q < SILO_MAX_QUEUES; q++)
+			if (cpus[q] != SILO_SERVICE_NO_CPU)
+				break;
+		if (q < SILO_MAX_QUEUES) /* set already: kept */
+			continue;
+		set = 0;
+		if (silo_irq_queue_cpus(devs[i].ifname, "", cpus,
+					SILO_MAX_QUEUES) <= 0)
+			continue; /* no MSI IRQs: a veth, say */
+		for (q = 0; q < SILO_MAX_QUEUES; q++)
+			if (cpus[q] != SILO_SERVICE_NO_CPU &&
+			    !silo_queue_map_set(s, devs[i].ifindex, q, cpus[q]))
+				set++;
+		if (set > 0)
+			pr_info("queue map of %s from its IRQs' affinity: %d queue%s\n",
+				devs[i].ifname, set, set == 1 ? "" : "s");
+	}
+out:
+	free(devs);
+	free(cpus);
+}
+
 int silo_service_add(struct silo *s, const struct silo_service_opts *opts)
 {
 	struct silo_service_key keys[2];
@@ -523,6 +567,9 @@ out_unlock:
 	close(lock);
 out_maps:
 	silo_maps_close(&m);
+	/* After the lock: queue_map_defaults takes the maps of its own. */
+	if (!err && opts->mode == SILO_SERVICE_QUEUE)
+		queue_map_defaults(s);
 	return err;
 }
 

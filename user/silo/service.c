@@ -84,8 +84,10 @@ static const struct opt add_opts[] = {
 		      "ports picks one of 256 slots, each a CPU; a CPU\n"
 		      "that joins or leaves moves only its share.\n"
 		      "queue: the CPU set for the packet's RX queue with\n"
-		      "'queue-map'. node: flow, over the service's CPUs\n"
-		      "on the NUMA node of the receiving CPU"),
+		      "'queue-map' (a NIC's unset queues get their IRQs'\n"
+		      "affinity when the service is added). node: flow,\n"
+		      "over the service's CPUs on the NUMA node of the\n"
+		      "receiving CPU"),
 	OPTION_U32(
 		"queue-size", service_cfg, qsize, "N", 1, 16384,
 		"frames the cpumap queues per target CPU (default\n" SILO_STR(
