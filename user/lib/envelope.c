@@ -251,14 +251,17 @@ static const char *xfrm_dir_name(__u8 dir)
 static int policy_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct silo_envelope *env = data;
-	const struct xfrm_userpolicy_info *p;
-	unsigned int fams;
 	char src[INET6_ADDRSTRLEN] = "?", dst[INET6_ADDRSTRLEN] = "?";
+	const struct xfrm_userpolicy_info *p;
+	struct xfrm_userpolicy_info copy;
+	unsigned int fams;
 
 	if (nlh->nlmsg_type != XFRM_MSG_NEWPOLICY ||
-	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*p))
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(copy))
 		return MNL_CB_OK;
-	p = mnl_nlmsg_get_payload(nlh);
+	/* A copy: netlink aligns to 4 bytes, the struct's __u64s want 8. */
+	memcpy(&copy, mnl_nlmsg_get_payload(nlh), sizeof(copy));
+	p = &copy;
 	/* Input policies apply to packets for this host only. */
 	if (p->dir != XFRM_POLICY_FWD && p->dir != XFRM_POLICY_OUT)
 		return MNL_CB_OK;
