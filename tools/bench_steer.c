@@ -44,7 +44,11 @@
  * filter (SO_ATTACH_BPF, a few instructions built here) that counts, in a
  * per-CPU array, every datagram on the CPU that queues it to the socket:
  * share is the count on the reader's CPU over all, per datagram, not per
- * batch or sample. The reader reads with recvmmsg, 64 at most a call.
+ * batch or sample. The reader reads with recvmmsg, 64 at most a call,
+ * blocking for the first (MSG_WAITFORONE); --poll makes it spin instead
+ * (MSG_DONTWAIT), which shows whether wake-ups are what costs.
+ * reader_switches_per_1k: the reader thread's context switches per 1,000
+ * datagrams read.
  *
  * Variants alternate in rounds (each round in another order); per variant
  * a warm-up, then datagrams read per second of wall time over a fixed
@@ -64,7 +68,7 @@
  * SIGHUP; leftovers of a run that was killed go at the next start.
  *
  *   bench_steer [--rounds N] [--secs S] [--warmup S] [--reader-cpu N]
- *               [--window N] [--verbose]
+ *               [--window N] [--poll] [--verbose]
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -134,6 +138,8 @@ static atomic_bool reader_stop;
 static _Alignas(64) atomic_ulong nr_read;
 static _Alignas(64) unsigned long nr_sent;
 static bool verbose;
+static bool poll_reader; /* --poll: the reader spins, never sleeps */
+static _Alignas(64) atomic_int reader_tid;
 
 static void on_signal(int sig)
 {
@@ -386,6 +392,30 @@ static __u64 rcvbuf_errors(void)
 	return sum;
 }
 
+/* The reader thread's context switches so far (voluntary + not). */
+static __u64 reader_switches(void)
+{
+	char path[64], buf[4096], *p;
+	unsigned long long v, sum = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status",
+		 atomic_load(&reader_tid));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (p = buf; (p = strstr(p, "ctxt_switches:")); p++)
+		if (sscanf(p, "ctxt_switches: %llu", &v) == 1)
+			sum += v;
+	return sum;
+}
+
 static void *reader(void *arg)
 {
 	struct mmsghdr msgs[READ_BATCH];
@@ -394,6 +424,7 @@ static void *reader(void *arg)
 	int i, n;
 
 	(void)arg;
+	atomic_store(&reader_tid, gettid());
 	for (i = 0; i < READ_BATCH; i++) {
 		iov[i] = (struct iovec){ bufs[i], sizeof(bufs[i]) };
 		msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i],
@@ -401,7 +432,8 @@ static void *reader(void *arg)
 	}
 	while (!atomic_load_explicit(&reader_stop, memory_order_relaxed)) {
 		/* Blocks for the first (SO_RCVTIMEO bounds it). */
-		n = recvmmsg(L.sock, msgs, READ_BATCH, MSG_WAITFORONE, NULL);
+		n = recvmmsg(L.sock, msgs, READ_BATCH,
+			     poll_reader ? MSG_DONTWAIT : MSG_WAITFORONE, NULL);
 		if (n > 0)
 			atomic_fetch_add_explicit(&nr_read, n,
 						  memory_order_release);
@@ -611,7 +643,7 @@ static void drain(unsigned long off)
 
 struct cell {
 	double rate[MAX_ROUNDS]; /* datagrams read per second */
-	__u64 sent, read, lost, on_reader, filtered, rcvbuf, stalls;
+	__u64 sent, read, lost, on_reader, filtered, rcvbuf, stalls, switches;
 	struct silo_service_stats svc; /* over the measured intervals */
 };
 
@@ -619,7 +651,7 @@ static int measure(struct cell *c, int v, int round, double warmup, double secs,
 		   unsigned long window)
 {
 	struct silo_service_stats s0 = {}, s1 = {};
-	__u64 on0, all0, on1, all1, e0, e1;
+	__u64 on0, all0, on1, all1, e0, e1, x0, x1;
 	unsigned long off = 0, stalls = 0, sent0, read0, read1, base_sent,
 		      base_read;
 	double t0, t1;
@@ -640,11 +672,13 @@ static int measure(struct cell *c, int v, int round, double warmup, double secs,
 		return -1;
 	sent0 = nr_sent;
 	read0 = atomic_load(&nr_read);
+	x0 = reader_switches();
 	t0 = mono();
 	if (send_for(secs, window, &off, &stalls))
 		return -1;
 	t1 = mono();
 	read1 = atomic_load(&nr_read);
+	x1 = reader_switches();
 	if (enter(L.ns_server) || filter_count(&on1, &all1) ||
 	    (v == STEERING && service_stats(&s1)))
 		return -1;
@@ -657,8 +691,11 @@ static int measure(struct cell *c, int v, int round, double warmup, double secs,
 	c->filtered += all1 - all0;
 	c->rcvbuf += e1 - e0;
 	c->stalls += stalls;
+	c->switches += x1 - x0;
 	/* Everything this measurement sent that was never read. */
-	c->lost += (nr_sent - base_sent) - (atomic_load(&nr_read) - base_read);
+	sent0 = nr_sent - base_sent;
+	read0 = atomic_load(&nr_read) - base_read;
+	c->lost += sent0 > read0 ? sent0 - read0 : 0;
 	for (i = 0; i < SILO_SSTAT_MAX; i++)
 		((__u64 *)&c->svc)[i] += ((__u64 *)&s1)[i] - ((__u64 *)&s0)[i];
 	if (verbose)
@@ -679,10 +716,11 @@ static void print_variant(int v, const struct cell *c, double rate,
 {
 	unsigned int i;
 
-	printf("{\"bench\":\"steer\",\"variant\":\"%s\",\"reads_per_sec\":%.0f,\"share_on_reader_cpu\":%.4f,\"sent\":%llu,\"read\":%llu,\"lost\":%llu,\"udp_rcvbuf_errors\":%llu,\"window_stalls\":%llu",
+	printf("{\"bench\":\"steer\",\"variant\":\"%s\",\"reads_per_sec\":%.0f,\"share_on_reader_cpu\":%.4f,\"sent\":%llu,\"read\":%llu,\"lost\":%llu,\"udp_rcvbuf_errors\":%llu,\"window_stalls\":%llu,\"reader_switches_per_1k\":%.1f",
 	       variant_name[v], rate, share, (unsigned long long)c->sent,
 	       (unsigned long long)c->read, (unsigned long long)c->lost,
-	       (unsigned long long)c->rcvbuf, (unsigned long long)c->stalls);
+	       (unsigned long long)c->rcvbuf, (unsigned long long)c->stalls,
+	       c->read ? 1000.0 * c->switches / c->read : 0);
 	if (v == STEERING) {
 		printf(",\"service\":{");
 		for (i = 0; i < SILO_SSTAT_MAX; i++)
@@ -742,6 +780,7 @@ int main(int argc, char **argv)
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "reader-cpu", required_argument, NULL, 'c' },
 		{ "window", required_argument, NULL, 'W' },
+		{ "poll", no_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -777,13 +816,16 @@ int main(int argc, char **argv)
 		case 'W':
 			window = strtoul(optarg, NULL, 0);
 			break;
+		case 'p':
+			poll_reader = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
 		default:
 			fprintf(stderr,
 				"usage: bench_steer [--rounds N] [--secs S] [--warmup S]\n"
-				"                   [--reader-cpu N] [--window N] [--verbose]\n");
+				"                   [--reader-cpu N] [--window N] [--poll] [--verbose]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -882,10 +924,10 @@ int main(int argc, char **argv)
 	for (r = 0; r < rounds; r++)
 		q[r] = cells[STEERING].rate[r] / cells[NO_SILO].rate[r];
 	ratio = bench_median(q, rounds);
-	printf("{\"bench\":\"steer_summary\",\"gen_cpu\":0,\"reader_cpu\":%d,\"rounds\":%d,\"secs\":%.2f,\"warmup_secs\":%.2f,\"frame_bytes\":%zu,\"window\":%lu,\"share_by\":\"socket filter, per datagram\",\"steering_share\":%.4f,\"steering_vs_no_silo\":%.2f,\"reuseport_vs_no_silo\":%.2f,\"targets\":{\"share\":%.2f,\"vs_no_silo\":%.1f},\"met\":{\"share\":%s,\"vs_no_silo\":%s}}\n",
+	printf("{\"bench\":\"steer_summary\",\"gen_cpu\":0,\"reader_cpu\":%d,\"rounds\":%d,\"secs\":%.2f,\"warmup_secs\":%.2f,\"frame_bytes\":%zu,\"window\":%lu,\"reader\":\"%s\",\"share_by\":\"socket filter, per datagram\",\"steering_share\":%.4f,\"steering_vs_no_silo\":%.2f,\"reuseport_vs_no_silo\":%.2f,\"targets\":{\"share\":%.2f,\"vs_no_silo\":%.1f},\"met\":{\"share\":%s,\"vs_no_silo\":%s}}\n",
 	       L.reader_cpu, rounds, secs, warmup, L.frame_len, window,
-	       share[STEERING], ratio, rate[REUSEPORT] / rate[NO_SILO],
-	       SHARE_TARGET, RATE_TARGET,
+	       poll_reader ? "poll" : "block", share[STEERING], ratio,
+	       rate[REUSEPORT] / rate[NO_SILO], SHARE_TARGET, RATE_TARGET,
 	       share[STEERING] >= SHARE_TARGET ? "true" : "false",
 	       ratio >= RATE_TARGET ? "true" : "false");
 	ret = 0;
