@@ -693,9 +693,9 @@ static int measure(struct cell *c, int v, int round, double warmup, double secs,
 	c->stalls += stalls;
 	c->switches += x1 - x0;
 	/* Everything this measurement sent that was never read. */
-	sent0 = nr_sent - base_sent;
-	read0 = atomic_load(&nr_read) - base_read;
-	c->lost += sent0 > read0 ? sent0 - read0 : 0;
+	base_sent = nr_sent - base_sent;
+	base_read = atomic_load(&nr_read) - base_read;
+	c->lost += base_sent > base_read ? base_sent - base_read : 0;
 	for (i = 0; i < SILO_SSTAT_MAX; i++)
 		((__u64 *)&c->svc)[i] += ((__u64 *)&s1)[i] - ((__u64 *)&s0)[i];
 	if (verbose)
