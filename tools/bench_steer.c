@@ -582,7 +582,7 @@ static int service_stats(struct silo_service_stats *sum)
 
 /*
  * Sends for secs, never more than window datagrams ahead of the reader.
- * A reader that makes no progress for 20 ms while the window is full has
+ * A reader that makes no progress for 100 ms while the window is full has
  * lost datagrams on the way: they are written off (*stalls counts it).
  */
 static int send_for(double secs, unsigned long window, unsigned long *off,
@@ -600,14 +600,16 @@ static int send_for(double secs, unsigned long window, unsigned long *off,
 		r = atomic_load_explicit(&nr_read, memory_order_acquire);
 		seen = r;
 		since = now;
-		while (nr_sent - r - *off + FRAMES_PER_CALL > window) {
+		/* Signed: datagrams written off may turn up after all. */
+		while ((long)(nr_sent - r - *off) + FRAMES_PER_CALL >
+		       (long)window) {
 			now = mono();
 			r = atomic_load_explicit(&nr_read,
 						 memory_order_acquire);
 			if (r != seen) {
 				seen = r;
 				since = now;
-			} else if (now - since > 0.02) {
+			} else if (now - since > 0.1) {
 				*off = nr_sent - r;
 				(*stalls)++;
 			}
@@ -625,13 +627,13 @@ static int send_for(double secs, unsigned long window, unsigned long *off,
 	return stopping ? -1 : 0;
 }
 
-/* Waits until the reader has read all it will (20 ms without progress). */
+/* Waits until the reader has read all it will (200 ms without progress). */
 static void drain(unsigned long off)
 {
 	unsigned long r = atomic_load(&nr_read), seen = r;
 	double since = mono();
 
-	while (nr_sent - r - off > 0 && mono() - since < 0.02) {
+	while ((long)(nr_sent - r - off) > 0 && mono() - since < 0.2) {
 		usleep(100);
 		r = atomic_load(&nr_read);
 		if (r != seen) {
@@ -744,6 +746,7 @@ static void cleanup(void)
 			enter(L.ns_server);
 		if (L.g) {
 			silo_group_detach(L.g, L.sock);
+			silo_group_close(L.g);
 			L.g = NULL;
 		}
 		if (L.server_silo)
