@@ -31,12 +31,14 @@
  * veth's program changes.
  *
  * The generator keeps the reader busy without flooding the socket: it
- * sends 64 frames a call and holds at most WINDOW datagrams sent and not
- * yet read, far below what the socket buffer (16 MiB) or a cpumap queue
- * (2048) holds, so the reader always finds datagrams waiting and nothing
- * is dropped for want of room; what is measured is what the slower of the
- * two CPUs can carry. Drops are reported anyway: lost (sent, never read)
- * and the namespace's UdpRcvbufErrors.
+ * sends 1,024 frames a call and holds at most --window (2,048) datagrams
+ * sent and not yet read, below what the socket buffer (32 MiB forced) or
+ * the service's cpumap queue (4,096) holds, so the reader always finds
+ * datagrams waiting and nothing is dropped for want of room; what is
+ * measured is what the slower of the two CPUs can carry. Drops are
+ * reported anyway: lost (sent, never read) and the namespace's
+ * UdpRcvbufErrors. (Each live-frame call makes and destroys a page pool:
+ * at 64 frames a call that cost, not the path, limited CPU 0.)
  *
  * Where a datagram was processed: SO_INCOMING_CPU is kept only for
  * connected UDP sockets, and a connected socket bypasses the reuseport
@@ -48,7 +50,11 @@
  * blocking for the first (MSG_WAITFORONE); --poll makes it spin instead
  * (MSG_DONTWAIT), which shows whether wake-ups are what costs.
  * reader_switches_per_1k: the reader thread's context switches per 1,000
- * datagrams read.
+ * datagrams read; cpu_busy: how busy CPU 0 and the reader's CPU were
+ * (/proc/stat, all that ran there; CPU 0 is always busy: the generator
+ * spins while the window is full), and gen_waiting, the share of the time
+ * the generator waited for the window (near 0: CPU 0 is what limits the
+ * rate; near 1: the reader's side is), which say what limits each variant.
  *
  * Variants alternate in rounds (each round in another order); per variant
  * a warm-up, then datagrams read per second of wall time over a fixed
@@ -98,9 +104,11 @@
 #define PAYLOAD 18 /* 80-byte frames */
 #define SOURCES 16
 #define SRC_BASE 0x01000000U /* sources fd03::100:0 + k */
-#define FRAMES_PER_CALL 64
+#define FRAMES_PER_CALL 1024
 #define READ_BATCH 64
-#define RCVBUF (16 << 20)
+#define RCVBUF (32 << 20)
+#define QSIZE 4096 /* the service's cpumap queue */
+#define WINDOW_MAX 3600
 #define MAX_ROUNDS 32
 
 #define SHARE_TARGET 0.99
@@ -137,6 +145,7 @@ static atomic_bool reader_stop;
 /* Datagrams the reader has read; its own cache line. */
 static _Alignas(64) atomic_ulong nr_read;
 static _Alignas(64) unsigned long nr_sent;
+static double gen_waited; /* seconds the generator waited for the window */
 static bool verbose;
 static bool poll_reader; /* --poll: the reader spins, never sleeps */
 static _Alignas(64) atomic_int reader_tid;
@@ -392,6 +401,32 @@ static __u64 rcvbuf_errors(void)
 	return sum;
 }
 
+/* CPU cpu's busy and total time so far (/proc/stat, in ticks). */
+static int cpu_times(int cpu, __u64 *busy, __u64 *total)
+{
+	unsigned long long v[10] = {};
+	char want[16], line[256];
+	FILE *f = fopen("/proc/stat", "re");
+	int i, found = -1;
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "cpu%d ", cpu);
+	while (found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, want, strlen(want)) &&
+		    sscanf(line + strlen(want),
+			   "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7], &v[8], &v[9]) >= 8)
+			found = 0;
+	fclose(f);
+	/* user nice system idle iowait irq softirq steal (guest in user) */
+	for (*total = 0, i = 0; i < 8; i++)
+		*total += v[i];
+	*busy = *total - v[3] - v[4];
+	return found;
+}
+
 /* The reader thread's context switches so far (voluntary + not). */
 static __u64 reader_switches(void)
 {
@@ -495,7 +530,8 @@ static int group_setup(void)
 				      .policy = SILO_REUSEPORT_CPU };
 	struct silo_service_opts so = { .protocol = IPPROTO_UDP,
 					.port = PORT,
-					.group = GROUP };
+					.group = GROUP,
+					.qsize = QSIZE };
 	int err;
 
 	err = silo_group_create(L.s, L.sock, &go, &L.g);
@@ -593,7 +629,7 @@ static int send_for(double secs, unsigned long window, unsigned long *off,
 		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
 		    .repeat = FRAMES_PER_CALL);
 	int fd = bpf_program__fd(L.skel->progs.xdp_gen);
-	double t0 = mono(), now = t0, since;
+	double t0 = mono(), now = t0, since, w0;
 	unsigned long seen, r;
 
 	while (!stopping && now - t0 < secs) {
@@ -601,6 +637,7 @@ static int send_for(double secs, unsigned long window, unsigned long *off,
 		seen = r;
 		since = now;
 		/* Signed: datagrams written off may turn up after all. */
+		w0 = now;
 		while ((long)(nr_sent - r - *off) + FRAMES_PER_CALL >
 		       (long)window) {
 			now = mono();
@@ -616,6 +653,7 @@ static int send_for(double secs, unsigned long window, unsigned long *off,
 			if (stopping)
 				return -1;
 		}
+		gen_waited += now - w0;
 		if (bpf_prog_test_run_opts(fd, &o) && errno != EINTR) {
 			fprintf(stderr, "bench_steer: live frames: %s\n",
 				strerror(errno));
@@ -646,6 +684,8 @@ static void drain(unsigned long off)
 struct cell {
 	double rate[MAX_ROUNDS]; /* datagrams read per second */
 	__u64 sent, read, lost, on_reader, filtered, rcvbuf, stalls, switches;
+	__u64 busy[2], total[2]; /* CPU 0's and the reader's, /proc/stat */
+	double waited, secs; /* the generator's wait for the window, of secs */
 	struct silo_service_stats svc; /* over the measured intervals */
 };
 
@@ -653,7 +693,7 @@ static int measure(struct cell *c, int v, int round, double warmup, double secs,
 		   unsigned long window)
 {
 	struct silo_service_stats s0 = {}, s1 = {};
-	__u64 on0, all0, on1, all1, e0, e1, x0, x1;
+	__u64 on0, all0, on1, all1, e0, e1, x0, x1, b0[2], n0[2], b1[2], n1[2];
 	unsigned long off = 0, stalls = 0, sent0, read0, read1, base_sent,
 		      base_read;
 	double t0, t1;
@@ -675,12 +715,19 @@ static int measure(struct cell *c, int v, int round, double warmup, double secs,
 	sent0 = nr_sent;
 	read0 = atomic_load(&nr_read);
 	x0 = reader_switches();
+	gen_waited = 0;
+	if (cpu_times(0, &b0[0], &n0[0]) ||
+	    cpu_times(L.reader_cpu, &b0[1], &n0[1]))
+		return -1;
 	t0 = mono();
 	if (send_for(secs, window, &off, &stalls))
 		return -1;
 	t1 = mono();
 	read1 = atomic_load(&nr_read);
 	x1 = reader_switches();
+	if (cpu_times(0, &b1[0], &n1[0]) ||
+	    cpu_times(L.reader_cpu, &b1[1], &n1[1]))
+		return -1;
 	if (enter(L.ns_server) || filter_count(&on1, &all1) ||
 	    (v == STEERING && service_stats(&s1)))
 		return -1;
@@ -694,6 +741,12 @@ static int measure(struct cell *c, int v, int round, double warmup, double secs,
 	c->rcvbuf += e1 - e0;
 	c->stalls += stalls;
 	c->switches += x1 - x0;
+	c->waited += gen_waited;
+	c->secs += t1 - t0;
+	for (i = 0; i < 2; i++) {
+		c->busy[i] += b1[i] - b0[i];
+		c->total[i] += n1[i] - n0[i];
+	}
 	/* Everything this measurement sent that was never read. */
 	base_sent = nr_sent - base_sent;
 	base_read = atomic_load(&nr_read) - base_read;
@@ -718,11 +771,14 @@ static void print_variant(int v, const struct cell *c, double rate,
 {
 	unsigned int i;
 
-	printf("{\"bench\":\"steer\",\"variant\":\"%s\",\"reads_per_sec\":%.0f,\"share_on_reader_cpu\":%.4f,\"sent\":%llu,\"read\":%llu,\"lost\":%llu,\"udp_rcvbuf_errors\":%llu,\"window_stalls\":%llu,\"reader_switches_per_1k\":%.1f",
+	printf("{\"bench\":\"steer\",\"variant\":\"%s\",\"reads_per_sec\":%.0f,\"share_on_reader_cpu\":%.4f,\"sent\":%llu,\"read\":%llu,\"lost\":%llu,\"udp_rcvbuf_errors\":%llu,\"window_stalls\":%llu,\"reader_switches_per_1k\":%.1f,\"cpu_busy\":{\"gen\":%.2f,\"reader\":%.2f},\"gen_waiting\":%.2f",
 	       variant_name[v], rate, share, (unsigned long long)c->sent,
 	       (unsigned long long)c->read, (unsigned long long)c->lost,
 	       (unsigned long long)c->rcvbuf, (unsigned long long)c->stalls,
-	       c->read ? 1000.0 * c->switches / c->read : 0);
+	       c->read ? 1000.0 * c->switches / c->read : 0,
+	       c->total[0] ? (double)c->busy[0] / c->total[0] : 0,
+	       c->total[1] ? (double)c->busy[1] / c->total[1] : 0,
+	       c->secs ? c->waited / c->secs : 0);
 	if (v == STEERING) {
 		printf(",\"service\":{");
 		for (i = 0; i < SILO_SSTAT_MAX; i++)
@@ -799,7 +855,7 @@ int main(int argc, char **argv)
 	double rate[NR_VARIANTS], share[NR_VARIANTS], q[MAX_ROUNDS], ratio;
 	int rounds = 5, c, r, i, v, err, ret = 1;
 	double secs = 1.0, warmup = 0.3;
-	unsigned long window = 512;
+	unsigned long window = 2048;
 
 	L.reader_cpu = -1;
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
@@ -835,7 +891,7 @@ int main(int argc, char **argv)
 	if (L.reader_cpu < 0)
 		L.reader_cpu = last_cpu();
 	if (rounds < 1 || rounds > MAX_ROUNDS || secs <= 0 || warmup < 0 ||
-	    window < 2 * FRAMES_PER_CALL || window > 1800 ||
+	    window < 2 * FRAMES_PER_CALL || window > WINDOW_MAX ||
 	    L.reader_cpu >= libbpf_num_possible_cpus()) {
 		fprintf(stderr, "bench_steer: bad arguments\n");
 		return 2;
