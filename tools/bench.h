@@ -3,8 +3,10 @@
 #ifndef SILO_BENCH_H
 #define SILO_BENCH_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static inline int bench_cmp_double(const void *a, const void *b)
@@ -69,6 +71,71 @@ static inline int bench_routes(const char *ip_args, int routes, int rules,
 	rc = sh("ip %s -batch %s", ip_args, path);
 	unlink(path);
 	return rc;
+}
+
+/*
+ * The live-frame generator, xdp_gen of bpf/silo_test.bpf.c: it writes the
+ * first BENCH_GEN_HDR bytes of every frame from a template (an IPv6/UDP
+ * frame without VLAN tags), the source's last 32 bits from a per-CPU
+ * counter and the UDP checksum to match. bench_gen_frame() builds the frame
+ * it should send for source word src from the template frame tmpl;
+ * bench_gen_csum() is the template's checksum with its own source words
+ * taken out (gen_csum).
+ */
+#define BENCH_GEN_HDR 64
+#define BENCH_GEN_SRC_OFF (14 + 8 + 12)
+#define BENCH_GEN_CSUM_OFF (14 + 40 + 6)
+
+/* The UDP checksum of an IPv6 frame without VLAN tags. */
+static inline uint16_t bench_udp6_csum(const uint8_t *frame, size_t len)
+{
+	const uint8_t *ip6 = frame + 14, *udp = ip6 + 40;
+	size_t ulen = len - 14 - 40, i;
+	uint32_t sum = 0;
+
+	for (i = 8; i < 40; i += 2) /* source and destination */
+		sum += ip6[i] << 8 | ip6[i + 1];
+	sum += ulen + 17; /* IPPROTO_UDP */
+	for (i = 0; i + 1 < ulen; i += 2)
+		if (i != 6)
+			sum += udp[i] << 8 | udp[i + 1];
+	if (ulen & 1)
+		sum += udp[ulen - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = ~sum & 0xFFFF;
+	return sum ? sum : 0xFFFF;
+}
+
+static inline void bench_gen_frame(uint8_t *buf, const uint8_t *tmpl,
+				   size_t len, uint32_t src)
+{
+	uint16_t c;
+
+	memcpy(buf, tmpl, len);
+	buf[BENCH_GEN_SRC_OFF] = src >> 24;
+	buf[BENCH_GEN_SRC_OFF + 1] = src >> 16;
+	buf[BENCH_GEN_SRC_OFF + 2] = src >> 8;
+	buf[BENCH_GEN_SRC_OFF + 3] = src;
+	c = bench_udp6_csum(buf, len);
+	buf[BENCH_GEN_CSUM_OFF] = c >> 8;
+	buf[BENCH_GEN_CSUM_OFF + 1] = c;
+}
+
+static inline uint32_t bench_raw16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+/* gen_csum for a frame built by bench_gen_frame(). */
+static inline uint32_t bench_gen_csum(const uint8_t *frame)
+{
+	return (~bench_raw16(frame + BENCH_GEN_CSUM_OFF) & 0xFFFF) +
+	       (~bench_raw16(frame + BENCH_GEN_SRC_OFF) & 0xFFFF) +
+	       (~bench_raw16(frame + BENCH_GEN_SRC_OFF + 2) & 0xFFFF);
 }
 
 #endif /* SILO_BENCH_H */

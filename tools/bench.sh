@@ -17,4 +17,5 @@ rc=0
 "$BUILD/tools/bench_silod" || rc=1
 "$BUILD/tools/bench_silod" --scale || rc=1
 "$BUILD/tools/bench_live" || rc=1
+"$BUILD/tools/bench_steer" || rc=1
 exit $rc
