@@ -98,9 +98,7 @@
 
 #define HOP_LIMIT 255
 #define PAYLOAD 18 /* 80-byte frames */
-#define GEN_HDR 64 /* bytes xdp_gen writes: GEN_WORDS * 8 */
-#define SRC_OFF (14 + 8 + 12)
-#define CSUM_OFF (14 + 40 + 6)
+#define GEN_HDR BENCH_GEN_HDR /* bytes xdp_gen writes: GEN_WORDS * 8 */
 #define SRC_BASE 0x01000000U /* sources fd01::100:0 + k */
 #define FRAMES_PER_CALL (1 << 14)
 #define MAX_ROUNDS 32
@@ -223,48 +221,13 @@ static int lab_up(int routes, int rules)
 			    "route add fd20::/16 via fd02::2");
 }
 
-/* The UDP checksum of an IPv6 frame without VLAN tags. */
-static uint16_t udp6_csum(const uint8_t *frame, size_t len)
-{
-	const uint8_t *ip6 = frame + 14, *udp = ip6 + 40;
-	size_t ulen = len - 14 - 40, i;
-	uint32_t sum = 0;
-
-	for (i = 8; i < 40; i += 2) /* source and destination */
-		sum += ip6[i] << 8 | ip6[i + 1];
-	sum += ulen + IPPROTO_UDP;
-	for (i = 0; i + 1 < ulen; i += 2)
-		if (i != 6)
-			sum += udp[i] << 8 | udp[i + 1];
-	if (ulen & 1)
-		sum += udp[ulen - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = ~sum & 0xFFFF;
-	return sum ? sum : 0xFFFF;
-}
-
 /* The frame the generator sends for source fd01::N (N = SRC_BASE + k). */
 static void frame_for(uint8_t *buf, __u32 n)
 {
-	uint16_t c;
+	uint8_t tmpl[PKT_MAX];
 
-	memcpy(buf, L.frame, L.frame_len);
-	buf[SRC_OFF] = n >> 24;
-	buf[SRC_OFF + 1] = n >> 16;
-	buf[SRC_OFF + 2] = n >> 8;
-	buf[SRC_OFF + 3] = n;
-	c = udp6_csum(buf, L.frame_len);
-	buf[CSUM_OFF] = c >> 8;
-	buf[CSUM_OFF + 1] = c;
-}
-
-static __u32 raw16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
+	memcpy(tmpl, L.frame, L.frame_len); /* buf may be L.frame */
+	bench_gen_frame(buf, tmpl, L.frame_len, n);
 }
 
 /*
@@ -285,9 +248,7 @@ static int gen_setup(void)
 	frame_for(L.frame, SRC_BASE);
 	memcpy(bss->gen_tmpl, L.frame, GEN_HDR);
 	bss->gen_src = SRC_BASE;
-	bss->gen_csum = (~raw16(L.frame + CSUM_OFF) & 0xFFFF) +
-			(~raw16(L.frame + SRC_OFF) & 0xFFFF) +
-			(~raw16(L.frame + SRC_OFF + 2) & 0xFFFF);
+	bss->gen_csum = bench_gen_csum(L.frame);
 	bss->gen_nsrc = 1;
 	bss->count_hlim = HOP_LIMIT - 1;
 	for (i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
