@@ -45,7 +45,7 @@ static int bad_value(const char *cmd, const struct opt *o, const char *arg)
 			 o->min, o->max);
 		break;
 	case OPT_CHOICE:
-		for (c = o->choices; c->name; c++)
+		for (c = o->choices; c->name && len < sizeof(expect); c++)
 			len += snprintf(expect + len, sizeof(expect) - len,
 					"%s%s", len ? ", " : "one of ",
 					c->name);
