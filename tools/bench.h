@@ -3,11 +3,45 @@
 #ifndef SILO_BENCH_H
 #define SILO_BENCH_H
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Monotonic time in seconds, for measuring intervals. */
+static inline double bench_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* An fd of ip netns NAME, and entering one: 0 or -errno, said as prog. */
+static inline int bench_open_ns(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static inline int bench_enter(const char *prog, int ns_fd)
+{
+	if (setns(ns_fd, CLONE_NEWNET)) {
+		int err = -errno;
+
+		fprintf(stderr, "%s: setns: %s\n", prog, strerror(-err));
+		return err;
+	}
+	return 0;
+}
 
 static inline int bench_cmp_double(const void *a, const void *b)
 {

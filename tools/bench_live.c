@@ -142,31 +142,6 @@ static void print_stderr(enum silo_log_level level, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int enter(int ns_fd)
-{
-	if (setns(ns_fd, CLONE_NEWNET)) {
-		fprintf(stderr, "bench_live: setns: %s\n", strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
-static int open_ns(const char *name)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
 /* Removes the namespaces (their veths and XDP attachments) and the pins. */
 static void lab_down(void)
 {
@@ -423,8 +398,8 @@ static double busy_now(void)
 
 	if (clk.wall || schedstat(clk.self, &run, &wait) ||
 	    schedstat(clk.ksoftirqd, &soft, &dummy))
-		return mono();
-	return mono() - wait + soft;
+		return bench_mono();
+	return bench_mono() - wait + soft;
 }
 
 /*
@@ -442,7 +417,7 @@ static double send_for(double secs, double *share)
 	double t0, t1, b0, b1;
 	__u64 c0, c1;
 
-	t0 = mono();
+	t0 = bench_mono();
 	b0 = busy_now();
 	c0 = sink_count(NULL);
 	do {
@@ -451,10 +426,10 @@ static double send_for(double secs, double *share)
 				strerror(errno));
 			return -1;
 		}
-	} while (!stopping && mono() - t0 < secs);
+	} while (!stopping && bench_mono() - t0 < secs);
 	c1 = sink_count(NULL);
 	b1 = busy_now();
-	t1 = mono();
+	t1 = bench_mono();
 	if (stopping || b1 <= b0)
 		return -1;
 	if (share)
@@ -478,7 +453,7 @@ static int measure(struct cell *c, int round, __u32 nsrc, double warmup,
 	double pps;
 
 	L.skel->bss->gen_nsrc = nsrc;
-	if (enter(L.ns_client))
+	if (bench_enter("bench_live", L.ns_client))
 		return -1;
 	pps = send_for(warmup, NULL);
 	if (pps >= 0) {
@@ -490,7 +465,7 @@ static int measure(struct cell *c, int round, __u32 nsrc, double warmup,
 		if (pps >= 0 && stats_total(&after))
 			pps = -1;
 	}
-	if (enter(L.ns_router) || pps < 0)
+	if (bench_enter("bench_live", L.ns_router) || pps < 0)
 		return -1;
 	if (pps == 0) {
 		fprintf(stderr, "bench_live: no packet reached the sink\n");
@@ -584,7 +559,7 @@ static void cleanup(void)
 	L.silod = -1;
 	if (L.s) {
 		if (L.ns_router >= 0)
-			enter(L.ns_router);
+			bench_enter("bench_live", L.ns_router);
 		if (L.in_silo)
 			silo_xdp_unload(L.s, DEV_IN);
 		if (L.out_silo)
@@ -595,7 +570,7 @@ static void cleanup(void)
 	silo_test__destroy(L.skel);
 	L.skel = NULL;
 	if (L.ns_orig >= 0)
-		enter(L.ns_orig);
+		bench_enter("bench_live", L.ns_orig);
 	if (L.ns_client >= 0)
 		close(L.ns_client);
 	if (L.ns_router >= 0)
@@ -707,18 +682,19 @@ int main(int argc, char **argv)
 	lab_down(); /* what an earlier run left, if it was killed */
 	if (lab_up(routes, rules))
 		goto out;
-	L.ns_client = open_ns(NS_CLIENT);
-	L.ns_router = open_ns(NS_ROUTER);
-	L.ns_sink = open_ns(NS_SINK);
+	L.ns_client = bench_open_ns(NS_CLIENT);
+	L.ns_router = bench_open_ns(NS_ROUTER);
+	L.ns_sink = bench_open_ns(NS_SINK);
 	if (L.ns_client < 0 || L.ns_router < 0 || L.ns_sink < 0)
 		goto out;
 
 	/* The generator, its frame from the client to fd20::1. */
 	L.skel = silo_test__open();
-	if (!L.skel || enter(L.ns_client) || read_mac(DEV_CLIENT, sp.smac))
+	if (!L.skel || bench_enter("bench_live", L.ns_client) ||
+	    read_mac(DEV_CLIENT, sp.smac))
 		goto out;
 	L.skel->rodata->tx_ifindex = if_nametoindex(DEV_CLIENT);
-	if (enter(L.ns_router) || read_mac(DEV_IN, sp.dmac))
+	if (bench_enter("bench_live", L.ns_router) || read_mac(DEV_IN, sp.dmac))
 		goto out;
 	L.in_ifindex = if_nametoindex(DEV_IN);
 	if (silo_test__load(L.skel))
@@ -736,21 +712,21 @@ int main(int argc, char **argv)
 	 * removes it, and waits for RCU each time: the thread would sleep
 	 * for much of the run.
 	 */
-	if (enter(L.ns_client) ||
+	if (bench_enter("bench_live", L.ns_client) ||
 	    bpf_xdp_attach(if_nametoindex(DEV_KEEP),
 			   bpf_program__fd(L.skel->progs.xdp_gen),
 			   XDP_FLAGS_DRV_MODE, NULL))
 		goto out;
 
 	/* The sink. */
-	if (enter(L.ns_sink) ||
+	if (bench_enter("bench_live", L.ns_sink) ||
 	    bpf_xdp_attach(if_nametoindex(DEV_SINK),
 			   bpf_program__fd(L.skel->progs.xdp_count),
 			   XDP_FLAGS_DRV_MODE, NULL))
 		goto out;
 
 	/* silo on the router's egress for good, and silod. */
-	if (enter(L.ns_orig) || silo_open(&L.s, &sopts) ||
+	if (bench_enter("bench_live", L.ns_orig) || silo_open(&L.s, &sopts) ||
 	    silo_xdp_load(L.s, DEV_OUT, &fwd))
 		goto out;
 	L.out_silo = true;

@@ -126,14 +126,6 @@ struct result {
 	double rate[64], share[64], loss[64];
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Puts the group in variant v: no program, policy hash, cpu or queue. */
 static int set_variant(struct silo_group *g, int fd, int v)
 {
@@ -324,14 +316,14 @@ int main(int argc, char **argv)
 				atomic_store(&receivers[i].local, 0);
 				atomic_store(&senders[i].sent, 0);
 			}
-			t0 = now();
+			t0 = bench_mono();
 			usleep(seconds * 1e6);
 			for (i = 0; i < cpus; i++) {
 				got += atomic_load(&receivers[i].got);
 				local += atomic_load(&receivers[i].local);
 				sent += atomic_load(&senders[i].sent);
 			}
-			res[v].rate[r] = got / (now() - t0);
+			res[v].rate[r] = got / (bench_mono() - t0);
 			res[v].share[r] = got ? (double)local / got : 0;
 			/* Datagrams in flight at the start count as read. */
 			res[v].loss[r] =

@@ -42,14 +42,6 @@ static long fill; /* --scale: entries written before silod starts */
 static atomic_long updates;
 static bool via_gw2[256] = { [0 ... 255] = true }; /* probes' routes */
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* An IPv4 route message: add (replace) or delete dst/len via gw. */
 static size_t route_msg(char *buf, int type, __u32 dst, int len, __u32 gw)
 {
@@ -94,14 +86,14 @@ static void *churn(void *arg)
 	struct mnl_socket *nl = nl_open();
 	char buf[256], sink[8192];
 	__u32 gw = htonl(0x0A020002); /* 10.2.0.2 */
-	double start = mono();
+	double start = bench_mono();
 	long i = 0;
 
 	(void)arg;
 	if (!nl)
 		return NULL;
 	while (!atomic_load(&stop)) {
-		long due = (long)((mono() - start) * rate);
+		long due = (long)((bench_mono() - start) * rate);
 
 		for (; i < due; i++) {
 			__u32 n = (i / 2) % 65536;
@@ -209,10 +201,10 @@ static double probe(struct mnl_socket *nl, int cache_fd, int genid_fd, int k)
 	via_gw2[k] = !via_gw2[k];
 	len = route_msg(buf, RTM_NEWROUTE, htonl(0x0AC90000 | k << 8), 24,
 			htonl(via_gw2[k] ? 0x0A020003 : 0x0A020002));
-	t0 = mono();
+	t0 = bench_mono();
 	mnl_socket_sendto(nl, buf, len);
 	for (;;) {
-		t = mono();
+		t = bench_mono();
 		if (bpf_map_lookup_elem(cache_fd, &key, &e) ||
 		    (!bpf_map_lookup_elem(genid_fd, &zero, &g) &&
 		     e.genid != g.genid))
@@ -327,16 +319,16 @@ static int run_mode(const char *mode, struct result_line *res)
 	usleep(200000); /* every steady flow cached */
 	stats_total(&before);
 	cpu0 = cpu_seconds(pid);
-	t0 = mono();
+	t0 = bench_mono();
 	pthread_create(&t_churn, NULL, churn, NULL);
-	while (mono() - t0 < seconds) {
+	while (bench_mono() - t0 < seconds) {
 		double l = probe(nl, cache_fd, genid_fd, k++ % 256);
 
 		if (l >= 0 && n < MAX_PROBES)
 			lat[n++] = l;
 		usleep(PROBE_EVERY_MS * 1000);
 	}
-	elapsed = mono() - t0;
+	elapsed = bench_mono() - t0;
 	res->cpu = (cpu_seconds(pid) - cpu0) / elapsed;
 	stats_total(&after);
 	atomic_store(&stop, true);

@@ -164,31 +164,6 @@ static void print_stderr(enum silo_log_level level, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int enter(int ns_fd)
-{
-	if (setns(ns_fd, CLONE_NEWNET)) {
-		fprintf(stderr, "bench_steer: setns: %s\n", strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
-static int open_ns(const char *name)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
 static int pin_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -629,7 +604,7 @@ static int send_for(double secs, unsigned long window, unsigned long *off,
 		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
 		    .repeat = FRAMES_PER_CALL);
 	int fd = bpf_program__fd(L.skel->progs.xdp_gen);
-	double t0 = mono(), now = t0, since, w0;
+	double t0 = bench_mono(), now = t0, since, w0;
 	unsigned long seen, r;
 
 	while (!stopping && now - t0 < secs) {
@@ -640,7 +615,7 @@ static int send_for(double secs, unsigned long window, unsigned long *off,
 		w0 = now;
 		while ((long)(nr_sent - r - *off) + FRAMES_PER_CALL >
 		       (long)window) {
-			now = mono();
+			now = bench_mono();
 			r = atomic_load_explicit(&nr_read,
 						 memory_order_acquire);
 			if (r != seen) {
@@ -660,7 +635,7 @@ static int send_for(double secs, unsigned long window, unsigned long *off,
 			return -1;
 		}
 		nr_sent += FRAMES_PER_CALL;
-		now = mono();
+		now = bench_mono();
 	}
 	return stopping ? -1 : 0;
 }
@@ -669,14 +644,14 @@ static int send_for(double secs, unsigned long window, unsigned long *off,
 static void drain(unsigned long off)
 {
 	unsigned long r = atomic_load(&nr_read), seen = r;
-	double since = mono();
+	double since = bench_mono();
 
-	while ((long)(nr_sent - r - off) > 0 && mono() - since < 0.2) {
+	while ((long)(nr_sent - r - off) > 0 && bench_mono() - since < 0.2) {
 		usleep(100);
 		r = atomic_load(&nr_read);
 		if (r != seen) {
 			seen = r;
-			since = mono();
+			since = bench_mono();
 		}
 	}
 }
@@ -703,14 +678,15 @@ static int measure(struct cell *c, int v, int round, double warmup, double secs,
 	base_read = atomic_load(&nr_read);
 	/* nr_sent - nr_read counts this measurement's datagrams only. */
 	off = base_sent - base_read;
-	if (enter(L.ns_client) || send_for(warmup, window, &off, &stalls))
+	if (bench_enter("bench_steer", L.ns_client) ||
+	    send_for(warmup, window, &off, &stalls))
 		return -1;
-	if (enter(L.ns_server))
+	if (bench_enter("bench_steer", L.ns_server))
 		return -1;
 	e0 = rcvbuf_errors();
 	if (filter_count(&on0, &all0) || (v == STEERING && service_stats(&s0)))
 		return -1;
-	if (enter(L.ns_client))
+	if (bench_enter("bench_steer", L.ns_client))
 		return -1;
 	sent0 = nr_sent;
 	read0 = atomic_load(&nr_read);
@@ -719,17 +695,17 @@ static int measure(struct cell *c, int v, int round, double warmup, double secs,
 	if (cpu_times(0, &b0[0], &n0[0]) ||
 	    cpu_times(L.reader_cpu, &b0[1], &n0[1]))
 		return -1;
-	t0 = mono();
+	t0 = bench_mono();
 	if (send_for(secs, window, &off, &stalls))
 		return -1;
-	t1 = mono();
+	t1 = bench_mono();
 	read1 = atomic_load(&nr_read);
 	x1 = reader_switches();
 	if (cpu_times(0, &b1[0], &n1[0]) ||
 	    cpu_times(L.reader_cpu, &b1[1], &n1[1]))
 		return -1;
-	if (enter(L.ns_server) || filter_count(&on1, &all1) ||
-	    (v == STEERING && service_stats(&s1)))
+	if (bench_enter("bench_steer", L.ns_server) ||
+	    filter_count(&on1, &all1) || (v == STEERING && service_stats(&s1)))
 		return -1;
 	e1 = rcvbuf_errors();
 	drain(off);
@@ -799,7 +775,7 @@ static void cleanup(void)
 	}
 	if (L.s) {
 		if (L.ns_server >= 0)
-			enter(L.ns_server);
+			bench_enter("bench_steer", L.ns_server);
 		if (L.g) {
 			silo_group_detach(L.g, L.sock);
 			silo_group_close(L.g);
@@ -821,7 +797,7 @@ static void cleanup(void)
 	silo_test__destroy(L.skel);
 	L.skel = NULL;
 	if (L.ns_orig >= 0)
-		enter(L.ns_orig);
+		bench_enter("bench_steer", L.ns_orig);
 	if (L.ns_client >= 0)
 		close(L.ns_client);
 	if (L.ns_server >= 0)
@@ -913,17 +889,19 @@ int main(int argc, char **argv)
 	lab_down(); /* what an earlier run left, if it was killed */
 	if (lab_up())
 		goto out;
-	L.ns_client = open_ns(NS_CLIENT);
-	L.ns_server = open_ns(NS_SERVER);
+	L.ns_client = bench_open_ns(NS_CLIENT);
+	L.ns_server = bench_open_ns(NS_SERVER);
 	if (L.ns_client < 0 || L.ns_server < 0)
 		goto out;
 
 	/* The generator, its frame from fd03::100:0 + k to fd03::2. */
 	L.skel = silo_test__open();
-	if (!L.skel || enter(L.ns_client) || read_mac(DEV_CLIENT, sp.smac))
+	if (!L.skel || bench_enter("bench_steer", L.ns_client) ||
+	    read_mac(DEV_CLIENT, sp.smac))
 		goto out;
 	L.skel->rodata->tx_ifindex = if_nametoindex(DEV_CLIENT);
-	if (enter(L.ns_server) || read_mac(DEV_SERVER, sp.dmac))
+	if (bench_enter("bench_steer", L.ns_server) ||
+	    read_mac(DEV_SERVER, sp.dmac))
 		goto out;
 	L.server_ifindex = if_nametoindex(DEV_SERVER);
 	if (silo_test__load(L.skel))
@@ -934,14 +912,14 @@ int main(int argc, char **argv)
 	if (gen_setup())
 		goto out;
 	/* Kept in the XDP dispatcher: see bench_live. */
-	if (enter(L.ns_client) ||
+	if (bench_enter("bench_steer", L.ns_client) ||
 	    bpf_xdp_attach(if_nametoindex(DEV_KEEP),
 			   bpf_program__fd(L.skel->progs.xdp_gen),
 			   XDP_FLAGS_DRV_MODE, NULL))
 		goto out;
 
 	/* silo (on the holder), the reader, its group and the service. */
-	if (enter(L.ns_orig) || silo_open(&L.s, &sopts))
+	if (bench_enter("bench_steer", L.ns_orig) || silo_open(&L.s, &sopts))
 		goto out;
 	if (silo_xdp_load(L.s, DEV_HOLD, &hold)) {
 		fprintf(stderr, "bench_steer: cannot load silo on %s\n",
@@ -949,8 +927,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	L.hold_silo = true;
-	if (enter(L.ns_server) || filter_setup() || reader_setup() ||
-	    group_setup())
+	if (bench_enter("bench_steer", L.ns_server) || filter_setup() ||
+	    reader_setup() || group_setup())
 		goto out;
 	if (pin_cpu(0))
 		goto out;
@@ -958,9 +936,9 @@ int main(int argc, char **argv)
 	for (r = 0; r < rounds; r++) {
 		for (i = 0; i < NR_VARIANTS; i++) {
 			v = (r + i) % NR_VARIANTS;
-			err = stopping		 ? -EINTR :
-			      enter(L.ns_server) ?:
-						   set_variant(v);
+			err = stopping				      ? -EINTR :
+			      bench_enter("bench_steer", L.ns_server) ?:
+					 set_variant(v);
 			if (err) {
 				fprintf(stderr,
 					"bench_steer: cannot set up %s: %s\n",
