@@ -17,6 +17,21 @@
 #include "pkt.h"
 
 static struct silo *s;
+
+/* Makes map (of an object not loaded yet) the pinned map name of s. */
+static inline int fwd_reuse_pin(struct bpf_map *map, const char *name)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map__reuse_fd(map, fd);
+	close(fd);
+	return err;
+}
 static __u32 in0, out0;
 static int prog_in0;
 static uint8_t mac_in0[6], mac_out0[6];

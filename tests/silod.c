@@ -13,20 +13,6 @@
 /* test_store of bpf/silo_test.bpf.c on the live maps: a data path's store. */
 static struct silo_test *store_skel;
 
-static int reuse_pin(struct bpf_map *map, const char *name)
-{
-	char path[PATH_MAX];
-	int fd, err;
-
-	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	err = bpf_map__reuse_fd(map, fd);
-	close(fd);
-	return err;
-}
-
 static int store_open(void)
 {
 	int err;
@@ -35,11 +21,11 @@ static int store_open(void)
 	if (!store_skel)
 		return -errno;
 	bpf_program__set_autoload(store_skel->progs.test_store, true);
-	err = reuse_pin(store_skel->maps.route_cache, "route_cache");
+	err = fwd_reuse_pin(store_skel->maps.route_cache, "route_cache");
 	if (!err)
-		err = reuse_pin(store_skel->maps.fill_log, "fill_log");
+		err = fwd_reuse_pin(store_skel->maps.fill_log, "fill_log");
 	if (!err)
-		err = reuse_pin(store_skel->maps.stats, "stats");
+		err = fwd_reuse_pin(store_skel->maps.stats, "stats");
 	if (!err)
 		err = silo_test__load(store_skel);
 	if (err)

@@ -853,20 +853,6 @@ static void test_fib_probe_matches_cache(void)
 static struct silo_test *hooks;
 static struct bpf_link *hook_links[2];
 
-static int reuse_pin(struct bpf_map *map, const char *name)
-{
-	char path[PATH_MAX];
-	int fd, err;
-
-	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return -errno;
-	err = bpf_map__reuse_fd(map, fd);
-	close(fd);
-	return err;
-}
-
 static int hooks_open(void)
 {
 	int err;
@@ -876,11 +862,11 @@ static int hooks_open(void)
 		return -errno;
 	bpf_program__set_autoload(hooks->progs.in_fib4_lookup, true);
 	bpf_program__set_autoload(hooks->progs.in_fib6_lookup, true);
-	err = reuse_pin(hooks->maps.genid, "genid");
+	err = fwd_reuse_pin(hooks->maps.genid, "genid");
 	if (!err)
-		err = reuse_pin(hooks->maps.route_cache, "route_cache");
+		err = fwd_reuse_pin(hooks->maps.route_cache, "route_cache");
 	if (!err)
-		err = reuse_pin(hooks->maps.cpu_node, "cpu_node");
+		err = fwd_reuse_pin(hooks->maps.cpu_node, "cpu_node");
 	if (!err)
 		err = silo_test__load(hooks);
 	if (err) {
