@@ -23,6 +23,30 @@ static inline double bench_mono(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Pins the calling thread to cpu: 0 or -errno. */
+static inline int bench_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* The highest CPU this thread may run on (0 when it cannot tell). */
+static inline int bench_last_cpu(void)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (cpu = CPU_SETSIZE - 1; cpu > 0; cpu--)
+		if (CPU_ISSET(cpu, &set))
+			return cpu;
+	return 0;
+}
+
 /* An fd of ip netns NAME, and entering one: 0 or -errno, said as prog. */
 static inline int bench_open_ns(const char *name)
 {
@@ -146,7 +170,8 @@ static inline void bench_gen_frame(uint8_t *buf, const uint8_t *tmpl,
 {
 	uint16_t c;
 
-	memcpy(buf, tmpl, len);
+	if (buf != tmpl) /* the template may be rewritten in place */
+		memcpy(buf, tmpl, len);
 	buf[BENCH_GEN_SRC_OFF] = src >> 24;
 	buf[BENCH_GEN_SRC_OFF + 1] = src >> 16;
 	buf[BENCH_GEN_SRC_OFF + 2] = src >> 8;

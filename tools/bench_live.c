@@ -199,10 +199,7 @@ static int lab_up(int routes, int rules)
 /* The frame the generator sends for source fd01::N (N = SRC_BASE + k). */
 static void frame_for(uint8_t *buf, __u32 n)
 {
-	uint8_t tmpl[PKT_MAX];
-
-	memcpy(tmpl, L.frame, L.frame_len); /* buf may be L.frame */
-	bench_gen_frame(buf, tmpl, L.frame_len, n);
+	bench_gen_frame(buf, L.frame, L.frame_len, n);
 }
 
 /*
@@ -540,19 +537,6 @@ static int check_xdp_forwarded(int v, int t, const struct cell *c)
 	return -1;
 }
 
-static int first_cpu_from_end(void)
-{
-	cpu_set_t set;
-	int cpu;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 0;
-	for (cpu = CPU_SETSIZE - 1; cpu > 0; cpu--)
-		if (CPU_ISSET(cpu, &set))
-			return cpu;
-	return 0;
-}
-
 static void cleanup(void)
 {
 	silod_child_stop(L.silod);
@@ -616,8 +600,7 @@ int main(int argc, char **argv)
 	double steady_vs_kernel, flood_vs_no_cache, flood_vs_kernel;
 	__u64 other = 0;
 	char flood[16];
-	int n;
-	cpu_set_t set;
+	int n, err;
 	int ret = 1;
 
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
@@ -668,7 +651,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (cpu < 0)
-		cpu = first_cpu_from_end();
+		cpu = bench_last_cpu();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	silo_set_print(print_stderr);
 	sigaction(SIGINT, &sa, NULL);
@@ -735,11 +718,10 @@ int main(int argc, char **argv)
 		goto out;
 
 	/* Pinned after silod started: it does not inherit the CPU. */
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
+	err = bench_pin_cpu(cpu);
+	if (err) {
 		fprintf(stderr, "bench_live: CPU %d: %s\n", cpu,
-			strerror(errno));
+			strerror(-err));
 		goto out;
 	}
 	if (!clk.wall && clock_open(cpu)) {

@@ -164,33 +164,6 @@ static void print_stderr(enum silo_log_level level, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-static int pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		fprintf(stderr, "bench_steer: CPU %d: %s\n", cpu,
-			strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
-static int last_cpu(void)
-{
-	cpu_set_t set;
-	int cpu;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 0;
-	for (cpu = CPU_SETSIZE - 1; cpu > 0; cpu--)
-		if (CPU_ISSET(cpu, &set))
-			return cpu;
-	return 0;
-}
-
 /* Removes the namespaces (their veths and XDP attachments) and the pins. */
 static void lab_down(void)
 {
@@ -865,7 +838,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (L.reader_cpu < 0)
-		L.reader_cpu = last_cpu();
+		L.reader_cpu = bench_last_cpu();
 	if (rounds < 1 || rounds > MAX_ROUNDS || secs <= 0 || warmup < 0 ||
 	    window < 2 * FRAMES_PER_CALL || window > WINDOW_MAX ||
 	    L.reader_cpu >= libbpf_num_possible_cpus()) {
@@ -930,8 +903,11 @@ int main(int argc, char **argv)
 	if (bench_enter("bench_steer", L.ns_server) || filter_setup() ||
 	    reader_setup() || group_setup())
 		goto out;
-	if (pin_cpu(0))
+	err = bench_pin_cpu(0);
+	if (err) {
+		fprintf(stderr, "bench_steer: CPU 0: %s\n", strerror(-err));
 		goto out;
+	}
 
 	for (r = 0; r < rounds; r++) {
 		for (i = 0; i < NR_VARIANTS; i++) {

@@ -110,11 +110,8 @@ struct storm_job {
 static void *storm_thread(void *arg)
 {
 	struct storm_job *j = arg;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(j->cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	bench_pin_cpu(j->cpu);
 	j->ns = storm(j->v, j->sp, j->what, j->first, j->last);
 	return NULL;
 }
@@ -208,12 +205,8 @@ struct scale_job {
 static void *scale_thread(void *arg)
 {
 	struct scale_job *j = arg;
-	cpu_set_t set;
-	int err;
+	int err = bench_pin_cpu(j->cpu);
 
-	CPU_ZERO(&set);
-	CPU_SET(j->cpu, &set);
-	err = sched_setaffinity(0, sizeof(set), &set);
 	pthread_barrier_wait(j->go);
 	j->ns = err ? -1 : measure(j->v, j->pkt, j->len, j->calls);
 	return NULL;
