@@ -10,7 +10,6 @@
  */
 #include <signal.h>
 #include <net/if.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include "test.h"
 #include "reuseport_util.h"
@@ -606,7 +605,6 @@ static void test_bad_tables(void)
 static void test_silod_refresh(void)
 {
 	struct silo_reuseport_queues q, back;
-	char bin[PATH_MAX];
 	struct fx f, h;
 	int i, gone = 0;
 	pid_t pid;
@@ -625,15 +623,8 @@ static void test_silod_refresh(void)
 		"device table");
 	REQUIRE(silo_group_queues(f.g, &back) == 0 && back.ifindex == q.ifindex,
 		"the table keeps its device");
-	snprintf(bin, sizeof(bin), "%s/silod", getenv("BUILD"));
-	pid = fork();
-	REQUIRE(pid >= 0, "fork");
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execl(bin, bin, "-q", "--pin-root", test_pin_root(), "--config",
-		      "/dev/null", (char *)NULL);
-		_exit(127);
-	}
+	pid = test_silod_spawn("--config /dev/null", NULL, NULL);
+	REQUIRE(pid > 0, "silod");
 	/* silod polls every second. */
 	for (i = 0; i < 50 && !gone; i++) {
 		usleep(100000);

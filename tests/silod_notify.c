@@ -12,7 +12,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <time.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -38,35 +37,13 @@ static __u64 mono_ms(void)
 static pid_t start(const char *extra, const char *e1, const char *e2,
 		   const char *e3)
 {
-	char args[512], bin[PATH_MAX], *argv[32], *tok, *save;
-	int argc = 0;
-	pid_t pid;
+	static const char *const systemd[] = { "NOTIFY_SOCKET", "WATCHDOG_USEC",
+					       "WATCHDOG_PID", NULL };
+	const char *env[] = { e1, e2, e3, NULL };
+	char args[512];
 
-	snprintf(bin, sizeof(bin), "%s/silod", getenv("BUILD"));
-	snprintf(args, sizeof(args), "-q --pin-root %s --config /dev/null %s",
-		 test_pin_root(), extra);
-	argv[argc++] = bin;
-	for (tok = strtok_r(args, " ", &save); tok && argc < 31;
-	     tok = strtok_r(NULL, " ", &save))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		unsetenv("NOTIFY_SOCKET");
-		unsetenv("WATCHDOG_USEC");
-		unsetenv("WATCHDOG_PID");
-		if (e1)
-			putenv((char *)e1);
-		if (e2)
-			putenv((char *)e2);
-		if (e3)
-			putenv((char *)e3);
-		execv(bin, argv);
-		_exit(127);
-	}
-	return pid;
+	snprintf(args, sizeof(args), "--config /dev/null %s", extra);
+	return test_silod_spawn(args, env, systemd);
 }
 
 static int stop(pid_t pid)

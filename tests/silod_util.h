@@ -9,7 +9,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include "fwd.h"
@@ -24,37 +23,21 @@ static char config_path[] = "/tmp/silod-test-XXXXXX";
 static inline pid_t silod_start_env(const char *extra, int hook_fd,
 				    const char *env)
 {
-	char args[512], bin[PATH_MAX], *argv[32], *tok, *save;
-	int argc = 0;
-	pid_t pid;
+	char args[512], fd[64];
+	const char *envs[3] = {};
+	int n = 0;
 
-	snprintf(bin, sizeof(bin), "%s/silod", getenv("BUILD"));
 	snprintf(
 		args, sizeof(args),
-		"-q --pin-root %s --config %s --heartbeat-ms 20 --timeout-ms 200 --min-sweep-us 200 %s",
-		test_pin_root(), config_path, extra);
-	argv[argc++] = bin;
-	for (tok = strtok_r(args, " ", &save); tok && argc < 31;
-	     tok = strtok_r(NULL, " ", &save))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		char fd[16];
-
-		/* Dies with the test, whatever kills it. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (hook_fd >= 0) {
-			snprintf(fd, sizeof(fd), "%d", hook_fd);
-			setenv("SILOD_TEST_HOOK_FD", fd, 1);
-		}
-		if (env)
-			putenv((char *)env);
-		execv(bin, argv);
-		_exit(127);
+		"--config %s --heartbeat-ms 20 --timeout-ms 200 --min-sweep-us 200 %s",
+		config_path, extra);
+	if (hook_fd >= 0) {
+		snprintf(fd, sizeof(fd), "SILOD_TEST_HOOK_FD=%d", hook_fd);
+		envs[n++] = fd;
 	}
-	return pid;
+	if (env)
+		envs[n++] = env;
+	return test_silod_spawn(args, envs, NULL);
 }
 
 static inline pid_t silod_start(const char *extra, int hook_fd)

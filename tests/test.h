@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <bpf/bpf.h>
 #include "silo/silo.h"
@@ -118,6 +120,41 @@ static inline const char *test_pin_root(void)
 	const char *root = getenv("SILO_TEST_PIN_ROOT");
 
 	return root ? root : "/sys/fs/bpf/silo-test";
+}
+
+/*
+ * Starts $BUILD/silod with "-q --pin-root PIN_ROOT" and the space-separated
+ * arguments args, the environment less the names in unset and plus the
+ * "NAME=VALUE" entries of env (either list NULL-terminated, or NULL). It
+ * dies with the test, whatever kills that. Returns its pid, or -1.
+ */
+static inline pid_t test_silod_spawn(const char *args, const char *const *env,
+				     const char *const *unset)
+{
+	char line[1024], bin[PATH_MAX], *argv[32], *tok, *save;
+	int argc = 0;
+	pid_t pid;
+
+	snprintf(bin, sizeof(bin), "%s/silod", getenv("BUILD"));
+	snprintf(line, sizeof(line), "-q --pin-root %s %s", test_pin_root(),
+		 args);
+	argv[argc++] = bin;
+	for (tok = strtok_r(line, " ", &save); tok && argc < 31;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (; unset && *unset; unset++)
+			unsetenv(*unset);
+		for (; env && *env; env++)
+			putenv((char *)*env);
+		execv(bin, argv);
+		_exit(127);
+	}
+	return pid;
 }
 
 static inline void quiet_print(enum silo_log_level level, const char *fmt,
