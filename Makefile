@@ -129,7 +129,7 @@ BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS) $(EXAMPLE_BINS))
 	fuzz man man-skip
 .DEFAULT_GOAL := all
 all: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(TEST_BINS) $(TOOL_BINS) \
-     $(EXAMPLE_BINS)
+     $(EXAMPLE_BINS) $(BPF_OBJS)
 
 # Man pages: reStructuredText under docs/man (NAME.SECTION.rst), made into
 # troff by rst2man (python3-docutils), as bpftool's are. Without rst2man

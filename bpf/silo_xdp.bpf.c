@@ -1089,8 +1089,33 @@ source:
 	return XDP_REDIRECT;
 }
 
-SEC("xdp")
-int silo_xdp(struct xdp_md *ctx)
+extern int bpf_xdp_metadata_rx_vlan_tag(const struct xdp_md *ctx,
+					__be16 *vlan_proto,
+					__u16 *vlan_tci) __ksym __weak;
+
+/*
+ * A NIC with rx-vlan-offload takes the outer tag off the frame and gives it
+ * to the stack beside the bytes; veth does the same with a tag its peer put
+ * beside them. XDP sees an untagged frame, the stack sees VLAN N (or drops
+ * the frame as PACKET_OTHERHOST when no device has that VLAN): a verdict of
+ * ours made on the bytes alone, forward or steer, would not be the kernel's.
+ * Only the driver knows, through this kfunc, and only a program bound to
+ * the device may call it (the verifier refuses it anywhere else, even in
+ * dead code: hence two programs below). A driver that cannot tell answers
+ * -EOPNOTSUPP; what silo does on such devices is the loader's and doctor's
+ * business.
+ */
+static __noinline bool hidden_tag(struct xdp_md *ctx)
+{
+	__be16 proto;
+	__u16 tci;
+
+	if (!bpf_ksym_exists(bpf_xdp_metadata_rx_vlan_tag))
+		return false;
+	return bpf_xdp_metadata_rx_vlan_tag(ctx, &proto, &tci) == 0;
+}
+
+static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
 {
 	struct silo_stats *st;
 	struct pkt p = {};
@@ -1101,6 +1126,8 @@ int silo_xdp(struct xdp_md *ctx)
 	if (!st)
 		return XDP_PASS;
 	count(st, SILO_STAT_RX);
+	if (bound && hidden_tag(ctx))
+		return pass(st, SILO_STAT_PASS_VLAN);
 	reason = parse_packet(ctx, &p);
 	if (reason)
 		return parse_pass(st, &p, reason);
@@ -1112,6 +1139,20 @@ int silo_xdp(struct xdp_md *ctx)
 	if (!forward)
 		return pass(st, SILO_STAT_PASS_NO_FORWARD);
 	return forward_packet(ctx, &p, st);
+}
+
+/* Generic XDP, and kernels without the kfunc (before 6.8). */
+SEC("xdp")
+int silo_xdp(struct xdp_md *ctx)
+{
+	return silo_main(ctx, false);
+}
+
+/* Native mode: bound to its device by the loader (user/lib/xdp.c). */
+SEC("?xdp")
+int silo_xdp_dev(struct xdp_md *ctx)
+{
+	return silo_main(ctx, true);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -26,6 +26,7 @@
 #   DIFF_ONLY=SUBSTRING: send only the corpus frames whose name has it
 #   DIFF_KEEP=DIR: keep the captures in DIR (sorted "PORT NAME#PASS HEX")
 #   DIFF_SHOW=N: show N differing frames per failure (default 8)
+#   DIFF_XDP_MODE=skb: load silo in generic XDP mode (default native)
 
 CONFIGS=(
 	plain "routes via gateways, connected, no route"
@@ -59,6 +60,7 @@ CONFIGS=(
 	nft-drop "nftables forward chain with policy drop"
 	xfrm "xfrm policy dir fwd action block"
 	bridge "ingress device enslaved to a bridge"
+	vlan-hidden "VLAN tags beside the bytes, as a NIC that strips them gives them"
 	service "UDP and TCP services on the corpus's port, steered over every CPU"
 )
 
@@ -385,6 +387,28 @@ cfg_bridge() {
 	r route replace 10.10.0.0/16 via 10.1.0.2 dev br0
 }
 
+# The client's egress puts a VLAN tag beside each frame's bytes
+# (bpf/test_vlan.bpf.c): the router's XDP program sees an untagged frame,
+# its stack VLAN 100 (IPv4; no such device here: dropped) or a priority tag
+# (VLAN 0, the others: untagged), as with a NIC that strips tags. Only a
+# program bound to the device can ask the driver for the tag.
+cfg_vlan-hidden() {
+	ip netns exec "$C" tc qdisc add dev eth0 clsact &&
+		ip netns exec "$C" tc filter add dev eth0 egress bpf \
+			direct-action obj "$BUILD/bpf/test_vlan.bpf.o" sec tc
+}
+
+# Every frame carried a tag beside it: in native mode, where the program
+# is bound to the device and asks veth for the tag, each went to the stack.
+post_vlan-hidden() {
+	[[ ${DIFF_XDP_MODE:-native} == native ]] || return 0
+	silo --netns "$R" -j stats | jq -e '.rx > 0 and .pass_vlan == .rx' \
+		>/dev/null || {
+		echo "not every frame was passed as tagged: $(silo --netns "$R" -j stats | jq -c '{rx, pass_vlan, redirect}')"
+		return 1
+	}
+}
+
 # capture CFG MODE: sends the corpus, captures every port, sorted.
 capture() {
 	local cfg=$1 mode=$2 wait=0
@@ -499,7 +523,7 @@ silo_run() {
 	topology "$cfg" || return
 	if [[ $mode != kernel2 ]]; then
 		for m in r-c r-s r-t; do
-			if ! silo --netns "$R" xdp load "$m" --forward >"$TMP/load" 2>&1; then
+			if ! silo --netns "$R" xdp load "$m" --forward ${DIFF_XDP_MODE:+--mode "$DIFF_XDP_MODE"} >"$TMP/load" 2>&1; then
 				not_ok "differential/$cfg/$mode" "load on $m: $(head -c 300 "$TMP/load")"
 				return 1
 			fi

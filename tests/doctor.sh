@@ -189,7 +189,23 @@ is "live: RPS set on rx-2" warn "$(result rps 'd0 rx-2')"
 silo --netns "$N" doctor >"$TMP/text"
 grep -Eq '^[0-9]+ ok, [0-9]+ warn, 0 fail$' "$TMP/text" && ok "live: text summary" ||
 	not_ok "live: text summary" "$(tail -3 "$TMP/text")"
+# VLAN tags: a veth strips them (a tag its peer put beside the bytes), and
+# tells a program bound to it; generic XDP cannot ask.
+is "live vlan: native, the bound program is told" ok \
+	"$(result vlan '^d0 strips VLAN tags and its driver tells')"
 kill "$silod"
 wait "$silod"
+check "unload" silo --netns "$N" xdp unload d0
+silo --netns "$N" xdp load d0 --mode skb 2>"$TMP/load" >/dev/null
+grep -q 'd0 takes VLAN tags off before XDP and generic XDP cannot ask' \
+	"$TMP/load" && ok "live vlan: a generic load warns" ||
+	not_ok "live vlan: a generic load warns" "$(cat "$TMP/load")"
+silo --netns "$N" -j doctor d0 >"$TMP/doc"
+is "live vlan: generic XDP cannot tell" warn \
+	"$(result vlan '^d0 strips VLAN tags and silo cannot tell')"
+nsh "$(fix vlan 'cannot tell')"
+silo --netns "$N" -j doctor d0 >"$TMP/doc"
+is "live vlan: the fix stops the stripping" ok \
+	"$(result vlan '^d0 leaves VLAN tags in the frame')"
 check "unload" silo --netns "$N" xdp unload d0
 ip netns del "$N"

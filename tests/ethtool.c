@@ -3,7 +3,9 @@
  * silo_rss_get: the parsing of ethtool netlink replies, fed crafted
  * messages (a table, a key, the hash function, channel counts; malformed
  * and oversized ones refused), and live on a veth, which has channels but
- * no RSS: -EOPNOTSUPP with the channel counts filled.
+ * no RSS: -EOPNOTSUPP with the channel counts filled. silo_vlan_view_get:
+ * the features and XDP RX metadata replies, crafted, and live on the veth,
+ * which strips tags by default and tells XDP programs of them.
  */
 #include <libmnl/libmnl.h>
 #include <linux/ethtool_netlink.h>
@@ -115,8 +117,100 @@ static void parse_channels_and_family(void)
 	CHECK_EQ(silo_ethtool_parse_family(nlh, &id), -EPROTO);
 }
 
+/* A bit of a verbose bitset, in the ETHTOOL_A_BITSET_BITS nest. */
+static void put_bit(struct nlmsghdr *nlh, const char *name, bool value)
+{
+	struct nlattr *b = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS_BIT);
+
+	mnl_attr_put_strz(nlh, ETHTOOL_A_BITSET_BIT_NAME, name);
+	if (value)
+		mnl_attr_put(nlh, ETHTOOL_A_BITSET_BIT_VALUE, 0, NULL);
+	mnl_attr_nest_end(nlh, b);
+}
+
+/* A features reply whose active set holds names[] (values[] in a set with
+ * a mask, all of them in a list). */
+static struct nlmsghdr *features(bool list, const char *const *names,
+				 const bool *values, unsigned int n)
+{
+	struct nlmsghdr *nlh = reply(ETHTOOL_MSG_FEATURES_GET_REPLY);
+	struct nlattr *set, *bits;
+	unsigned int i;
+
+	set = mnl_attr_nest_start(nlh, ETHTOOL_A_FEATURES_ACTIVE);
+	if (list)
+		mnl_attr_put(nlh, ETHTOOL_A_BITSET_NOMASK, 0, NULL);
+	mnl_attr_put_u32(nlh, ETHTOOL_A_BITSET_SIZE, 64);
+	bits = mnl_attr_nest_start(nlh, ETHTOOL_A_BITSET_BITS);
+	for (i = 0; i < n; i++)
+		put_bit(nlh, names[i], !list && values[i]);
+	mnl_attr_nest_end(nlh, bits);
+	mnl_attr_nest_end(nlh, set);
+	return nlh;
+}
+
+static void parse_vlan_view(void)
+{
+	static const char *const strip[] = { "rx-checksum",
+					     "rx-vlan-stag-hw-parse" };
+	static const char *const no_strip[] = { "rx-checksum",
+						"tx-vlan-hw-insert",
+						"rx-vlan-filter" };
+	static const char *const ctag[] = { "rx-vlan-hw-parse" };
+	static const bool off[] = { false }, on[] = { true };
+	struct silo_vlan_view v = {};
+	struct nlmsghdr *nlh;
+	struct nlattr *set;
+
+	CHECK_EQ(
+		silo_ethtool_parse_features(features(true, strip, NULL, 2), &v),
+		0);
+	CHECK(v.strips, "802.1ad stripping listed active");
+	v.strips = false;
+	CHECK_EQ(silo_ethtool_parse_features(features(true, no_strip, NULL, 3),
+					     &v),
+		 0);
+	CHECK(!v.strips, "inserting or filtering tags is no stripping");
+	CHECK_EQ(silo_ethtool_parse_features(features(false, ctag, off, 1), &v),
+		 0);
+	CHECK(!v.strips, "a bit with a mask and no value is clear");
+	CHECK_EQ(silo_ethtool_parse_features(features(false, ctag, on, 1), &v),
+		 0);
+	CHECK(v.strips, "a bit with a value is set");
+	/* Compact bitsets: not what silo asks for, not guessed at. */
+	nlh = reply(ETHTOOL_MSG_FEATURES_GET_REPLY);
+	set = mnl_attr_nest_start(nlh, ETHTOOL_A_FEATURES_ACTIVE);
+	mnl_attr_put_u32(nlh, ETHTOOL_A_BITSET_SIZE, 32);
+	mnl_attr_put_u32(nlh, ETHTOOL_A_BITSET_VALUE, 0x100);
+	mnl_attr_nest_end(nlh, set);
+	CHECK_EQ(silo_ethtool_parse_features(nlh, &v), -EPROTO);
+	nlh = reply(ETHTOOL_MSG_FEATURES_GET_REPLY);
+	CHECK_EQ(silo_ethtool_parse_features(nlh, &v), -EPROTO);
+
+	nlh = reply(SILO_NETDEV_CMD_DEV_GET);
+	mnl_attr_put_u32(nlh, SILO_NETDEV_A_DEV_IFINDEX, 7);
+	mnl_attr_put_u64(nlh, SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES, 3);
+	CHECK_EQ(silo_netdev_parse_dev(nlh, &v), 0);
+	CHECK(!v.meta, "timestamp and hash are no VLAN tag");
+	nlh = reply(SILO_NETDEV_CMD_DEV_GET);
+	mnl_attr_put_u64(nlh, SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES,
+			 SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG | 1);
+	CHECK_EQ(silo_netdev_parse_dev(nlh, &v), 0);
+	CHECK(v.meta, "the vlan-tag bit");
+	v.meta = false;
+	nlh = reply(SILO_NETDEV_CMD_DEV_GET);
+	mnl_attr_put_u32(nlh, SILO_NETDEV_A_DEV_IFINDEX, 7);
+	CHECK_EQ(silo_netdev_parse_dev(nlh, &v), 0);
+	CHECK(!v.meta, "a kernel that reports no metadata tells nothing");
+	nlh = reply(SILO_NETDEV_CMD_DEV_GET);
+	mnl_attr_put_u32(nlh, SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES, 4);
+	CHECK_EQ(silo_netdev_parse_dev(nlh, &v), -EPROTO);
+}
+
 static void live_veth(void)
 {
+	struct silo_vlan_view v;
+	__u32 ifindex;
 	int err;
 
 	REQUIRE(!sh("ip link add et0 numrxqueues 4 numtxqueues 3 type veth "
@@ -134,6 +228,16 @@ static void live_veth(void)
 	/* lo has neither. */
 	CHECK_EQ(silo_rss_get("lo", &rss), -EOPNOTSUPP);
 	CHECK(!rss.has_channels, "lo reports no channels");
+
+	ifindex = if_nametoindex("et0");
+	CHECK_EQ(silo_vlan_view_get("et0", ifindex, &v), 0);
+	CHECK(v.strips, "a veth strips tags (rx-vlan-offload on)");
+	CHECK(v.meta, "a veth tells XDP the tag (Linux 6.8 and later)");
+	REQUIRE(!sh("ethtool -K et0 rxvlan off rx-vlan-stag-hw-parse off"),
+		"ethtool -K");
+	CHECK_EQ(silo_vlan_view_get("et0", ifindex, &v), 0);
+	CHECK(!v.strips, "stripping turned off");
+	CHECK_EQ(silo_vlan_view_get("et-none", 999, &v), -ENODEV);
 	sh("ip link del et0");
 }
 
@@ -144,6 +248,7 @@ int main(void)
 	RUN(parse_rss_table_key_hfunc);
 	RUN(parse_rss_refuses_bad_replies);
 	RUN(parse_channels_and_family);
+	RUN(parse_vlan_view);
 	RUN(live_veth);
 	return 0;
 }

@@ -89,8 +89,11 @@ static __u32 fwd_cache_size;
 static inline int fwd_setup(const char *cmds)
 {
 	struct silo_opts opts = { .pin_root = test_pin_root() };
+	/* unbound: the tests run the loaded program with BPF_PROG_TEST_RUN,
+	 * which the kernel refuses to a program bound to its device. */
 	struct silo_xdp_load_opts fwd = { .forward = true,
-					  .cache_size = fwd_cache_size };
+					  .cache_size = fwd_cache_size,
+					  .unbound = true };
 
 	if (sh("set -e\n"
 	       "ip link add in0 type veth peer name in0p\n"

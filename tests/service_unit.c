@@ -772,7 +772,7 @@ static void test_incomplete_checksum_passes(void)
 /* queue mode on a veth with two RX queues: each queue to its CPU. */
 static void test_queue_mode_two_queues(void)
 {
-	struct silo_xdp_load_opts native = { 0 };
+	struct silo_xdp_load_opts native = { .unbound = true };
 	struct pkt_spec sp;
 	struct silo_service svc;
 	struct silo_service_stats b, a;

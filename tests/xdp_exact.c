@@ -16,7 +16,9 @@ static int setup(void)
 
 static void replace_in0(const struct silo_xdp_load_opts *o)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true, .replace = true };
+	struct silo_xdp_load_opts fwd = { .forward = true,
+					  .replace = true,
+					  .unbound = true };
 
 	if (!o)
 		o = &fwd;
@@ -220,7 +222,8 @@ static void test_ecmp_ipv4_l4_hash(void)
 {
 	struct silo_xdp_load_opts nocache = { .forward = true,
 					      .replace = true,
-					      .no_cache = true };
+					      .no_cache = true,
+					      .unbound = true };
 	int pass, i, agree = 0, used2 = 0, used3 = 0;
 	uint8_t pkt[PKT_MAX];
 	struct result r;
@@ -341,7 +344,7 @@ static void test_route_mtu(void)
 /* A bridge port's frames belong to the bridge, not to IP routing. */
 static void test_bridge_port_passes(void)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true };
+	struct silo_xdp_load_opts fwd = { .forward = true, .unbound = true };
 	struct pkt_spec sp = spec4("10.99.6.6");
 	uint8_t pkt[PKT_MAX], mac[6];
 	struct result r;

@@ -14,7 +14,7 @@ static int prog_out1;
 
 static int setup(void)
 {
-	struct silo_xdp_load_opts plain = { 0 };
+	struct silo_xdp_load_opts plain = { .unbound = true };
 
 	if (fwd_setup(
 		    "ip link add out1 type veth peer name out1p\n"
@@ -468,7 +468,9 @@ static void test_device_without_forward(void)
 
 static void rp_filter_mode(int mode)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true, .replace = true };
+	struct silo_xdp_load_opts fwd = { .forward = true,
+					  .replace = true,
+					  .unbound = true };
 
 	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=%d", mode);
 	CHECK(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
@@ -529,7 +531,9 @@ static void test_rp_filter(void)
  */
 static void test_source_keyed_only_where_it_matters(void)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true, .replace = true };
+	struct silo_xdp_load_opts fwd = { .forward = true,
+					  .replace = true,
+					  .unbound = true };
 	struct pkt_spec a = spec4("10.86.0.1"), b = a;
 	uint8_t pa[PKT_MAX], pb[PKT_MAX];
 	struct silo_info info;
@@ -692,7 +696,9 @@ static void test_admission(void)
  * ports without a multipath route does not. */
 static void test_port_rules_key_on_ports(void)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true, .replace = true };
+	struct silo_xdp_load_opts fwd = { .forward = true,
+					  .replace = true,
+					  .unbound = true };
 	struct pkt_spec sp = spec4("10.99.7.7");
 	struct silo_info info;
 	uint8_t pkt[PKT_MAX];

@@ -358,9 +358,11 @@ static void print_counters(struct silo *s)
 static int run_kind(const struct setup *su, struct kind_run *k)
 {
 	struct silo_xdp_load_opts cached = { .forward = true,
-					     .cache_kind = k->kind };
+					     .cache_kind = k->kind,
+					     .unbound = true };
 	struct silo_xdp_load_opts uncached = { .forward = true,
-					       .no_cache = true };
+					       .no_cache = true,
+					       .unbound = true };
 	struct variant v[3] = {
 		{ .name = "fwd_cache_hit", .want_verdict = XDP_REDIRECT },
 		{ .name = "fwd_fib_every_pkt", .want_verdict = XDP_REDIRECT },

@@ -471,7 +471,7 @@ static int replay(struct sample *sm, int n, int *unsent)
 int main(int argc, char **argv)
 {
 	long count = 1000000, nreplay = 10000, i, verdicts[8] = {}, bad = 0;
-	struct silo_xdp_load_opts fwd = { .forward = true };
+	struct silo_xdp_load_opts fwd = { .forward = true, .unbound = true };
 	const char *devs[] = { "r-c", "r-s", "r-t" };
 	char pin_root[256], cmd[512];
 	struct corpus_env env = {};

@@ -308,7 +308,7 @@ struct silo_admit {
 	X(PASS_L4_BAD, pass_l4_bad, "TCP/UDP header truncated or bad")         \
 	X(PASS_LOCAL, pass_local, "for a local address")                       \
 	X(PASS_NO_FORWARD, pass_no_forward, "forwarding off on this device")   \
-	X(PASS_VLAN, pass_vlan, "tagged: the stack knows the VLAN device")     \
+	X(PASS_VLAN, pass_vlan, "VLAN-tagged, in the frame or beside it")      \
 	X(PASS_NOT_HOST, pass_not_host, "destination MAC not this device")     \
 	X(PASS_IP_OPTIONS, pass_ip_options, "IPv4 options")                    \
 	X(PASS_BAD_CSUM, pass_bad_csum, "IPv4 header checksum wrong")          \

@@ -94,6 +94,13 @@ struct silo_xdp_load_opts {
 	 * is refused (-EPERM). Every forwarding load restates it.
 	 */
 	bool allow_firewall_bypass;
+	/*
+	 * Native mode: load the program not bound to the device. The kernel
+	 * runs only unbound programs with BPF_PROG_TEST_RUN (tests, benchmarks,
+	 * bpftool prog run); an unbound program cannot ask the driver for a
+	 * VLAN tag it stripped (silo_xdp_vlan).
+	 */
+	bool unbound;
 };
 
 /*
@@ -127,6 +134,24 @@ struct silo_xdp_dev {
 
 /* The devices silo runs on here; *devs is malloc'ed, free() it. */
 int silo_xdp_list(struct silo *s, struct silo_xdp_dev **devs, size_t *n);
+
+/*
+ * What silo's program on a device sees of VLAN tags. A device that strips
+ * them (ethtool: rx-vlan-offload, rx-vlan-stag-hw-parse; veth: a tag its
+ * peer put beside the bytes) gives XDP the frame without its outer tag.
+ * In native mode silo's program is bound to the device and asks the driver
+ * for the tag, and passes a tagged frame to the stack; in generic mode, or
+ * with a driver that does not report the tag as XDP RX metadata, a tagged
+ * frame looks untagged and silo would forward or steer it where the kernel
+ * delivers it to a VLAN device or drops it.
+ */
+enum silo_xdp_vlan {
+	SILO_XDP_VLAN_IN_FRAME, /* not stripped: silo sees the tag */
+	SILO_XDP_VLAN_TOLD, /* stripped, and the driver tells silo */
+	SILO_XDP_VLAN_HIDDEN, /* stripped, and silo cannot tell */
+};
+/* One of the above for a device silo runs on; -ENOENT when it does not. */
+int silo_xdp_vlan(struct silo *s, const char *ifname);
 
 struct silo_info {
 	__u32 layout_version;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * A device's RSS (indirection table, hash key and function) and channel
- * counts, through ethtool's generic netlink family, with libmnl. The
- * parsing of each reply is apart from the socket, for the unit tests.
+ * counts, through ethtool's generic netlink family, and whether XDP can
+ * see its VLAN tags (ethtool's features, netdev's XDP RX metadata), with
+ * libmnl. The parsing of each reply is apart from the socket, for the unit
+ * tests.
  */
 #include <errno.h>
 #include <string.h>
@@ -160,6 +162,93 @@ int silo_ethtool_parse_channels(const struct nlmsghdr *nlh,
 	return 0;
 }
 
+/* A feature that takes VLAN tags off before XDP, by its ethtool name. */
+static bool strip_feature(const char *name)
+{
+	return !strcmp(name, "rx-vlan-hw-parse") ||
+	       !strcmp(name, "rx-vlan-stag-hw-parse");
+}
+
+/*
+ * ETHTOOL_A_FEATURES_ACTIVE in the verbose form: a bit per nest with its
+ * name; in a list (ETHTOOL_A_BITSET_NOMASK) every bit given is set, else
+ * only those with ETHTOOL_A_BITSET_BIT_VALUE.
+ */
+static int parse_active(const struct nlattr *set, struct silo_vlan_view *v)
+{
+	const struct nlattr *bits = NULL, *bit, *a;
+	bool list = false, value;
+	const char *name;
+
+	mnl_attr_for_each_nested(a, set)
+	{
+		if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_NOMASK)
+			list = true;
+		else if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BITS)
+			bits = a;
+	}
+	if (!bits)
+		return -EPROTO; /* compact: not what we asked for */
+	mnl_attr_for_each_nested(bit, bits)
+	{
+		if (mnl_attr_get_type(bit) != ETHTOOL_A_BITSET_BITS_BIT)
+			continue;
+		name = NULL;
+		value = list;
+		mnl_attr_for_each_nested(a, bit)
+		{
+			if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_BIT_NAME) {
+				if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) <
+				    0)
+					return -EPROTO;
+				name = mnl_attr_get_str(a);
+			} else if (mnl_attr_get_type(a) ==
+				   ETHTOOL_A_BITSET_BIT_VALUE) {
+				value = true;
+			}
+		}
+		if (name && value && strip_feature(name))
+			v->strips = true;
+	}
+	return 0;
+}
+
+int silo_ethtool_parse_features(const struct nlmsghdr *nlh,
+				struct silo_vlan_view *v)
+{
+	const struct nlattr *tb[ETHTOOL_A_FEATURES_MAX + 1] = {};
+	int err;
+
+	err = genl_parse(nlh, ETHTOOL_MSG_FEATURES_GET_REPLY, tb,
+			 ETHTOOL_A_FEATURES_MAX);
+	if (err)
+		return err;
+	if (!tb[ETHTOOL_A_FEATURES_ACTIVE])
+		return -EPROTO;
+	return parse_active(tb[ETHTOOL_A_FEATURES_ACTIVE], v);
+}
+
+int silo_netdev_parse_dev(const struct nlmsghdr *nlh, struct silo_vlan_view *v)
+{
+	const struct nlattr
+		*tb[SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES + 1] = {};
+	const struct nlattr *a;
+	int err;
+
+	/* The reply carries the request's command. */
+	err = genl_parse(nlh, SILO_NETDEV_CMD_DEV_GET, tb,
+			 SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES);
+	if (err)
+		return err;
+	a = tb[SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES];
+	if (!a) /* before 6.3: nothing reported, nothing told */
+		return 0;
+	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+		return -EPROTO;
+	v->meta = mnl_attr_get_u64(a) & SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG;
+	return 0;
+}
+
 struct genl_reply {
 	int (*parse)(const struct nlmsghdr *nlh, void *data);
 	void *data;
@@ -192,6 +281,16 @@ static int parse_channels(const struct nlmsghdr *nlh, void *data)
 	return silo_ethtool_parse_channels(nlh, data);
 }
 
+static int parse_features(const struct nlmsghdr *nlh, void *data)
+{
+	return silo_ethtool_parse_features(nlh, data);
+}
+
+static int parse_netdev(const struct nlmsghdr *nlh, void *data)
+{
+	return silo_netdev_parse_dev(nlh, data);
+}
+
 static struct nlmsghdr *genl_put(char *buf, __u16 type, __u8 cmd, __u8 version)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -205,8 +304,8 @@ static struct nlmsghdr *genl_put(char *buf, __u16 type, __u8 cmd, __u8 version)
 	return nlh;
 }
 
-/* The id of family "ethtool"; -EOPNOTSUPP without it (no ETHTOOL_NETLINK). */
-static int ethtool_family(__u16 *id)
+/* The id of a generic netlink family; -EOPNOTSUPP without it. */
+static int genl_family(const char *name, __u16 *id)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct genl_reply r = { parse_family, id };
@@ -214,9 +313,15 @@ static int ethtool_family(__u16 *id)
 	int err;
 
 	nlh = genl_put(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
 	err = silo_nl_request(NETLINK_GENERIC, nlh, reply_cb, &r);
 	return err == -ENOENT ? -EOPNOTSUPP : err;
+}
+
+/* "ethtool": -EOPNOTSUPP without it (no ETHTOOL_NETLINK). */
+static int ethtool_family(__u16 *id)
+{
+	return genl_family(ETHTOOL_GENL_NAME, id);
 }
 
 /* Sends cmd for ifname with its header nest of type hdr_attr. */
@@ -258,4 +363,32 @@ int silo_rss_get(const char *ifname, struct silo_rss *out)
 	if (err && err != -EOPNOTSUPP)
 		return err;
 	return rss_err;
+}
+
+int silo_vlan_view_get(const char *ifname, __u32 ifindex,
+		       struct silo_vlan_view *v)
+{
+	struct genl_reply features = { parse_features, v };
+	struct genl_reply dev = { parse_netdev, v };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	__u16 family;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	if (!ifname || strlen(ifname) >= IFNAMSIZ)
+		return -EINVAL;
+	/* Verbose bitsets (no ETHTOOL_FLAG_COMPACT_BITSETS): bit names. */
+	err = ethtool_family(&family);
+	if (!err)
+		err = ethtool_get(family, ETHTOOL_MSG_FEATURES_GET,
+				  ETHTOOL_A_FEATURES_HEADER, ifname, &features);
+	if (err)
+		return err;
+	err = genl_family("netdev", &family);
+	if (err)
+		return err;
+	nlh = genl_put(buf, family, SILO_NETDEV_CMD_DEV_GET, 1);
+	mnl_attr_put_u32(nlh, SILO_NETDEV_A_DEV_IFINDEX, ifindex);
+	return silo_nl_request(NETLINK_GENERIC, nlh, reply_cb, &dev);
 }

@@ -284,6 +284,32 @@ int silo_ethtool_parse_channels(const struct nlmsghdr *nlh,
 				struct silo_rss *out);
 
 /*
+ * Whether XDP on a device can see VLAN tags: a device that strips them
+ * (rx-vlan-hw-parse or rx-vlan-stag-hw-parse active) hands XDP the frame
+ * without its outer tag, and only a driver that reports the tag as XDP RX
+ * metadata (netdev netlink: xdp-rx-metadata-features vlan-tag) tells a
+ * program bound to the device (bpf_xdp_metadata_rx_vlan_tag). veth reports
+ * both: a tag its peer put beside the bytes is stripped in this sense.
+ */
+struct silo_vlan_view {
+	bool strips; /* a stripping feature is active */
+	bool meta; /* the driver tells bound XDP programs the tag */
+};
+/* -EOPNOTSUPP for a part the kernel cannot report leaves it false. */
+int silo_vlan_view_get(const char *ifname, __u32 ifindex,
+		       struct silo_vlan_view *v);
+/* Replies: ETHTOOL_MSG_FEATURES_GET_REPLY (verbose bitsets) and netdev's
+ * NETDEV_CMD_DEV_GET, parsed into *v as above. */
+int silo_ethtool_parse_features(const struct nlmsghdr *nlh,
+				struct silo_vlan_view *v);
+int silo_netdev_parse_dev(const struct nlmsghdr *nlh, struct silo_vlan_view *v);
+/* netdev netlink (linux/netdev.h, 6.3; the header came after Debian 12's) */
+#define SILO_NETDEV_CMD_DEV_GET 1
+#define SILO_NETDEV_A_DEV_IFINDEX 1
+#define SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5 /* u64 */
+#define SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG 4
+
+/*
  * The offload envelope (envelope.c): which SILO_ENV_* conditions hold in
  * the current network namespace, per family, and a line that names the
  * first one found (e.g. "nftables chain inet filter forward").

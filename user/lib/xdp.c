@@ -6,10 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include "internal.h"
 #include "silo_xdp.skel.h"
+
+#ifndef BPF_F_XDP_DEV_BOUND_ONLY /* uapi headers older than 6.3 */
+#define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
+#endif
 
 /* What the pinned link of a device says. */
 struct xdp_link {
@@ -37,6 +42,57 @@ static const char *attach_mode_name(__u8 mode)
 		return "several";
 	}
 	return "no";
+}
+
+/*
+ * Whether the kernel has the kfunc that tells a device-bound XDP program
+ * the VLAN tag its driver took off (6.8 and later; programs bound to a
+ * device since 6.3).
+ */
+static bool kernel_has_vlan_meta(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool has;
+
+	if (!btf)
+		return false;
+	has = btf__find_by_name_kind(btf, "bpf_xdp_metadata_rx_vlan_tag",
+				     BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	return has;
+}
+
+/* SILO_XDP_VLAN_* for a device and whether the program is bound to it. */
+static int vlan_view(const char *ifname, __u32 ifindex, bool bound)
+{
+	struct silo_vlan_view v;
+	int err;
+
+	err = silo_vlan_view_get(ifname, ifindex, &v);
+	if (err)
+		return err;
+	if (!v.strips)
+		return SILO_XDP_VLAN_IN_FRAME;
+	return bound && v.meta ? SILO_XDP_VLAN_TOLD : SILO_XDP_VLAN_HIDDEN;
+}
+
+/*
+ * A device that takes VLAN tags off before XDP, where the program cannot
+ * ask the driver for them (generic XDP, or a driver without the metadata),
+ * hands silo tagged frames that look untagged: forwarded or steered on the
+ * bytes alone, where the kernel delivers them to a VLAN device or drops
+ * them. silo cannot tell those frames apart; the operator can stop the
+ * stripping. Only said: a port that never sees tagged frames is fine.
+ */
+static void warn_hidden_tags(const char *ifname, __u32 ifindex, bool bound)
+{
+	if (vlan_view(ifname, ifindex, bound) != SILO_XDP_VLAN_HIDDEN)
+		return;
+	pr_warn("%s takes VLAN tags off before XDP and %s: a tagged frame looks untagged to silo, which %s it where the kernel would deliver it to a VLAN device or drop it. If tagged frames can reach %s: ethtool -K %s rxvlan off rx-vlan-stag-hw-parse off\n",
+		ifname,
+		bound ? "its driver does not tell XDP programs the tag" :
+			"generic XDP cannot ask its driver for the tag",
+		bound ? "forwards or steers" : "forwards", ifname, ifname);
 }
 
 static int open_link(struct silo *s, __u32 ifindex, struct xdp_link *l)
@@ -184,6 +240,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 	struct xdp_link old = { .fd = -1 };
 	struct silo_xdp *skel = NULL;
+	struct bpf_program *prog;
 	struct silo_maps maps;
 	char link_path[PATH_MAX];
 	bool created = false, ours, had_tx = false, applied = false;
@@ -277,6 +334,18 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	skel->rodata->forward = opts->forward;
 	skel->rodata->cache_enabled = !opts->no_cache;
 	skel->rodata->steer = opts->mode == SILO_XDP_NATIVE;
+	prog = skel->progs.silo_xdp;
+	if (opts->mode == SILO_XDP_NATIVE && !opts->unbound &&
+	    kernel_has_vlan_meta()) {
+		/* Bound to the device, the program may ask its driver for a
+		 * VLAN tag taken off before XDP (bpf/silo_xdp.bpf.c). */
+		bpf_program__set_autoload(prog, false);
+		prog = skel->progs.silo_xdp_dev;
+		bpf_program__set_autoload(prog, true);
+		bpf_program__set_ifindex(prog, ifindex);
+		bpf_program__set_flags(prog, bpf_program__flags(prog) |
+						     BPF_F_XDP_DEV_BOUND_ONLY);
+	}
 	if (!silo_maps_cache_size(&maps, &cache_size))
 		skel->rodata->cache_size = cache_size;
 	err = silo_maps_reuse(&maps, skel->obj);
@@ -308,7 +377,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		goto out_device;
 	}
 
-	prog_fd = bpf_program__fd(skel->progs.silo_xdp);
+	prog_fd = bpf_program__fd(prog);
 	if (ours) {
 		/* Atomic: the old program runs until the new one does. */
 		if (bpf_link_update(old.fd, prog_fd, NULL)) {
@@ -317,6 +386,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 			       ifname, strerror(-err));
 			goto out_tx;
 		}
+		warn_hidden_tags(ifname, ifindex,
+				 prog == skel->progs.silo_xdp_dev);
 		goto out;
 	}
 	if (q.prog_id) {
@@ -336,6 +407,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		pr_err("cannot pin %s: %s\n", link_path, strerror(-err));
 		goto out_tx;
 	}
+	warn_hidden_tags(ifname, ifindex, prog == skel->progs.silo_xdp_dev);
 	err = 0;
 	goto out;
 
@@ -575,4 +647,34 @@ int silo_xdp_list(struct silo *s, struct silo_xdp_dev **devs, size_t *n)
 	*devs = list.devs;
 	*n = list.n;
 	return 0;
+}
+
+int silo_xdp_vlan(struct silo *s, const char *ifname)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), ifindex;
+	struct xdp_link l;
+	int err, fd;
+
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex)
+		return -ENODEV;
+	err = open_link(s, ifindex, &l);
+	if (err)
+		return err;
+	if (l.fd < 0 || l.defunct) {
+		if (l.fd >= 0)
+			close(l.fd);
+		return -ENOENT;
+	}
+	close(l.fd);
+	fd = bpf_prog_get_fd_by_id(l.prog_id);
+	if (fd < 0)
+		return -errno;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	/* The program the loader binds to its device (silo_xdp_load). */
+	return vlan_view(ifname, ifindex, !strcmp(info.name, "silo_xdp_dev"));
 }

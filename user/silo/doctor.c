@@ -25,6 +25,7 @@ static const char *const level_names[] = { "ok", "warn", "fail", "info" };
 
 struct doctor {
 	const char *root; /* prefix of /proc and /sys: tests' fake trees */
+	struct silo *s; /* NULL: silo cannot be opened here */
 	char sys[64]; /* sysfs of --netns NAME's namespace, when mounted */
 	json_object *checks, *map, *rss;
 	int counts[4];
@@ -60,7 +61,9 @@ static const struct cmd_spec doctor_spec = {
 		"are on the node (ethtool netlink), a non-zero hash key and\n"
 		"more than one queue, every CPU in a TX queue's XPS map, each\n"
 		"reuseport slot's reader pinned to the slot's CPU, silod\n"
-		"running with a live heartbeat, the forwarding envelope.\n"
+		"running with a live heartbeat, the forwarding envelope,\n"
+		"and that silo sees the VLAN tags DEV strips (a program\n"
+		"bound to DEV that asks its driver).\n"
 		"Prints ok, warn or fail and the command that fixes it, then\n"
 		"the map queue -> IRQ CPU (RSS entries) -> socket -> reader\n"
 		"CPU, and each TX queue's XPS CPUs. Exits 1 when a check fails.",
@@ -867,6 +870,40 @@ out:
 	free(want);
 }
 
+/* Whether silo's program sees the VLAN tags DEV strips (silo_xdp_vlan). */
+static void check_vlan(struct doctor *d, const char *dev)
+{
+	char fix[128];
+	int v;
+
+	if (!d->s || d->root[0])
+		return; /* a fake tree has no devices to ask */
+	v = silo_xdp_vlan(d->s, dev);
+	if (v == -ENOENT) /* silo does not run on dev */
+		return;
+	if (v < 0) {
+		report(d, INFO, "vlan", NULL,
+		       "%s: cannot read its VLAN offloads: %s", dev,
+		       strerror(-v));
+		return;
+	}
+	if (v == SILO_XDP_VLAN_IN_FRAME) {
+		report(d, OK, "vlan", NULL,
+		       "%s leaves VLAN tags in the frame: silo sees them", dev);
+	} else if (v == SILO_XDP_VLAN_TOLD) {
+		report(d, OK, "vlan", NULL,
+		       "%s strips VLAN tags and its driver tells silo's program, which passes tagged frames to the stack",
+		       dev);
+	} else {
+		snprintf(fix, sizeof(fix),
+			 "ethtool -K %s rxvlan off rx-vlan-stag-hw-parse off",
+			 dev);
+		report(d, WARN, "vlan", fix,
+		       "%s strips VLAN tags and silo cannot tell (generic XDP, or a driver that does not report them): a tagged frame would be forwarded or steered as untagged",
+		       dev);
+	}
+}
+
 static void check_device(struct doctor *d, const char *dev)
 {
 	char rel[PATH_MAX], buf[64], cpus[256] = "";
@@ -889,6 +926,7 @@ static void check_device(struct doctor *d, const char *dev)
 	check_irqs(d, dev, node, cpus);
 	rx = check_queues(d, dev);
 	check_rss(d, dev, node, cpus, rx);
+	check_vlan(d, dev);
 	for (q = 0; q < rx && q < 256; q++) {
 		json_object *o;
 
@@ -1066,6 +1104,7 @@ int do_doctor(int argc, char **argv)
 		d.rss = json_object_new_array();
 	}
 	s = open_silo();
+	d.s = s;
 	if (s && cli.netns && !d.root[0])
 		mount_netns_sysfs(&d);
 	if (s)
