@@ -150,7 +150,8 @@ enum silo_xdp_vlan {
 	SILO_XDP_VLAN_TOLD, /* stripped, and the driver tells silo */
 	SILO_XDP_VLAN_HIDDEN, /* stripped, and silo cannot tell */
 };
-/* One of the above for a device silo runs on; -ENOENT when it does not. */
+/* One of the above for a device silo runs on; -ENOENT when it does not,
+ * -ENODEV when there is no such device. */
 int silo_xdp_vlan(struct silo *s, const char *ifname);
 
 struct silo_info {

@@ -295,7 +295,8 @@ struct silo_vlan_view {
 	bool strips; /* a stripping feature is active */
 	bool meta; /* the driver tells bound XDP programs the tag */
 };
-/* -EOPNOTSUPP for a part the kernel cannot report leaves it false. */
+/* -EOPNOTSUPP without ethtool netlink; a kernel without netdev netlink
+ * (before 6.3) leaves meta false. */
 int silo_vlan_view_get(const char *ifname, __u32 ifindex,
 		       struct silo_vlan_view *v);
 /* Replies: ETHTOOL_MSG_FEATURES_GET_REPLY (verbose bitsets) and netdev's

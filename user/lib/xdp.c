@@ -656,6 +656,8 @@ int silo_xdp_vlan(struct silo *s, const char *ifname)
 	struct xdp_link l;
 	int err, fd;
 
+	if (!ifname)
+		return -EINVAL;
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return -ENODEV;
