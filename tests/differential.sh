@@ -61,6 +61,8 @@ CONFIGS=(
 	xfrm "xfrm policy dir fwd action block"
 	bridge "ingress device enslaved to a bridge"
 	vlan-hidden "VLAN tags beside the bytes, as a NIC that strips them gives them"
+	tc-ingress "a tc filter on the ingress device dropping server2's prefixes"
+	tc-egress "a tc filter on the egress to server2 dropping its prefixes"
 	service "UDP and TCP services on the corpus's port, steered over every CPU"
 )
 
@@ -408,6 +410,16 @@ post_vlan-hidden() {
 		return 1
 	}
 }
+
+# A tc firewall: XDP forwarding would skip it, so silo stands aside (the
+# envelope's tc condition) and the kernel drops what the filter drops.
+tc_drop() { # DEV DIR
+	ip netns exec "$R" tc qdisc add dev "$1" clsact &&
+		ip netns exec "$R" tc filter add dev "$1" "$2" bpf direct-action \
+			obj "$BUILD/bpf/test_tc_drop.bpf.o" sec tc
+}
+cfg_tc-ingress() { tc_drop r-c ingress; }
+cfg_tc-egress() { tc_drop r-t egress; }
 
 # capture CFG MODE: sends the corpus, captures every port, sorted.
 capture() {

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The offload envelope: a forwarding load is refused while an nftables chain
 # sees forwarded packets (and nothing is left behind), accepted with
-# --allow-firewall-bypass (a warning, the override in status); with silod
-# running, nftables chains, xfrm policies, IPv6 forwarding off, a multipath
-# hash on inner headers and iptables-legacy tables set genid.outside for
+# --allow-firewall-bypass (a warning, the override in status); tc filters and
+# shaping qdiscs count; with silod running, nftables chains, xfrm policies,
+# tc filters, IPv6 forwarding off, a multipath hash on inner headers and
+# iptables-legacy tables set genid.outside for
 # their family and clearing them clears it; and end to end, an nftables drop
 # rule added after the load wins over XDP forwarding.
 . "$TESTS_DIR/lib.sh"
@@ -83,6 +84,24 @@ is "a netdev chain: both families" "$(envq ipv4 holds)/$(envq ipv6 holds)" \
 	"nftables/nftables"
 in_a nft flush ruleset
 
+# tc: XDP forwarding skips it. A filter on any device, or a qdisc that
+# shapes, puts both families outside.
+TC_DROP="$BUILD/bpf/test_tc_drop.bpf.o"
+in_a tc qdisc add dev a0 clsact
+is "a clsact qdisc without filters does not count" "$(envq ipv4 holds)" ""
+in_a tc filter add dev a0 ingress bpf direct-action obj "$TC_DROP" sec tc
+is "a tc filter: both families" "$(envq ipv4 holds)/$(envq ipv6 holds)" \
+	"tc/tc"
+expect "forwarding load refused by a tc filter" 1 \
+	"error: tc: IPv4 and IPv6: .*--allow-firewall-bypass" \
+	silo --netns "$A" xdp load a0 --forward --mode skb
+in_a tc qdisc del dev a0 clsact
+in_a tc qdisc add dev a1 root tbf rate 1mbit burst 10k latency 10ms
+is "a shaping qdisc: both families" "$(envq ipv4 holds)/$(envq ipv6 holds)" \
+	"tc/tc"
+in_a tc qdisc del dev a1 root
+is "tc gone: nothing holds" "$(envq ipv4 holds)/$(envq ipv6 holds)" "/"
+
 # Accepted with the bypass: a warning, and the override shown.
 in_a nft add table inet filter
 in_a nft add chain inet filter forward '{ type filter hook forward priority 0; }'
@@ -90,7 +109,7 @@ expect "--allow-firewall-bypass loads, with a warning" 0 \
 	"warning: .*allow-firewall-bypass.*skips nftables" \
 	silo --netns "$A" xdp load a0 --forward --mode skb --allow-firewall-bypass
 is "status: override" "$(silo --netns "$A" -j xdp status |
-	jq -r '.envelope.override | join(" ")')" "nftables iptables_legacy"
+	jq -r '.envelope.override | join(" ")')" "nftables iptables_legacy tc"
 is "status: bypassed, so inside" "$(envq ipv4 outside)/$(envq ipv4 holds)" \
 	"/nftables"
 expect "status warns of the bypass" 0 "warning: firewall bypass on" \
@@ -98,7 +117,7 @@ expect "status warns of the bypass" 0 "warning: firewall bypass on" \
 expect "a replace without the flag is refused" 1 "nftables" \
 	silo --netns "$A" xdp load a0 --forward --mode skb --replace
 is "a refused replace keeps the override" "$(silo --netns "$A" -j xdp status |
-	jq -r '.envelope.override | join(" ")')" "nftables iptables_legacy"
+	jq -r '.envelope.override | join(" ")')" "nftables iptables_legacy tc"
 expect "the bypass needs --forward" 2 "add --forward" \
 	silo --netns "$A" xdp load a0 --mode skb --allow-firewall-bypass
 check "unload" silo --netns "$A" xdp unload a0
@@ -148,6 +167,13 @@ is "xfrm out policy: IPv6 outside" \
 	"$(wait_env ipv6 outside xfrm)/$(envq ipv4 outside)" "xfrm/"
 in_a ip xfrm policy flush
 is "xfrm policies flushed again: inside" "$(wait_env ipv6 outside "")" ""
+in_a tc qdisc add dev a1 clsact
+in_a tc filter add dev a1 egress bpf direct-action obj "$TC_DROP" sec tc
+is "a tc filter added after the load: outside" \
+	"$(wait_env ipv4 outside tc)/$(envq ipv6 outside)" "tc/tc"
+in_a tc qdisc del dev a1 clsact
+is "the filter removed: inside" \
+	"$(wait_env ipv4 outside "")/$(envq ipv6 outside)" "/"
 in_a sysctl -qw net.ipv6.conf.all.forwarding=0
 sleep 1.5
 is "without the poll, a sysctl change is not seen" "$(envq ipv6 outside)" ""

@@ -124,7 +124,12 @@ struct silo_local_addr {
 	  "a multipath hash policy bpf_fib_lookup cannot reproduce",           \
 	  "use fib_multipath_hash_policy 0, 1 or 2")                           \
 	X(UNKNOWN, unknown, "the configuration could not be read",             \
-	  "see silod's log; silo stands aside until it can")
+	  "see silod's log; silo stands aside until it can")                   \
+	X(TC, tc,                                                              \
+	  "tc filters or BPF programs, or a shaping qdisc, on a device "       \
+	  "(forwarding in XDP skips them)",                                    \
+	  "remove them, or load with --allow-firewall-bypass if XDP may "      \
+	  "skip them")
 
 enum silo_envelope_bit {
 #define SILO_X(name, field, desc, todo) SILO_ENV_BIT_##name,
@@ -135,7 +140,8 @@ enum silo_envelope_bit {
 
 #define SILO_ENV(name) (1U << SILO_ENV_BIT_##name)
 /* What an operator may choose to bypass (xdp load --allow-firewall-bypass). */
-#define SILO_ENV_OVERRIDABLE (SILO_ENV(NFTABLES) | SILO_ENV(IPTABLES_LEGACY))
+#define SILO_ENV_OVERRIDABLE \
+	(SILO_ENV(NFTABLES) | SILO_ENV(IPTABLES_LEGACY) | SILO_ENV(TC))
 
 /* outside[] index */
 #define SILO_FAM_V4 0

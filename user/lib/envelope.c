@@ -19,7 +19,10 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 #include <linux/xfrm.h>
+#include <net/if.h>
 #include "internal.h"
 
 #define FAM_V4 (1U << SILO_FAM_V4)
@@ -301,6 +304,186 @@ static int eval_xfrm(struct silo_envelope *env)
 	return err;
 }
 
+/* tc */
+
+/*
+ * Forwarding in XDP skips tc: a frame redirected by XDP meets neither the
+ * ingress device's tc ingress nor the egress device's qdisc and tc egress.
+ * So any tc filter (cls_bpf included), any tcx program, and any qdisc that
+ * drops, shapes or delays by its configuration puts both families outside,
+ * on whatever device: being conservative costs speed, not correctness. The
+ * qdiscs below only queue (and drop when the device's queue is full, as
+ * the driver's XDP queue does).
+ */
+static bool qdisc_queues_only(const char *kind)
+{
+	/* noop: the qdisc of a device that is down */
+	static const char *const kinds[] = {
+		"noqueue",  "noop", "pfifo_fast", "pfifo",  "bfifo",
+		"fq_codel", "fq",   "fq_pie",	  "sfq",    "mq",
+		"mqprio",   "prio", "ingress",	  "clsact",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (!strcmp(kind, kinds[i]))
+			return true;
+	return false;
+}
+
+/* Where filters may hang: one block per entry, dumped after the qdiscs. */
+struct tc_scan {
+	struct silo_envelope *env;
+	struct tc_block {
+		__u32 ifindex, parent;
+		const char *dir;
+	} * blocks;
+	size_t n, cap;
+	int err;
+	bool filter;
+};
+
+static void tc_block(struct tc_scan *t, __u32 ifindex, __u32 parent,
+		     const char *dir)
+{
+	struct tc_block *nb;
+
+	if (t->n == t->cap) {
+		nb = realloc(t->blocks,
+			     (t->cap ? t->cap * 2 : 64) * sizeof(*nb));
+		if (!nb) {
+			t->err = -ENOMEM;
+			return;
+		}
+		t->blocks = nb;
+		t->cap = t->cap ? t->cap * 2 : 64;
+	}
+	t->blocks[t->n++] = (struct tc_block){ ifindex, parent, dir };
+}
+
+static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+	struct tc_scan *t = data;
+	char ifname[IF_NAMESIZE] = "?";
+	const struct nlattr *a;
+	const char *kind = NULL;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*tcm))
+	{
+		if (mnl_attr_get_type(a) == TCA_KIND &&
+		    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+			kind = mnl_attr_get_str(a);
+	}
+	if (!kind)
+		return MNL_CB_OK;
+	if (!qdisc_queues_only(kind)) {
+		if_indextoname(tcm->tcm_ifindex, ifname);
+		hold(t->env, FAM_BOTH, SILO_ENV(TC), "tc qdisc %s on %s", kind,
+		     ifname);
+	} else if (!strcmp(kind, "clsact")) {
+		tc_block(t, tcm->tcm_ifindex,
+			 TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS), "ingress");
+		tc_block(t, tcm->tcm_ifindex,
+			 TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS), "egress");
+	} else if (!strcmp(kind, "ingress")) {
+		tc_block(t, tcm->tcm_ifindex, tcm->tcm_handle, "ingress");
+	} else if (tcm->tcm_handle) {
+		/* A classful qdisc's own block (prio, mq). */
+		tc_block(t, tcm->tcm_ifindex, tcm->tcm_handle, "egress");
+	}
+	return MNL_CB_OK;
+}
+
+static int filter_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct tc_scan *t = data;
+
+	if (nlh->nlmsg_type == RTM_NEWTFILTER)
+		t->filter = true;
+	return MNL_CB_OK;
+}
+
+/* BPF programs attached with tcx (Linux 6.6): no qdisc, no filter. */
+#define SILO_BPF_TCX_INGRESS 46
+#define SILO_BPF_TCX_EGRESS 47
+
+static void eval_tcx(struct silo_envelope *env)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	__u32 cnt;
+	int dir;
+
+	if (!ifs)
+		return;
+	for (i = ifs; i->if_index; i++)
+		for (dir = 0; dir < 2; dir++) {
+			cnt = 0;
+			/* An older kernel answers EINVAL: no tcx there. */
+			if (!bpf_prog_query(i->if_index,
+					    dir ? SILO_BPF_TCX_EGRESS :
+						  SILO_BPF_TCX_INGRESS,
+					    0, NULL, NULL, &cnt) &&
+			    cnt)
+				hold(env, FAM_BOTH, SILO_ENV(TC),
+				     "tcx program on %s %s", i->if_name,
+				     dir ? "egress" : "ingress");
+		}
+	if_freenameindex(ifs);
+}
+
+/* A dump of type (RTM_GETQDISC, RTM_GETTFILTER) for ifindex and parent
+ * (0, 0: every device's qdiscs). */
+static int tc_dump(__u16 type, __u32 ifindex, __u32 parent,
+		   int (*cb)(const struct nlmsghdr *nlh, void *data),
+		   void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct tcmsg *tcm;
+
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = ifindex;
+	tcm->tcm_parent = parent;
+	return silo_nl_request(NETLINK_ROUTE, nlh, cb, data);
+}
+
+static int eval_tc(struct silo_envelope *env)
+{
+	struct tc_scan t = { .env = env };
+	char ifname[IF_NAMESIZE];
+	size_t i;
+	int err;
+
+	err = tc_dump(RTM_GETQDISC, 0, 0, qdisc_cb, &t);
+	if (!err)
+		err = t.err;
+	for (i = 0; !err && i < t.n; i++) {
+		t.filter = false;
+		err = tc_dump(RTM_GETTFILTER, t.blocks[i].ifindex,
+			      t.blocks[i].parent, filter_cb, &t);
+		/* The device went in between: nothing hangs there now. */
+		if (err == -ENODEV || err == -ENOENT)
+			err = 0;
+		if (!err && t.filter) {
+			if (!if_indextoname(t.blocks[i].ifindex, ifname))
+				strcpy(ifname, "?");
+			hold(env, FAM_BOTH, SILO_ENV(TC), "tc filter on %s %s",
+			     ifname, t.blocks[i].dir);
+		}
+	}
+	free(t.blocks);
+	if (!err)
+		eval_tcx(env);
+	return err;
+}
+
 /* Sysctls */
 
 static int read_sysctl_uint(const char *path, unsigned long *val)
@@ -373,6 +556,7 @@ int silo_envelope_eval(struct silo_envelope *env)
 		{ "nftables chains", eval_nftables },
 		{ "iptables-legacy tables", eval_iptables_legacy },
 		{ "xfrm policies", eval_xfrm },
+		{ "tc qdiscs and filters", eval_tc },
 	};
 	unsigned int i;
 	int err, ret = 0;

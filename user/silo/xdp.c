@@ -46,11 +46,12 @@ static const struct opt load_opts[] = {
 			SILO_ROUTE_CACHE_MAX) ")"),
 	OPTION_FLAG("allow-firewall-bypass", load_cfg, bypass,
 		    "with --forward: forward even though nftables\n"
-		    "chains or iptables-legacy tables see forwarded\n"
-		    "traffic, now or later. XDP then SKIPS NETFILTER\n"
-		    "for forwarded packets: their rules (drop, NAT,\n"
-		    "logging) do not apply. A security decision;\n"
-		    "each forwarding load restates it"),
+		    "chains, iptables-legacy tables or tc (filters,\n"
+		    "shaping qdiscs) see forwarded traffic, now or\n"
+		    "later. XDP then SKIPS NETFILTER AND TC for\n"
+		    "forwarded packets: their rules (drop, NAT,\n"
+		    "logging, shaping) do not apply. A security\n"
+		    "decision; each forwarding load restates it"),
 	OPTION_END,
 };
 
@@ -67,13 +68,13 @@ static const struct cmd_spec load_spec = {
 		"from the route cache (bpf_fib_lookup on a miss), where\n"
 		"that equals what the kernel does (the offload envelope):\n"
 		"a family that an nftables or iptables chain on the forward\n"
-		"path, an xfrm policy, IPv6 forwarding off or a multipath\n"
-		"hash on inner headers would treat otherwise goes to the\n"
-		"stack instead. A forwarding load is refused while such a\n"
-		"condition holds (IPv6 forwarding off aside). Forwarding\n"
-		"runs only while silod does (it keeps the route cache\n"
-		"and the envelope current): without it, every packet\n"
-		"goes to the stack.",
+		"path, a tc filter or shaping qdisc, an xfrm policy, IPv6\n"
+		"forwarding off or a multipath hash on inner headers would\n"
+		"treat otherwise goes to the stack instead. A forwarding\n"
+		"load is refused while such a condition holds (IPv6\n"
+		"forwarding off aside). Forwarding runs only while silod\n"
+		"does (it keeps the route cache and the envelope current):\n"
+		"without it, every packet goes to the stack.",
 };
 
 static const struct cmd_spec unload_spec = {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The offload envelope, kept current: nftables and xfrm changes arrive as
- * notifications and are acted on at once; iptables-legacy tables and the
- * forwarding and multipath sysctls notify nothing, so every second the whole
- * envelope is evaluated again. A change is written to genid.outside at
+ * The offload envelope, kept current: nftables, xfrm and tc (qdiscs and
+ * filters) changes arrive as notifications and are acted on at once;
+ * iptables-legacy tables, tcx programs and the forwarding and multipath
+ * sysctls notify nothing, so every second the whole envelope is evaluated
+ * again. A change is written to genid.outside at
  * once: a firewall chain added an hour after the load makes the data path
  * pass that family's forwarded traffic from the next packet on.
  */
@@ -16,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/xfrm.h>
 #include "silod.h"
 
@@ -52,7 +54,7 @@ void envelope_init(struct silod *d)
 	const char *poll_ms = getenv("SILOD_TEST_ENVELOPE_POLL_MS");
 
 	memset(&d->env, 0, sizeof(d->env));
-	d->env.nft_fd = d->env.xfrm_fd = -1;
+	d->env.nft_fd = d->env.xfrm_fd = d->env.tc_fd = -1;
 	d->env.poll_ms = SILOD_ENVELOPE_POLL_MS;
 	/* Tests only: a long period shows the notifications alone work. */
 	if (poll_ms && atoi(poll_ms) > 0)
@@ -64,6 +66,7 @@ int envelope_open(struct silod *d)
 	static const unsigned int nft_groups[] = { NFNLGRP_NFTABLES };
 	static const unsigned int xfrm_groups[] = { XFRMNLGRP_POLICY,
 						    XFRMNLGRP_SA };
+	static const unsigned int tc_groups[] = { RTNLGRP_TC };
 	int fd;
 
 	/* Without notifications the one-second poll still sees changes. */
@@ -77,6 +80,11 @@ int envelope_open(struct silod *d)
 		pr_warn("cannot listen to xfrm changes (%s): seeing them within %d ms\n",
 			strerror(-fd), d->env.poll_ms);
 	d->env.xfrm_fd = fd;
+	fd = notify_open(NETLINK_ROUTE, tc_groups, ARRAY_SIZE(tc_groups));
+	if (fd < 0)
+		pr_warn("cannot listen to tc changes (%s): seeing them within %d ms\n",
+			strerror(-fd), d->env.poll_ms);
+	d->env.tc_fd = fd;
 	return 0;
 }
 
@@ -86,7 +94,9 @@ void envelope_close(struct silod *d)
 		close(d->env.nft_fd);
 	if (d->env.xfrm_fd >= 0)
 		close(d->env.xfrm_fd);
-	d->env.nft_fd = d->env.xfrm_fd = -1;
+	if (d->env.tc_fd >= 0)
+		close(d->env.tc_fd);
+	d->env.nft_fd = d->env.xfrm_fd = d->env.tc_fd = -1;
 }
 
 static void log_change(const struct silo_envelope *env, const __u32 *old,
@@ -156,6 +166,9 @@ int envelope_pollfds(struct silod *d, struct pollfd *pfd)
 	if (d->env.xfrm_fd >= 0)
 		pfd[n++] = (struct pollfd){ .fd = d->env.xfrm_fd,
 					    .events = POLLIN };
+	if (d->env.tc_fd >= 0)
+		pfd[n++] =
+			(struct pollfd){ .fd = d->env.tc_fd, .events = POLLIN };
 	return n;
 }
 

@@ -468,7 +468,7 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 	struct burst b = {};
 	__u64 now, next_beat = 0, last_sweep = 0, last_warn = 0;
 	__u64 resync_at, sweep_at, next_watchdog = 0, watchdog;
-	struct pollfd pfd[5] = {
+	struct pollfd pfd[6] = {
 		{ .fd = d->nl_fd, .events = POLLIN },
 		{ .fd = sig_fd, .events = POLLIN },
 		{ .fd = index_pollfd(d), .events = POLLIN },

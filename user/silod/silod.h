@@ -59,12 +59,13 @@ struct burst {
 };
 
 /* The offload envelope (envelope.c). Evaluated again at least this often,
- * for what sends no notification (iptables-legacy, sysctls). */
+ * for what sends no notification (iptables-legacy, sysctls, tcx). */
 #define SILOD_ENVELOPE_POLL_MS 1000
 
 struct silod_envelope {
 	int nft_fd; /* NFNLGRP_NFTABLES; -1: none */
 	int xfrm_fd; /* XFRMNLGRP_POLICY, XFRMNLGRP_SA; -1: none */
+	int tc_fd; /* RTNLGRP_TC: qdiscs and filters; -1: none */
 	__u64 next_poll_ns; /* CLOCK_MONOTONIC */
 	unsigned int poll_ms; /* SILOD_ENVELOPE_POLL_MS but in tests */
 	__u32 holds[2]; /* as last evaluated, to log changes */
@@ -196,12 +197,12 @@ int index_sweep(struct silod *d, const struct sweep_work *w);
 /* envelope.c */
 struct pollfd;
 void envelope_init(struct silod *d); /* no sockets yet */
-/* Listens to nftables and xfrm changes (in the served namespace). */
+/* Listens to nftables, xfrm and tc changes (in the served namespace). */
 int envelope_open(struct silod *d);
 void envelope_close(struct silod *d);
 /* Evaluates the envelope and writes it to genid.outside (override kept). */
 int envelope_update(struct silod *d);
-/* Puts its sockets in pfd (room for 2); returns how many. */
+/* Puts its sockets in pfd (room for 3); returns how many. */
 int envelope_pollfds(struct silod *d, struct pollfd *pfd);
 /* wait, or less when the next poll is due sooner. */
 __u64 envelope_wait(struct silod *d, __u64 now, __u64 wait);
