@@ -1141,14 +1141,15 @@ static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
 	return forward_packet(ctx, &p, st);
 }
 
-/* Generic XDP, and kernels without the kfunc (before 6.8). */
+/* Generic XDP, and drivers that do not report the tag (before 6.8: none). */
 SEC("xdp")
 int silo_xdp(struct xdp_md *ctx)
 {
 	return silo_main(ctx, false);
 }
 
-/* Native mode: bound to its device by the loader (user/lib/xdp.c). */
+/* Native mode on a driver that reports the tag: bound to its device by the
+ * loader (user/lib/xdp.c). */
 SEC("?xdp")
 int silo_xdp_dev(struct xdp_md *ctx)
 {

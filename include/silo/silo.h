@@ -139,10 +139,10 @@ int silo_xdp_list(struct silo *s, struct silo_xdp_dev **devs, size_t *n);
  * What silo's program on a device sees of VLAN tags. A device that strips
  * them (ethtool: rx-vlan-offload, rx-vlan-stag-hw-parse; veth: a tag its
  * peer put beside the bytes) gives XDP the frame without its outer tag.
- * In native mode silo's program is bound to the device and asks the driver
- * for the tag, and passes a tagged frame to the stack; in generic mode, or
- * with a driver that does not report the tag as XDP RX metadata, a tagged
- * frame looks untagged and silo would forward or steer it where the kernel
+ * In native mode, with a driver that reports the tag as XDP RX metadata,
+ * silo's program is bound to the device, asks the driver for the tag and
+ * passes a tagged frame to the stack; in generic mode, or with a driver
+ * that does not report it, a tagged frame looks untagged and silo would forward or steer it where the kernel
  * delivers it to a VLAN device or drops it.
  */
 enum silo_xdp_vlan {

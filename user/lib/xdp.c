@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include "internal.h"
@@ -45,21 +44,17 @@ static const char *attach_mode_name(__u8 mode)
 }
 
 /*
- * Whether the kernel has the kfunc that tells a device-bound XDP program
- * the VLAN tag its driver took off (6.8 and later; programs bound to a
- * device since 6.3).
+ * Whether the driver tells a program bound to the device the VLAN tag it
+ * took off (netdev netlink's XDP RX metadata, Linux 6.8 and later). Only
+ * then is the program bound: elsewhere the kfunc would answer -EOPNOTSUPP
+ * for nothing, and a device that propagates its program (a bond) or a
+ * driver without it keeps the unbound program it has always had.
  */
-static bool kernel_has_vlan_meta(void)
+static bool driver_tells_vlan(const char *ifname, __u32 ifindex)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool has;
+	struct silo_vlan_view v;
 
-	if (!btf)
-		return false;
-	has = btf__find_by_name_kind(btf, "bpf_xdp_metadata_rx_vlan_tag",
-				     BTF_KIND_FUNC) > 0;
-	btf__free(btf);
-	return has;
+	return !silo_vlan_view_get(ifname, ifindex, &v) && v.meta;
 }
 
 /* SILO_XDP_VLAN_* for a device and whether the program is bound to it. */
@@ -84,15 +79,23 @@ static int vlan_view(const char *ifname, __u32 ifindex, bool bound)
  * them. silo cannot tell those frames apart; the operator can stop the
  * stripping. Only said: a port that never sees tagged frames is fine.
  */
-static void warn_hidden_tags(const char *ifname, __u32 ifindex, bool bound)
+static void warn_hidden_tags(const char *ifname, __u32 ifindex, bool bound,
+			     const struct silo_xdp_load_opts *opts)
 {
+	const char *why;
+
 	if (vlan_view(ifname, ifindex, bound) != SILO_XDP_VLAN_HIDDEN)
 		return;
+	if (opts->mode == SILO_XDP_SKB)
+		why = "generic XDP cannot ask its driver for the tag";
+	else if (opts->unbound)
+		why = "the program is loaded unbound (it cannot ask the driver)";
+	else
+		why = "its driver does not tell XDP programs the tag";
 	pr_warn("%s takes VLAN tags off before XDP and %s: a tagged frame looks untagged to silo, which %s it where the kernel would deliver it to a VLAN device or drop it. If tagged frames can reach %s: ethtool -K %s rxvlan off rx-vlan-stag-hw-parse off\n",
-		ifname,
-		bound ? "its driver does not tell XDP programs the tag" :
-			"generic XDP cannot ask its driver for the tag",
-		bound ? "forwards or steers" : "forwards", ifname, ifname);
+		ifname, why,
+		opts->mode == SILO_XDP_SKB ? "forwards" : "forwards or steers",
+		ifname, ifname);
 }
 
 static int open_link(struct silo *s, __u32 ifindex, struct xdp_link *l)
@@ -336,7 +339,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	skel->rodata->steer = opts->mode == SILO_XDP_NATIVE;
 	prog = skel->progs.silo_xdp;
 	if (opts->mode == SILO_XDP_NATIVE && !opts->unbound &&
-	    kernel_has_vlan_meta()) {
+	    driver_tells_vlan(ifname, ifindex)) {
 		/* Bound to the device, the program may ask its driver for a
 		 * VLAN tag taken off before XDP (bpf/silo_xdp.bpf.c). */
 		bpf_program__set_autoload(prog, false);
@@ -387,7 +390,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 			goto out_tx;
 		}
 		warn_hidden_tags(ifname, ifindex,
-				 prog == skel->progs.silo_xdp_dev);
+				 prog == skel->progs.silo_xdp_dev, opts);
 		goto out;
 	}
 	if (q.prog_id) {
@@ -407,7 +410,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		pr_err("cannot pin %s: %s\n", link_path, strerror(-err));
 		goto out_tx;
 	}
-	warn_hidden_tags(ifname, ifindex, prog == skel->progs.silo_xdp_dev);
+	warn_hidden_tags(ifname, ifindex, prog == skel->progs.silo_xdp_dev,
+			 opts);
 	err = 0;
 	goto out;
 
