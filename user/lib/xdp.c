@@ -43,32 +43,13 @@ static const char *attach_mode_name(__u8 mode)
 	return "no";
 }
 
-/*
- * Whether the driver tells a program bound to the device the VLAN tag it
- * took off (netdev netlink's XDP RX metadata, Linux 6.8 and later). Only
- * then is the program bound: elsewhere the kfunc would answer -EOPNOTSUPP
- * for nothing, and a device that propagates its program (a bond) or a
- * driver without it keeps the unbound program it has always had.
- */
-static bool driver_tells_vlan(const char *ifname, __u32 ifindex)
+/* SILO_XDP_VLAN_* for a device seen as v, and whether the program is
+ * bound to it. */
+static int vlan_state(const struct silo_vlan_view *v, bool bound)
 {
-	struct silo_vlan_view v;
-
-	return !silo_vlan_view_get(ifname, ifindex, &v) && v.meta;
-}
-
-/* SILO_XDP_VLAN_* for a device and whether the program is bound to it. */
-static int vlan_view(const char *ifname, __u32 ifindex, bool bound)
-{
-	struct silo_vlan_view v;
-	int err;
-
-	err = silo_vlan_view_get(ifname, ifindex, &v);
-	if (err)
-		return err;
-	if (!v.strips)
+	if (!v->strips)
 		return SILO_XDP_VLAN_IN_FRAME;
-	return bound && v.meta ? SILO_XDP_VLAN_TOLD : SILO_XDP_VLAN_HIDDEN;
+	return bound && v->meta ? SILO_XDP_VLAN_TOLD : SILO_XDP_VLAN_HIDDEN;
 }
 
 /*
@@ -79,12 +60,12 @@ static int vlan_view(const char *ifname, __u32 ifindex, bool bound)
  * them. silo cannot tell those frames apart; the operator can stop the
  * stripping. Only said: a port that never sees tagged frames is fine.
  */
-static void warn_hidden_tags(const char *ifname, __u32 ifindex, bool bound,
-			     const struct silo_xdp_load_opts *opts)
+static void warn_hidden_tags(const char *ifname, const struct silo_vlan_view *v,
+			     bool bound, const struct silo_xdp_load_opts *opts)
 {
 	const char *why;
 
-	if (vlan_view(ifname, ifindex, bound) != SILO_XDP_VLAN_HIDDEN)
+	if (vlan_state(v, bound) != SILO_XDP_VLAN_HIDDEN)
 		return;
 	if (opts->mode == SILO_XDP_SKB)
 		why = "generic XDP cannot ask its driver for the tag";
@@ -243,6 +224,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 	struct xdp_link old = { .fd = -1 };
 	struct silo_xdp *skel = NULL;
+	struct silo_vlan_view vlan;
 	struct bpf_program *prog;
 	struct silo_maps maps;
 	char link_path[PATH_MAX];
@@ -338,10 +320,16 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	skel->rodata->cache_enabled = !opts->no_cache;
 	skel->rodata->steer = opts->mode == SILO_XDP_NATIVE;
 	prog = skel->progs.silo_xdp;
-	if (opts->mode == SILO_XDP_NATIVE && !opts->unbound &&
-	    driver_tells_vlan(ifname, ifindex)) {
+	/* Unreadable: nothing to bind for, nothing to warn of. */
+	if (silo_vlan_view_get(ifname, ifindex, &vlan))
+		memset(&vlan, 0, sizeof(vlan));
+	if (opts->mode == SILO_XDP_NATIVE && !opts->unbound && vlan.meta) {
 		/* Bound to the device, the program may ask its driver for a
-		 * VLAN tag taken off before XDP (bpf/silo_xdp.bpf.c). */
+		 * VLAN tag taken off before XDP (bpf/silo_xdp.bpf.c). Only
+		 * where the driver tells (netdev netlink's XDP RX metadata,
+		 * Linux 6.8 and later): elsewhere the kfunc would answer
+		 * -EOPNOTSUPP for nothing, and a device that propagates its
+		 * program (a bond) keeps the unbound one it always had. */
 		bpf_program__set_autoload(prog, false);
 		prog = skel->progs.silo_xdp_dev;
 		bpf_program__set_autoload(prog, true);
@@ -389,7 +377,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 			       ifname, strerror(-err));
 			goto out_tx;
 		}
-		warn_hidden_tags(ifname, ifindex,
+		warn_hidden_tags(ifname, &vlan,
 				 prog == skel->progs.silo_xdp_dev, opts);
 		goto out;
 	}
@@ -410,8 +398,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		pr_err("cannot pin %s: %s\n", link_path, strerror(-err));
 		goto out_tx;
 	}
-	warn_hidden_tags(ifname, ifindex, prog == skel->progs.silo_xdp_dev,
-			 opts);
+	warn_hidden_tags(ifname, &vlan, prog == skel->progs.silo_xdp_dev, opts);
 	err = 0;
 	goto out;
 
@@ -655,6 +642,7 @@ int silo_xdp_list(struct silo *s, struct silo_xdp_dev **devs, size_t *n)
 
 int silo_xdp_vlan(struct silo *s, const char *ifname)
 {
+	struct silo_vlan_view vlan;
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info), ifindex;
 	struct xdp_link l;
@@ -681,6 +669,9 @@ int silo_xdp_vlan(struct silo *s, const char *ifname)
 	close(fd);
 	if (err)
 		return err;
+	err = silo_vlan_view_get(ifname, ifindex, &vlan);
+	if (err)
+		return err;
 	/* The program the loader binds to its device (silo_xdp_load). */
-	return vlan_view(ifname, ifindex, !strcmp(info.name, "silo_xdp_dev"));
+	return vlan_state(&vlan, !strcmp(info.name, "silo_xdp_dev"));
 }
