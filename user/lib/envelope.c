@@ -346,17 +346,17 @@ struct tc_scan {
 static void tc_block(struct tc_scan *t, __u32 ifindex, __u32 parent,
 		     const char *dir)
 {
+	size_t cap = t->cap ? t->cap * 2 : 64;
 	struct tc_block *nb;
 
 	if (t->n == t->cap) {
-		nb = realloc(t->blocks,
-			     (t->cap ? t->cap * 2 : 64) * sizeof(*nb));
+		nb = realloc(t->blocks, cap * sizeof(*nb));
 		if (!nb) {
 			t->err = -ENOMEM;
 			return;
 		}
 		t->blocks = nb;
-		t->cap = t->cap ? t->cap * 2 : 64;
+		t->cap = cap;
 	}
 	t->blocks[t->n++] = (struct tc_block){ ifindex, parent, dir };
 }
