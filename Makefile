@@ -99,9 +99,12 @@ $(shell mkdir -p $(OUTPUT))
 $(file > $(FLAGS_STAMP),$(FLAGS_NOW))
 endif
 
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
-SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/skel/%.skel.h,$(BPF_SRCS))
+# The product's programs in bpf/, the tests' in bpf/tests/; both build into
+# $(OUTPUT)/bpf (one name space: a test program is named test_* or silo_test).
+BPF_SRCS := $(wildcard bpf/*.bpf.c bpf/tests/*.bpf.c)
+BPF_NAMES := $(notdir $(BPF_SRCS:.bpf.c=))
+BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_NAMES))
+SKELS := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_NAMES))
 
 LIB_SRCS := $(wildcard user/lib/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
@@ -181,6 +184,11 @@ vmlinux:
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_DIR)/vmlinux.h $(FLAGS_STAMP) | \
 		       $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/tests/%.bpf.c $(VMLINUX_DIR)/vmlinux.h \
+		       $(FLAGS_STAMP) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -268,6 +276,11 @@ MANDIR ?= $(PREFIX)/share/man
 CONFDIR := /etc/silo
 INSTALL ?= install
 
+# The public contracts of include/silo/abi/ (abi.h includes them); the
+# private layouts of internal.h are silo's own and are not installed.
+ABI_PUBLIC := $(filter-out include/silo/abi/internal.h, \
+		$(wildcard include/silo/abi/*.h))
+
 # Files made from templates (@SBINDIR@ and the like), for this install's
 # directories: made at install time, so "make install PREFIX=..." after a
 # plain "make" gets its own.
@@ -294,6 +307,10 @@ install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(if $(RST2MAN),$(MAN_PAGES))
 	$(INSTALL) -D -m 0644 $(LIBSILO) $(DESTDIR)$(LIBDIR)/libsilo.a
 	$(INSTALL) -D -m 0644 include/silo/silo.h $(DESTDIR)$(INCLUDEDIR)/silo/silo.h
 	$(INSTALL) -D -m 0644 include/silo/abi.h $(DESTDIR)$(INCLUDEDIR)/silo/abi.h
+	$(Q)for h in $(notdir $(ABI_PUBLIC)); do \
+		echo "$(INSTALL) -D -m 0644 include/silo/abi/$$h $(DESTDIR)$(INCLUDEDIR)/silo/abi/$$h"; \
+		$(INSTALL) -D -m 0644 include/silo/abi/$$h \
+			$(DESTDIR)$(INCLUDEDIR)/silo/abi/$$h || exit 1; done
 	$(INSTALL) -D -m 0644 $(OUTPUT)/gen/silo.pc $(DESTDIR)$(PKGCONFIGDIR)/silo.pc
 	$(INSTALL) -D -m 0644 $(OUTPUT)/gen/silod.service \
 		$(DESTDIR)$(UNITDIR)/silod.service
@@ -319,10 +336,12 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libsilo.so $(DESTDIR)$(LIBDIR)/libsilo.a \
 		$(DESTDIR)$(INCLUDEDIR)/silo/silo.h \
 		$(DESTDIR)$(INCLUDEDIR)/silo/abi.h \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/silo/abi/,$(notdir $(ABI_PUBLIC))) \
 		$(DESTDIR)$(PKGCONFIGDIR)/silo.pc \
 		$(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \
 		$(DESTDIR)$(CONFDIR)/silod.conf \
 		$(DESTDIR)$(COMPLETIONDIR)/silo $(MAN_INSTALLED)
+	rmdir $(DESTDIR)$(INCLUDEDIR)/silo/abi 2>/dev/null || true
 	rmdir $(DESTDIR)$(INCLUDEDIR)/silo 2>/dev/null || true
 	rmdir $(DESTDIR)$(CONFDIR) 2>/dev/null || true
 

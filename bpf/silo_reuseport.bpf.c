@@ -19,7 +19,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "silo/abi.h"
-#include "cpu_node.h"
+#include "lib/cpu_node.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

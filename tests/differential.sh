@@ -390,7 +390,7 @@ cfg_bridge() {
 }
 
 # The client's egress puts a VLAN tag beside each frame's bytes
-# (bpf/test_vlan.bpf.c): the router's XDP program sees an untagged frame,
+# (bpf/tests/test_vlan.bpf.c): the router's XDP program sees an untagged frame,
 # its stack VLAN 100 (IPv4; no such device here: dropped) or a priority tag
 # (VLAN 0, the others: untagged), as with a NIC that strips tags. Only a
 # program bound to the device can ask the driver for the tag.

@@ -23,6 +23,8 @@ ok "make install"
 
 files=(usr/sbin/silo usr/sbin/silod usr/lib/libsilo.so.0 usr/lib/libsilo.so
 	usr/lib/libsilo.a usr/include/silo/silo.h usr/include/silo/abi.h
+	usr/include/silo/abi/common.h usr/include/silo/abi/route.h
+	usr/include/silo/abi/reuseport.h usr/include/silo/abi/service.h
 	usr/lib/pkgconfig/silo.pc etc/silo/silod.conf
 	usr/lib/systemd/system/silod.service
 	usr/lib/systemd/system/silod@.service
@@ -42,6 +44,10 @@ for f in "${files[@]}"; do
 done
 ((${#missing[@]} == 0)) && ok "installed files" ||
 	not_ok "installed files" "missing: ${missing[*]}"
+# silo's private layouts are not part of what an application builds on.
+[[ ! -e $DEST/usr/include/silo/abi/internal.h ]] &&
+	ok "silo/abi/internal.h is not installed" ||
+	not_ok "silo/abi/internal.h is not installed" "it is"
 
 expect "silod.service runs /usr/sbin/silod" 0 '^ExecStart=/usr/sbin/silod$' \
 	grep '^ExecStart=' "$DEST/usr/lib/systemd/system/silod.service"

@@ -10,7 +10,7 @@
 #include "silod_util.h"
 #include "silo_test.skel.h"
 
-/* test_store of bpf/silo_test.bpf.c on the live maps: a data path's store. */
+/* test_store of bpf/tests/silo_test.bpf.c on the live maps: a data path's store. */
 static struct silo_test *store_skel;
 
 static int store_open(void)

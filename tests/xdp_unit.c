@@ -7,6 +7,7 @@
  */
 #include <linux/limits.h>
 #include "fwd.h"
+#include "silo/abi/internal.h"
 #include "silo_test.skel.h"
 
 static __u32 out1;
@@ -852,7 +853,7 @@ static void test_fib_probe_matches_cache(void)
 }
 
 /*
- * The in-lookup hooks of bpf/silo_test.bpf.c on this test's live maps: they
+ * The in-lookup hooks of bpf/tests/silo_test.bpf.c on this test's live maps: they
  * act from inside bpf_fib_lookup (its FIB tracepoint), which makes the races
  * of the data path deterministic under BPF_PROG_TEST_RUN.
  */

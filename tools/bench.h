@@ -132,7 +132,7 @@ static inline int bench_routes(const char *ip_args, int routes, int rules,
 }
 
 /*
- * The live-frame generator, xdp_gen of bpf/silo_test.bpf.c: it writes the
+ * The live-frame generator, xdp_gen of bpf/tests/silo_test.bpf.c: it writes the
  * first BENCH_GEN_HDR bytes of every frame from a template (an IPv6/UDP
  * frame without VLAN tags), the source's last 32 bits from a per-CPU
  * counter and the UDP checksum to match. bench_gen_frame() builds the frame

@@ -23,7 +23,7 @@
  * The router holds 100,000 IPv6 routes and 10 policy rules (pref 100+i
  * lookup 100+i, tables without the benchmark's destination, as bench_xdp
  * builds them for IPv4); the destination, fd20::1, is routed via fd02::2,
- * a permanent neighbour. The generator, xdp_gen of bpf/silo_test.bpf.c,
+ * a permanent neighbour. The generator, xdp_gen of bpf/tests/silo_test.bpf.c,
  * runs with BPF_PROG_RUN and BPF_F_TEST_XDP_LIVE_FRAMES in the client
  * namespace, its thread pinned to one CPU, and sends 80-byte IPv6/UDP
  * frames out of blc0 with hop limit 255, writing every header byte of each

@@ -19,7 +19,7 @@
  *     bsc0 ------------------------- bss0 fd03::2, UDP [::]:7500
  *     generator, pinned to CPU 0       reader thread, pinned to the last CPU
  *
- * The generator is bench_live's: xdp_gen of bpf/silo_test.bpf.c run with
+ * The generator is bench_live's: xdp_gen of bpf/tests/silo_test.bpf.c run with
  * BPF_PROG_RUN and BPF_F_TEST_XDP_LIVE_FRAMES in the client namespace, on
  * CPU 0, 80-byte IPv6/UDP frames with full checksums (as a NIC receives
  * them; silo steers only those) out of bsc0, 16 sources. veth runs what it

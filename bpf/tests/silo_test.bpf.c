@@ -4,7 +4,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "silo/abi.h"
-#include "cpu_node.h"
+#include "silo/abi/internal.h"
+#include "lib/cpu_node.h"
 
 const volatile __u32 tx_ifindex = 0;
 

@@ -32,6 +32,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "silod.h"
+#include "silo/abi/internal.h"
 
 struct bucket {
 	__u8 tag[8]; /* the address's first 3 (IPv4) or 8 (IPv6) bytes */

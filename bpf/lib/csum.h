@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The TCP/UDP checksum of a packet, checked in XDP before steering (the
+ * cpumap carries no checksum state).
+ */
+#ifndef SILO_BPF_LIB_CSUM_H
+#define SILO_BPF_LIB_CSUM_H
+
+#include "parse.h"
+
+/*
+ * Where the sum is, what is left, the sum so far, its pseudo header
+ * (addresses, length, protocol), the last bytes: in per-CPU scratch (the
+ * caller's), not on a stack the steering path has little of.
+ */
+struct l4_csum {
+	__u32 off;
+	__u32 left;
+	__u32 sum;
+	__u32 pseudo[10];
+	__u8 tail[4];
+};
+
+#define CSUM_CHUNK 256
+#define CSUM_CHUNKS 36 /* 9,216 bytes: a jumbo frame */
+/* Offsets bounded so that offset + chunk stays below the verifier's
+ * MAX_PACKET_OFF (0xFFFF), or it does not take the bounds check. */
+#define CSUM_OFF_MASK 0x3FFF
+
+/*
+ * Adds sz bytes of the packet at cs->off to cs->sum when cs->left holds
+ * them. The state lives in scratch, not in registers that each helper call
+ * would make the program spill to a stack it has no room on.
+ */
+static __always_inline int csum_step(struct xdp_md *ctx, struct l4_csum *cs,
+				     __u32 sz)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	void *at = data + (cs->off & CSUM_OFF_MASK);
+	__s64 sum;
+
+	if (cs->left < sz)
+		return 0;
+	if (at + sz > data_end)
+		return -1;
+	sum = bpf_csum_diff(NULL, 0, at, sz, cs->sum);
+	if (sum < 0)
+		return -1;
+	cs->sum = sum;
+	cs->off += sz;
+	cs->left -= sz;
+	return 0;
+}
+
+/*
+ * Is the TCP or UDP checksum complete and right? A cpumap carries no
+ * checksum state: the stack on the target CPU checks the sum in software.
+ * A packet whose sum the sender left to offload (CHECKSUM_PARTIAL, from a
+ * veth peer in this host) is right for the stack here but wrong there, so
+ * it is passed, as is one with a bad sum (the stack drops it here).
+ */
+static __always_inline int l4_csum_ok(struct xdp_md *ctx, const struct pkt *p,
+				      struct l4_csum *cs)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	void *l4 = data + (p->l4_off & CSUM_OFF_MASK);
+	const __u32 *src, *dst;
+	__u32 i, sum;
+	__s64 s;
+
+	if (l4 + 8 > data_end)
+		return 0;
+	cs->off = p->l4_off;
+	cs->left = p->l3_off + p->l3_len - p->l4_off;
+	if (cs->left > CSUM_CHUNK * CSUM_CHUNKS)
+		return 0;
+	/* struct pkt keeps the addresses 4-byte aligned: copy by words. */
+	src = (const __u32 *)p->src;
+	dst = (const __u32 *)p->dst;
+	if (p->family == SILO_AF_INET) {
+		/* UDP over IPv4 without a checksum: nothing to check. */
+		if (p->l4_proto == IPPROTO_UDP && !*(__u16 *)(l4 + 6))
+			return 1;
+		cs->pseudo[0] = src[0];
+		cs->pseudo[1] = dst[0];
+		cs->pseudo[2] = bpf_htonl((__u32)p->l4_proto << 16 | cs->left);
+		s = bpf_csum_diff(NULL, 0, (__be32 *)cs->pseudo, 12, 0);
+	} else {
+		for (i = 0; i < 4; i++) {
+			cs->pseudo[i] = src[i];
+			cs->pseudo[4 + i] = dst[i];
+		}
+		cs->pseudo[8] = bpf_htonl(cs->left);
+		cs->pseudo[9] = bpf_htonl(p->l4_proto);
+		s = bpf_csum_diff(NULL, 0, (__be32 *)cs->pseudo, 40, 0);
+	}
+	if (s < 0)
+		return 0;
+	cs->sum = s;
+	for (i = 0; i < CSUM_CHUNKS && cs->left >= CSUM_CHUNK; i++)
+		if (csum_step(ctx, cs, CSUM_CHUNK))
+			return 0;
+	if (csum_step(ctx, cs, 128) || csum_step(ctx, cs, 64) ||
+	    csum_step(ctx, cs, 32) || csum_step(ctx, cs, 16) ||
+	    csum_step(ctx, cs, 8) || csum_step(ctx, cs, 4))
+		return 0;
+	if (cs->left) {
+		__u8 *b;
+
+		data = (void *)(long)ctx->data;
+		data_end = (void *)(long)ctx->data_end;
+		b = data + (cs->off & CSUM_OFF_MASK);
+		*(__u32 *)cs->tail = 0;
+		if ((void *)(b + 1) > data_end)
+			return 0;
+		cs->tail[0] = b[0];
+		if (cs->left > 1) {
+			if ((void *)(b + 2) > data_end)
+				return 0;
+			cs->tail[1] = b[1];
+		}
+		if (cs->left > 2) {
+			if ((void *)(b + 3) > data_end)
+				return 0;
+			cs->tail[2] = b[2];
+		}
+		s = bpf_csum_diff(NULL, 0, (__be32 *)cs->tail, 4, cs->sum);
+		if (s < 0)
+			return 0;
+		cs->sum = s;
+	}
+	/* Folded, the sum over a right checksum is all ones. */
+	sum = cs->sum;
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return sum == 0xFFFF;
+}
+
+#endif /* SILO_BPF_LIB_CSUM_H */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * silod's liveness, as the data path sees it: its heartbeat map.
+ */
+#ifndef SILO_BPF_LIB_DAEMON_H
+#define SILO_BPF_LIB_DAEMON_H
+
+#include "maps.h"
+#include "parse.h"
+
+/*
+ * Only silod invalidates the cache and keeps the envelope current, so silo
+ * forwards only while silod beats: not before it has run (0), not after it
+ * has exited (0 again), not when the beat is too old, and not when it lies
+ * in the future (a clock that is not ours: silod in another time
+ * namespace).
+ */
+static __always_inline int daemon_live(void)
+{
+	const struct silo_heartbeat *hb;
+	__u32 zero = 0;
+	__u64 last;
+	__s64 age;
+
+	hb = bpf_map_lookup_elem(&heartbeat, &zero);
+	if (!hb)
+		return 0;
+	last = READ_ONCE(hb->last_ns);
+	if (!last)
+		return 0;
+	age = (__s64)(bpf_ktime_get_coarse_ns() - last);
+	return age >= 0 && age <= (__s64)READ_ONCE(hb->timeout_ns);
+}
+
+#endif /* SILO_BPF_LIB_DAEMON_H */

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Forwarding: the guards that send a packet to the stack, the route
+ * cache's hit, the FIB lookup on a miss, and the rewrite and redirect.
+ */
+#ifndef SILO_BPF_LIB_FORWARD_H
+#define SILO_BPF_LIB_FORWARD_H
+
+#include "maps.h"
+#include "parse.h"
+#include "stats.h"
+#include "daemon.h"
+#include "cache.h"
+#include "admit.h"
+#include "source.h"
+
+static __always_inline int mac_equal(const __u8 *a, const __u8 *b)
+{
+	return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) |
+		(a[4] ^ b[4]) | (a[5] ^ b[5])) == 0;
+}
+
+static __always_inline void ipv4_decrease_ttl(struct iphdr *iph)
+{
+	__u32 check = iph->check;
+
+	check += bpf_htons(0x0100);
+	iph->check = (__u16)(check + (check >= 0xFFFF));
+	iph->ttl--;
+}
+
+/*
+ * Larger packets may meet a path MTU exception, which the kernel learns
+ * without telling anyone: bpf_fib_lookup sees it, a cached MTU would not.
+ */
+static __always_inline int above_pmtu_floor(const struct pkt *p,
+					    const struct silo_genid *g)
+{
+	__u32 floor;
+
+	if (p->family == SILO_AF_INET6)
+		return p->l3_len > 1280;
+	floor = READ_ONCE(g->pmtu_floor_v4);
+	return p->l3_len > (floor ? floor : 552);
+}
+
+/* A route's MTU that bpf_fib_lookup may not apply (not locked). */
+static __always_inline int above_route_mtu(const struct pkt *p,
+					   const struct silo_genid *g)
+{
+	__u16 mtu = READ_ONCE(
+		g->route_mtu[p->family == SILO_AF_INET ? SILO_FAM_V4 :
+							 SILO_FAM_V6]);
+
+	return mtu && p->l3_len > mtu;
+}
+
+/* What one packet's forwarding knows, from the guards to the redirect. */
+struct fwd {
+	const struct silo_device *dev; /* the ingress device's */
+	const struct silo_genid *g;
+	struct silo_route_entry *e; /* the cache's element of key, or NULL */
+	struct silo_admit *adm; /* this CPU's admission state, once read */
+	void *cache; /* this node's route cache, or NULL */
+	struct silo_route_key key;
+	struct silo_route_entry
+		r; /* the answer: the cache's copy or the FIB's */
+	__u64 gen; /* genid, read before any lookup */
+	__u32 flags; /* genid's key flags */
+	__u32 node;
+	__u32 h; /* key's admission hash, 0 until computed */
+	int big; /* above the PMTU floor: the cache is not used */
+};
+
+/*
+ * What sends a packet to the stack before any lookup: 0 to go on, else the
+ * pass reason. Frames for another host, ports of a bridge or bond, a family
+ * outside the envelope, and whatever the kernel would not forward as is.
+ */
+static __always_inline __u32 fwd_guard(struct xdp_md *ctx, const struct pkt *p,
+				       struct fwd *f)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = (void *)(long)ctx->data;
+	__u32 zero = 0, ifindex;
+
+	if ((void *)(eth + 1) > data_end)
+		return SILO_STAT_PASS_TRUNCATED;
+	if (p->vlan_depth)
+		return SILO_STAT_PASS_VLAN;
+	/* Frames for another host, broadcast or multicast: not ours. */
+	ifindex = ctx->ingress_ifindex;
+	f->dev = bpf_map_lookup_elem(&devices, &ifindex);
+	if (!f->dev || !mac_equal(f->dev->mac, eth->h_dest))
+		return SILO_STAT_PASS_NOT_HOST;
+	/* A bridge or bond takes its ports' frames before IP sees them. */
+	if (f->dev->flags & SILO_DEV_F_PORT)
+		return SILO_STAT_PASS_PORT;
+	f->g = bpf_map_lookup_elem(&genid, &zero);
+	if (!f->g)
+		return SILO_STAT_PASS_FIB;
+	/* Something in the stack XDP cannot reproduce sees this family. */
+	if (READ_ONCE(f->g->outside[p->family == SILO_AF_INET ? SILO_FAM_V4 :
+								SILO_FAM_V6]))
+		return SILO_STAT_PASS_ENVELOPE;
+	if (p->ip_options)
+		return SILO_STAT_PASS_IP_OPTIONS;
+	if (p->family == SILO_AF_INET && !ipv4_csum_ok(ctx))
+		return SILO_STAT_PASS_BAD_CSUM;
+	if (p->martian)
+		return SILO_STAT_PASS_MARTIAN;
+	if (p->hop_by_hop)
+		return SILO_STAT_PASS_HOP_BY_HOP;
+	if (p->ttl <= 1)
+		return SILO_STAT_PASS_TTL;
+	if (!daemon_live())
+		return SILO_STAT_PASS_NO_DAEMON;
+	if (above_route_mtu(p, f->g))
+		return SILO_STAT_PASS_ROUTE_MTU;
+	return 0;
+}
+
+/*
+ * The route cache's answer: 1 with f->r a current copy of this packet's
+ * entry, 0 when it must be resolved (no cache, too big for it, a miss, a
+ * stale or raced entry; f->e then is the stale element, if any).
+ */
+static __always_inline int fwd_cache_hit(struct xdp_md *ctx,
+					 const struct pkt *p, struct fwd *f,
+					 struct silo_stats *st, bool use_cache)
+{
+	int rc;
+
+	/* Read before the lookup: an entry is never newer than its stamp.
+	 * Flags after genid: user space stores them before it bumps genid. */
+	f->gen = READ_ONCE(f->g->genid);
+	barrier();
+	f->flags = READ_ONCE(f->g->flags);
+	fill_key(&f->key, ctx, p, f->flags);
+
+	if (!use_cache)
+		return 0;
+	f->cache = node_cache(&f->node);
+	if (above_pmtu_floor(p, f->g)) {
+		count(st, SILO_STAT_CACHE_BIG);
+		f->big = 1;
+		return 0;
+	}
+	if (f->cache) {
+		f->adm = admit_state();
+		if (worth_lookup(f->adm, &f->key, &f->h))
+			f->e = bpf_map_lookup_elem(f->cache, &f->key);
+		else
+			count(st, SILO_STAT_CACHE_UNSEEN);
+	}
+	if (!f->e) {
+		count(st, SILO_STAT_CACHE_MISS);
+		return 0;
+	}
+	rc = entry_read(f->e, &f->r, &f->key, f->gen);
+	if (rc == 0) {
+		count(st, SILO_STAT_CACHE_HIT);
+		return 1;
+	}
+	count(st, rc == -1 ? SILO_STAT_CACHE_STALE : SILO_STAT_CACHE_RACE);
+	return 0;
+}
+
+/*
+ * A miss: bpf_fib_lookup with every input the kernel's lookup (and its
+ * multipath hash) takes, the answer stamped with the genid read before it
+ * and stored in the cache. 0, or -1 when the kernel must decide.
+ */
+static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
+				       struct fwd *f, struct silo_stats *st)
+{
+	struct bpf_fib_lookup fib = {};
+	int rc;
+
+	fib.family = p->family;
+	fib.ifindex = ctx->ingress_ifindex;
+	fib.tot_len = p->l3_len;
+	fib.l4_protocol = p->l4_proto;
+	fib.sport = p->sport;
+	fib.dport = p->dport;
+	if (p->family == SILO_AF_INET)
+		fib.tos = p->tos;
+	else
+		fib.flowinfo = p->flowinfo;
+	__builtin_memcpy(fib.ipv6_src, p->src, sizeof(fib.ipv6_src));
+	__builtin_memcpy(fib.ipv6_dst, p->dst, sizeof(fib.ipv6_dst));
+	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+	if (rc < 0 || rc >= SILO_STAT_FIB_CODES)
+		count(st, SILO_STAT_FIB_ERROR);
+	else
+		count(st, SILO_STAT_FIB_FIRST + rc);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
+		return -1;
+
+	f->r.genid = f->gen;
+	f->r.ifindex = fib.ifindex;
+	f->r.mtu = fib.mtu_result;
+	/* An IPv4 route may have an IPv6 gateway: the lookup says so. */
+	f->r.family =
+		fib.family == SILO_AF_INET6 ? SILO_AF_INET6 : SILO_AF_INET;
+	__builtin_memcpy(f->r.smac, fib.smac, sizeof(f->r.smac));
+	__builtin_memcpy(f->r.dmac, fib.dmac, sizeof(f->r.dmac));
+	__builtin_memcpy(f->r.nexthop, fib.ipv6_dst, sizeof(f->r.nexthop));
+	__builtin_memcpy(&f->r.key, &f->key, sizeof(f->r.key));
+	/* Big packets leave the route cache alone: its entries stay. */
+	if (f->cache && !f->big) {
+		if (f->e || admit_key(f->adm, &f->key, f->h))
+			cache_fill(f->cache, f->node, &f->key, f->e, &f->r, st);
+		else
+			count(st, SILO_STAT_CACHE_REFUSED);
+	}
+	return 0;
+}
+
+/*
+ * With the route known: the source check, what the kernel would not send
+ * as is (MTU, hairpin), then the trailer trimmed, the MACs rewritten, TTL
+ * or hop limit decreased and the redirect to the egress device.
+ */
+static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
+					struct fwd *f, struct silo_stats *st)
+{
+	struct ethhdr *eth;
+	void *data_end;
+	int rc;
+
+	/* The source check, cached on its own: by source, not by route. */
+	if (f->cache && !f->adm)
+		f->adm = admit_state();
+	rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen, f->flags,
+			    &f->key, f->adm, st);
+	/* Constants: the verifier keeps no bounds on a byte from a map. */
+	if (rc == SILO_STAT_PASS_RP_FILTER)
+		return pass(st, SILO_STAT_PASS_RP_FILTER);
+	if (rc)
+		return pass(st, SILO_STAT_PASS_LOCAL_SRC);
+
+	if (p->l3_len > f->r.mtu)
+		return pass(st, SILO_STAT_PASS_MTU);
+	if (f->r.ifindex == ctx->ingress_ifindex)
+		return pass(st, SILO_STAT_PASS_HAIRPIN);
+	/* The stack trims what follows the IP packet before forwarding. */
+	if (p->trailer) {
+		if (bpf_xdp_adjust_tail(ctx, -(int)p->trailer))
+			return pass(st, SILO_STAT_PASS_TRUNCATED);
+		count(st, SILO_STAT_TRIMMED);
+	}
+	/* Only records the target: the packet is untouched until we return. */
+	if (bpf_redirect_map(&tx_ports, f->r.ifindex, XDP_PASS) != XDP_REDIRECT)
+		return pass(st, SILO_STAT_PASS_NO_TX_PORT);
+
+	eth = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	if ((void *)(eth + 1) > data_end)
+		return pass(st, SILO_STAT_PASS_TRUNCATED);
+	__builtin_memcpy(eth->h_dest, f->r.dmac, sizeof(eth->h_dest));
+	__builtin_memcpy(eth->h_source, f->r.smac, sizeof(eth->h_source));
+	if (p->family == SILO_AF_INET) {
+		struct iphdr *iph = (void *)(eth + 1);
+
+		if ((void *)(iph + 1) > data_end)
+			return pass(st, SILO_STAT_PASS_TRUNCATED);
+		ipv4_decrease_ttl(iph);
+	} else {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+
+		if ((void *)(ip6 + 1) > data_end)
+			return pass(st, SILO_STAT_PASS_TRUNCATED);
+		ip6->hop_limit--;
+	}
+	count(st, SILO_STAT_REDIRECT);
+	return XDP_REDIRECT;
+}
+
+/* Forward from the cache, or resolve with bpf_fib_lookup and cache it. */
+static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
+					  struct silo_stats *st, bool use_cache)
+{
+	struct fwd f = {};
+	__u32 reason;
+
+	reason = fwd_guard(ctx, p, &f);
+	if (reason)
+		return pass(st, reason);
+	if (!fwd_cache_hit(ctx, p, &f, st, use_cache) &&
+	    fwd_resolve(ctx, p, &f, st))
+		return pass(st, SILO_STAT_PASS_FIB);
+	return fwd_redirect(ctx, p, &f, st);
+}
+
+#endif /* SILO_BPF_LIB_FORWARD_H */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Local traffic: is a packet for one of this host's addresses (silod
+ * keeps local_addrs from RTM_NEWADDR), and the count of the local ones
+ * the parser could not follow.
+ */
+#ifndef SILO_BPF_LIB_LOCAL_H
+#define SILO_BPF_LIB_LOCAL_H
+
+#include "maps.h"
+#include "parse.h"
+#include "stats.h"
+
+static __always_inline int is_local(const struct pkt *p)
+{
+	struct silo_addr a = { .family = p->family };
+
+	__builtin_memcpy(a.addr, p->dst, sizeof(a.addr));
+	return bpf_map_lookup_elem(&local_addrs, &a) != NULL;
+}
+
+/* A local packet the parser could not follow: passed, counted as such. */
+static __always_inline int parse_pass(struct silo_stats *st,
+				      const struct pkt *p, __u32 reason)
+{
+	__u32 idx = SILO_SSTAT_NOT_UNDERSTOOD, zero = 0;
+
+	if (p->family && is_local(p)) {
+		if (reason == SILO_STAT_PASS_FRAGMENT)
+			idx = SILO_SSTAT_FRAGMENT;
+		else if (reason == SILO_STAT_PASS_L4_PROTO)
+			idx = SILO_SSTAT_NOT_L4;
+		scount(bpf_map_lookup_elem(&service_stats, &zero), idx);
+	}
+	return pass(st, reason);
+}
+
+#endif /* SILO_BPF_LIB_LOCAL_H */

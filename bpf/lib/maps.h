@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every map of silo's XDP object, pinned by libsilo under the names of
+ * include/silo/abi/pins.h and readable with bpftool. silod's own state is
+ * declared here too, so that every map is made (with BTF) at once.
+ */
+#ifndef SILO_BPF_LIB_MAPS_H
+#define SILO_BPF_LIB_MAPS_H
+
+#include "cpu_node.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_meta);
+} meta SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_LOCAL_ADDRS);
+	__type(key, struct silo_addr);
+	__type(value, struct silo_local_addr);
+} local_addrs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_genid);
+} genid SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_heartbeat);
+} heartbeat SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_daemon);
+} daemon SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_DEVICES);
+	__type(key, __u32);
+	__type(value, struct silo_device);
+} devices SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, SILO_MAX_DEVICES);
+	__type(key, __u32);
+	__type(value, __u32);
+} tx_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_stats);
+} stats SEC(".maps");
+
+/* Services and the CPU steering of their packets: see struct silo_service. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_SERVICES);
+	__type(key, struct silo_service_key);
+	__type(value, struct silo_service);
+} services SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_SERVICES * 4);
+	__type(key, struct silo_service_node_key);
+	__type(value, struct silo_service_node);
+} service_nodes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SILO_MAX_SERVICES);
+	__type(key, __u32);
+	__type(value, struct silo_service_stats);
+} service_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_MAX_QUEUES);
+	__type(key, struct silo_queue_key);
+	__type(value, __u32);
+} queue_cpu SEC(".maps");
+
+/* Entries only for CPUs of some service, made by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(max_entries, SILO_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+} cpumap SEC(".maps");
+
+/* Per-CPU admission state: see struct silo_admit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_admit);
+} admit SEC(".maps");
+
+/* Where a source entry is built: the stack has no room for it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct silo_route_entry);
+} scratch SEC(".maps");
+
+/* The keys inserted into the route caches, for silod's index (abi.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SILO_FILL_LOG_BYTES);
+} fill_log SEC(".maps");
+
+/*
+ * One LRU cache per NUMA node, allocated on its node. Node 0's is made here
+ * (and gives the others their BTF); user space makes the rest with the same
+ * flags, as an array of maps requires.
+ */
+struct route_cache_node {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SILO_ROUTE_CACHE_DEFAULT);
+	__uint(map_flags, BPF_F_NUMA_NODE);
+	__uint(numa_node, 0);
+	__type(key, struct silo_route_key);
+	__type(value, struct silo_route_entry);
+};
+
+struct route_cache_node route_cache_n0 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, SILO_MAX_NODES);
+	__type(key, __u32);
+	__array(values, struct route_cache_node);
+} route_cache SEC(".maps") = {
+	.values = { [0] = &route_cache_n0 },
+};
+
+#endif /* SILO_BPF_LIB_MAPS_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Steering: a local packet of a registered service goes to its CPU
+ * through the cpumap, by the service's policy (cpu, queue, flow, node).
+ */
+#ifndef SILO_BPF_LIB_STEER_H
+#define SILO_BPF_LIB_STEER_H
+
+#include "maps.h"
+#include "parse.h"
+#include "stats.h"
+#include "csum.h"
+
+/*
+ * The local branch's state, off the stack: the forward path inlined in
+ * silo_xdp() leaves local_steer() few of the 512 bytes.
+ */
+struct steer_scratch {
+	struct silo_service_key svc;
+	struct silo_service_node_key node;
+	struct silo_queue_key queue;
+	__u32 cpu;
+	__u32 id;
+	__u32 slot;
+	struct l4_csum csum; /* the L4 checksum's */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct steer_scratch);
+} steer_scratch SEC(".maps");
+
+/*
+ * Where a packet for a local address runs: XDP_REDIRECT when it goes to
+ * its service's CPU (through the cpumap), else XDP_PASS, here. Never a
+ * drop: whatever cannot be steered is passed where it is. Not inlined, and
+ * with few values live, so the forward path keeps its stack and its cost.
+ */
+static __noinline int local_steer(struct xdp_md *ctx, const struct pkt *p,
+				  bool may_steer)
+{
+	const struct silo_service_node *sn;
+	const struct silo_service *svc;
+	struct silo_service_stats *ss;
+	struct steer_scratch *sc;
+	const __u16 *slots;
+	__u32 zero = 0, target, *v;
+
+	sc = bpf_map_lookup_elem(&steer_scratch, &zero);
+	if (!sc)
+		return XDP_PASS;
+	sc->queue.ifindex = ctx->ingress_ifindex;
+	sc->queue.queue = ctx->rx_queue_index;
+	sc->slot = silo_flow_hash(p->src, p->dst, p->sport, p->dport,
+				  p->l4_proto) &
+		   (SILO_SERVICE_SLOTS - 1);
+	/* The exact address first, then any. */
+	sc->svc.family = p->family;
+	sc->svc.protocol = p->l4_proto;
+	sc->svc.port = p->dport;
+	__builtin_memcpy(sc->svc.addr, p->dst, sizeof(sc->svc.addr));
+	svc = bpf_map_lookup_elem(&services, &sc->svc);
+	if (!svc) {
+		__builtin_memset(sc->svc.addr, 0, sizeof(sc->svc.addr));
+		svc = bpf_map_lookup_elem(&services, &sc->svc);
+		if (!svc)
+			return XDP_PASS;
+	}
+	sc->id = svc->id;
+	ss = bpf_map_lookup_elem(&service_stats, &sc->id);
+	scount(ss, SILO_SSTAT_RX);
+	if (!may_steer) {
+		scount(ss, SILO_SSTAT_PASS_SKB_MODE);
+		return XDP_PASS;
+	}
+	sc->cpu = bpf_get_smp_processor_id();
+	if (svc->mode == SILO_SERVICE_QUEUE) {
+		v = bpf_map_lookup_elem(&queue_cpu, &sc->queue);
+		if (!v) {
+			scount(ss, SILO_SSTAT_PASS_NO_QUEUE);
+			return XDP_PASS;
+		}
+		target = *v;
+	} else {
+		slots = svc->slots;
+		if (svc->mode == SILO_SERVICE_NODE) {
+			v = bpf_map_lookup_elem(&cpu_node, &sc->cpu);
+			sc->node.id = sc->id;
+			sc->node.node = v ? *v : 0;
+			sn = bpf_map_lookup_elem(&service_nodes, &sc->node);
+			if (sn && sn->nr_cpus)
+				slots = sn->slots;
+			else
+				scount(ss, SILO_SSTAT_NODE_REMOTE);
+		}
+		target = slots[sc->slot & (SILO_SERVICE_SLOTS - 1)];
+		if (target == SILO_SERVICE_NO_CPU) {
+			scount(ss, SILO_SSTAT_PASS_NO_CPU);
+			return XDP_PASS;
+		}
+	}
+	if (target == sc->cpu) {
+		scount(ss, SILO_SSTAT_LOCAL);
+		return XDP_PASS;
+	}
+	if (!l4_csum_ok(ctx, p, &sc->csum)) {
+		scount(ss, SILO_SSTAT_PASS_CSUM);
+		return XDP_PASS;
+	}
+	/* Only records the target; a missing entry returns XDP_PASS. */
+	if (bpf_redirect_map(&cpumap, target, XDP_PASS) != XDP_REDIRECT) {
+		scount(ss, SILO_SSTAT_PASS_NO_CPUMAP);
+		return XDP_PASS;
+	}
+	scount(ss, SILO_SSTAT_STEERED);
+	return XDP_REDIRECT;
+}
+
+#endif /* SILO_BPF_LIB_STEER_H */

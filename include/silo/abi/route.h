@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * The route cache's contract: genid (its flags, the envelope), the
+ * devices the forward path knows, the cache's keys and entries, and the
+ * FIB probe. Public: installed with libsilo.
+ */
+#ifndef SILO_ABI_ROUTE_H
+#define SILO_ABI_ROUTE_H
+
+#include "silo/abi/common.h"
+#include "silo/abi/envelope.h"
+
+/*
+ * genid[0], alone in its cache line. Written only by user space; a route
+ * cache entry is valid while its genid equals this one. Never 0: 0 marks an
+ * entry that is being rewritten.
+ *
+ * flags say what the cache key holds beyond the fixed fields (ingress
+ * device, family, TOS, destination), decided from the rules, routes and
+ * sysctls: only the inputs the FIB's answer depends on in the current
+ * configuration, so that a flood of sources towards few destinations shares
+ * few entries. The low byte (SILO_GENID_KEY_MASK) is copied into every key
+ * (silo_route_key.format): a key made under other flags never matches. A
+ * writer that changes them stores the flags first and bumps genid after, so
+ * a reader that sees the new genid sees the new flags.
+ */
+/* protocol and ports: a rule selects on them, or an L4 multipath hash
+ * takes them where a multipath route exists */
+#define SILO_GENID_KEY_L4 (1U << 0)
+/* IPv6 flow label and next header: the IPv6 multipath hash takes them and
+ * an IPv6 multipath route exists */
+#define SILO_GENID_KEY_FLOWLABEL (1U << 1)
+/* The source address, per family: a rule selects on it, a multipath route
+ * hashes it, or (IPv6) a route is source-specific ("from") */
+#define SILO_GENID_KEY_SRC_V4 (1U << 2)
+#define SILO_GENID_KEY_SRC_V6 (1U << 3)
+#define SILO_GENID_KEY_MASK 0x7FU
+/* Why, for user space and the source check (bits above the key byte). */
+#define SILO_GENID_RULES_L4 (1U << 8) /* a rule: ipproto, sport, dport */
+#define SILO_GENID_HASH_L4 (1U << 9) /* a hash policy that takes ports */
+#define SILO_GENID_RULES_SRC_V4 (1U << 10) /* an IPv4 rule "from" a prefix */
+#define SILO_GENID_RULES_SRC_V6 (1U << 11)
+#define SILO_GENID_MPATH_V4 (1U << 12) /* an IPv4 multipath route */
+#define SILO_GENID_MPATH_V6 (1U << 13)
+#define SILO_GENID_SRC_ROUTES_V6 (1U << 14) /* an IPv6 route "from" */
+#define SILO_GENID_HASH_FLOWLABEL (1U << 15) /* IPv6 hash takes the label */
+
+/* outside[] index */
+#define SILO_FAM_V4 0
+#define SILO_FAM_V6 1
+
+struct silo_genid {
+	__u64 genid;
+	__u32 flags; /* SILO_GENID_KEY_* */
+	__u32 override; /* SILO_ENV_OVERRIDABLE bits the operator bypasses */
+	/* Per family: the SILO_ENV_* conditions that hold, less override.
+	 * Nonzero: that family's forwarded traffic goes to the stack. */
+	__u32 outside[2];
+	/*
+	 * Least path MTU an IPv4 PMTU exception can set
+	 * (net.ipv4.route.min_pmtu; 0: 552). A cached entry carries the
+	 * route's MTU, but exceptions are learned without a notification:
+	 * larger packets are resolved by bpf_fib_lookup, which sees them.
+	 * IPv6's floor is its minimum MTU, 1280.
+	 */
+	__u32 pmtu_floor_v4;
+	/*
+	 * Per family (SILO_FAM_*): the least MTU of a route whose MTU is not
+	 * locked (0: none). The kernel's forwarding honours a route's MTU,
+	 * bpf_fib_lookup only a locked one: larger packets go to the stack.
+	 */
+	__u16 route_mtu[2];
+	__u8 cacheline_pad[32];
+};
+
+/* devices: per ingress device state the forward path needs. */
+#define SILO_DEV_F_ACCEPT_LOCAL (1U << 0) /* conf/{all,DEV}/accept_local */
+#define SILO_DEV_F_NO_V4_ADDR (1U << 1) /* no IPv4 address (rp_filter) */
+#define SILO_DEV_F_PORT (1U << 2) /* a bridge or bond port: not routed */
+
+struct silo_device {
+	__u8 mac[6]; /* frames for another MAC are not ours to forward */
+	__u8 rp_filter; /* max(conf/all, conf/DEV) rp_filter: 0, 1, 2 */
+	__u8 flags; /* SILO_DEV_F_* */
+	/* The input device of the source check's lookup: the kernel's is
+	 * loopback (1), or the VRF device of a VRF port. */
+	__u32 rp_ifindex;
+};
+
+/*
+ * route_cache: array (by node) of LRU hashes, two kinds of entry in each.
+ *
+ * A route entry (format without SILO_KEY_SOURCE) holds the forward lookup's
+ * answer. Its key holds every input the kernel FIB's answer depends on under
+ * the current rules, routes and sysctls (genid.flags): ingress device,
+ * destination, TOS (IPv6: traffic class), and only where they matter the
+ * source, protocol and ports, the IPv6 flow label; the fields left out are
+ * zero.
+ *
+ * A source entry (SILO_KEY_SOURCE) holds the IPv4 source check's answer
+ * (the kernel's fib_validate_source, a lookup of the route back), cached on
+ * its own: ingress device, TOS, source, and the destination only when a rule
+ * selects on source addresses (the lookup back has the destination as its
+ * source). A flood from many sources then costs a source entry each, not a
+ * route entry each.
+ */
+#define SILO_KEY_SOURCE 0x80U
+
+struct silo_route_key {
+	__u32 ifindex; /* ingress */
+	__u8 family;
+	__u8 tos;
+	__u8 l4_proto;
+	__u8 format; /* genid.flags & SILO_GENID_KEY_MASK, | SILO_KEY_SOURCE */
+	__be16 sport;
+	__be16 dport;
+	__be32 flowlabel; /* IPv6 flow label, network order, 20 bits */
+	__u8 src[16];
+	__u8 dst[16];
+};
+
+struct silo_route_entry {
+	__u64 genid; /* genid read before the lookup that filled it */
+	__u32 ifindex; /* egress; 0 in a source entry */
+	__u16 mtu;
+	__u8 family; /* the nexthop's: an IPv4 route may have an IPv6 gateway */
+	/* A source entry: 0 when the source check accepts, else the
+	 * SILO_STAT_PASS_* reason the packet goes to the stack for. */
+	__u8 verdict;
+	__u8 smac[6];
+	__u8 dmac[6];
+	__u8 nexthop[16]; /* gateway, or the destination when on-link */
+	__u32 pad2; /* the key 8-byte aligned: compared as __u64 words */
+	/* The key that filled it, checked on every read: an LRU element can
+	 * be evicted and reused by another key while a reader holds it. */
+	struct silo_route_key key;
+};
+
+/*
+ * silo_fib_probe program: user space hands it a bpf_fib_lookup request as
+ * the packet, it runs the same helper the data path runs and writes back the
+ * answer. Lets "silo route lookup" show exactly what the data path would get.
+ */
+struct silo_fib_probe {
+	__s32 rc;
+	__u32 flags;
+	struct bpf_fib_lookup params;
+};
+
+#endif /* SILO_ABI_ROUTE_H */
