@@ -349,14 +349,17 @@ format:
 	$(Q)clang-format -i $$(git ls-files '*.c' '*.h')
 
 # What CI checks before building: the C files as clang-format writes them,
-# and every shell script clean under shellcheck (.shellcheckrc says which
-# checks are off, and why).
+# every shell script clean under shellcheck (.shellcheckrc says which
+# checks are off, and why), and the tree's shape (tools/lint/layout.py:
+# file and function sizes, include walls, no calls in a circle).
 LINT_SCRIPTS = $$(git ls-files '*.sh' .ci/run completion/silo)
 lint:
 	$(call msg,LINT,clang-format)
 	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 	$(call msg,LINT,shellcheck)
 	$(Q)shellcheck $(LINT_SCRIPTS)
+	$(call msg,LINT,layout)
+	$(Q)python3 tools/lint/layout.py .
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

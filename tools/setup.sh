@@ -14,7 +14,7 @@ PACKAGES=(
 	iproute2 ethtool jq util-linux procps curl # lab and tests
 	nftables iptables # envelope tests (iptables: its -legacy variant)
 	groff-base man-db # man page tests: render, man -l
-	clang-format shellcheck # make lint
+	clang-format shellcheck python3 # make lint (python3: tools/lint/layout.py)
 )
 
 if [[ $(id -u) != 0 ]]; then

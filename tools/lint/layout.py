@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""tools/lint/layout.py [ROOT]  ("make lint")
+
+Keeps the tree's shape: what docs/ARCHITECTURE.md ("Reading the code") says,
+checked on every change.
+
+  size     no C file in bpf/, include/ or user/ over MAX_FILE lines, no
+           function over MAX_FUNC lines
+  wall     a quoted #include stays inside its folder or names a public
+           header: the CLI (user/silo/) and examples/ include only
+           silo/silo.h of libsilo; silod (user/silod/) only what user/lib/
+           gives it (user/lib/silod.h); BPF programs only bpf/lib/ and
+           include/silo/; tests and tools may include a module's private
+           header (a unit test tests one module)
+  circle   the .c files of one folder call each other one way: no two
+           files (or more, in a ring) call each other
+
+What does not hold yet is listed in tools/lint/layout.allow, one line
+each, with the size it has now: an entry may shrink or go, never grow, and
+one that no longer applies must be removed (the list stays exact). Exits 1
+with one line per finding.
+"""
+import os
+import re
+import subprocess
+import sys
+
+MAX_FILE = 600
+MAX_FUNC = 80
+
+# Folder -> the headers outside it a file there may include ("quoted").
+WALLS = {
+    "bpf": ("bpf/lib/", "include/silo/"),
+    "bpf/lib": ("include/silo/",),
+    "bpf/tests": ("bpf/lib/", "include/silo/"),
+    "include/silo": ("include/silo/",),
+    "include/silo/abi": ("include/silo/",),
+    "user/silo": ("include/silo/silo.h",),
+    "examples": ("include/silo/silo.h",),
+    "user/silod": ("include/silo/", "user/lib/silod.h"),
+}
+# Inside user/lib/ a module's folder may use its parent's headers.
+LIB = "user/lib"
+
+FUNC_START = re.compile(r"^[A-Za-z_][^;=]*\b([A-Za-z_]\w*)\s*\([^;]*$")
+CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def tracked(root):
+    out = subprocess.run(
+        ["git", "-C", root, "ls-files", "-co", "--exclude-standard"],
+        capture_output=True, text=True, check=True).stdout.split()
+    return sorted(f for f in out if f.endswith((".c", ".h")) and
+                  os.path.exists(os.path.join(root, f)))
+
+
+def functions(lines):
+    """(name, first line, length) of each function: kernel style, the body
+    opens with '{' in column 0 and closes with '}' in column 0."""
+    found, head = [], None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = FUNC_START.match(line)
+        if m and not line.startswith(("#", "typedef", "struct {")):
+            head = (m.group(1), i)
+        if line.startswith("{") and head and i - head[1] < 8:
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith("}"):
+                j += 1
+            found.append((head[0], head[1] + 1, j - head[1] + 1))
+            head = None
+            i = j
+        i += 1
+    return found
+
+
+def resolve(root, src, inc):
+    """The tree path an include names, or None (a system or build header)."""
+    here = os.path.dirname(src)
+    for base in (here, "include", "bpf", os.path.join(root, "build")):
+        cand = os.path.normpath(os.path.join(base, inc))
+        if os.path.exists(os.path.join(root, cand)):
+            return cand
+    return None
+
+
+def wall_ok(src, target):
+    folder = os.path.dirname(src)
+    tfolder = os.path.dirname(target)
+    if tfolder == folder:
+        return True
+    if folder.startswith(("tests", "tools")):
+        return True
+    if folder.startswith(LIB) and target.startswith(LIB):
+        # a module's files see user/lib's headers and their own folder's;
+        # user/lib sees a module's header only by its name (module.h).
+        return tfolder == LIB or folder == LIB
+    allowed = WALLS.get(folder)
+    if allowed is None:
+        allowed = WALLS.get(folder.split("/")[0], ("include/silo/",))
+    return any(target == a or (a.endswith("/") and target.startswith(a))
+               for a in allowed)
+
+
+def circles(root, files):
+    """Rings of .c files of one folder that call one another."""
+    by_folder = {}
+    for f in files:
+        if f.endswith(".c") and f.startswith(("user/", "bpf/")):
+            by_folder.setdefault(os.path.dirname(f), []).append(f)
+    rings = []
+    for folder, srcs in sorted(by_folder.items()):
+        defs, text = {}, {}
+        for f in srcs:
+            lines = open(os.path.join(root, f)).read().split("\n")
+            text[f] = lines
+            for name, _, _ in functions(lines):
+                defs.setdefault(name, f)
+        calls = {f: set() for f in srcs}
+        for f in srcs:
+            for line in text[f]:
+                if line.lstrip().startswith(("*", "/*", "//")):
+                    continue
+                for name in CALL.findall(line):
+                    g = defs.get(name)
+                    if g and g != f:
+                        calls[f].add(g)
+        # Tarjan's strongly connected components.
+        index, low, stack, on, out = {}, {}, [], set(), []
+
+        def visit(v, n=[0]):
+            index[v] = low[v] = n[0]
+            n[0] += 1
+            stack.append(v)
+            on.add(v)
+            for w in sorted(calls[v]):
+                if w not in index:
+                    visit(w)
+                    low[v] = min(low[v], low[w])
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(os.path.basename(c) for c in comp))
+
+        for v in sorted(srcs):
+            if v not in index:
+                visit(v)
+        for comp in out:
+            rings.append("%s %s" % (folder, " ".join(comp)))
+    return rings
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    allow_path = os.path.join(root, "tools/lint/layout.allow")
+    allow = {}
+    for line in open(allow_path):
+        line = line.split("#")[0].strip()
+        if line:
+            kind, rest = line.split(None, 1)
+            if kind in ("file", "func"):
+                what, n = rest.rsplit(None, 1)
+                allow[(kind, what)] = int(n)
+            else:
+                allow[(kind, rest)] = 0
+    files = tracked(root)
+    found = {}
+    for f in files:
+        if not f.startswith(("bpf/", "include/", "user/")):
+            continue
+        lines = open(os.path.join(root, f)).read().split("\n")
+        if len(lines) - 1 > MAX_FILE:
+            found[("file", f)] = len(lines) - 1
+        for name, first, n in functions(lines):
+            if n > MAX_FUNC:
+                found[("func", "%s:%s" % (f, name))] = n
+    for f in files:
+        if not f.startswith(("bpf/", "include/", "user/", "examples/")):
+            continue
+        for line in open(os.path.join(root, f)):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            target = resolve(root, f, m.group(1))
+            if target and not wall_ok(f, target):
+                found[("include", "%s %s" % (f, target))] = 0
+    for ring in circles(root, files):
+        found[("circle", ring)] = 0
+
+    bad = []
+    for key, n in sorted(found.items()):
+        kind, what = key
+        if key not in allow:
+            limit = {"file": MAX_FILE, "func": MAX_FUNC}.get(kind)
+            bad.append("%s %s%s" % (kind, what,
+                                    " %d lines (at most %d)" % (n, limit)
+                                    if limit else ""))
+        elif n > allow[key]:
+            bad.append("%s %s grew to %d lines (layout.allow: %d)" %
+                       (kind, what, n, allow[key]))
+    for key in sorted(set(allow) - set(found)):
+        bad.append("%s %s: holds now, remove it from tools/lint/layout.allow"
+                   % key)
+    for b in bad:
+        print("layout: " + b)
+    if bad:
+        print("layout: %d findings: keep files under %d lines, functions "
+              "under %d, includes inside their walls, calls one way "
+              "(docs/ARCHITECTURE.md)" % (len(bad), MAX_FILE, MAX_FUNC))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
