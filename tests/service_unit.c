@@ -612,6 +612,85 @@ static void test_node_mode(void)
 	close(fd);
 }
 
+/* The node table of service id for node, or -1 with none. */
+static int node_table(__u32 id, __u32 node, struct silo_service_node *sn)
+{
+	struct silo_service_node_key k = { .id = id, .node = node };
+	char path[PATH_MAX];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s),
+		 SILO_PIN_SERVICE_NODES);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -1;
+	err = bpf_map_lookup_elem(fd, &k, sn);
+	close(fd);
+	return err ? -1 : 0;
+}
+
+/* node mode where no CPU's number is its node's (a faked topology: CPU 0
+ * on node 1, CPU 1 on node 0): the slots are those of the node of the CPU
+ * the packet runs on. */
+static void node_not_cpu(void)
+{
+	struct silo_service_node sn;
+	struct silo_service svc;
+	struct sresult sr;
+	int cpu, i;
+
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_NODE, 0, 1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	/* Node 0 holds CPU 1 only, node 1 CPU 0 only. */
+	REQUIRE(!node_table(svc.id, 0, &sn), "no table for node 0");
+	CHECK_EQ(sn.nr_cpus, 1);
+	CHECK_EQ(nr_slots_of(sn.slots, 1), SILO_SERVICE_SLOTS);
+	REQUIRE(!node_table(svc.id, 1, &sn), "no table for node 1");
+	CHECK_EQ(sn.nr_cpus, 1);
+	CHECK_EQ(nr_slots_of(sn.slots, 0), SILO_SERVICE_SLOTS);
+	/* Every flow stays on the CPU it came to, its node's only one; the
+	 * table of the node numbered as the CPU would send it to the other. */
+	for (cpu = 0; cpu < 2; cpu++)
+		for (i = 0; i < 8; i++) {
+			struct pkt_spec sp = spec4("10.1.0.1");
+			uint8_t pkt[PKT_MAX];
+			size_t len;
+
+			sp.sport = 21000 + i;
+			len = build(pkt, &sp);
+			run_svc(cpu, svc.id, pkt, len, &sr);
+			CHECK(sr.r.verdict == XDP_PASS && sr.d.local == 1,
+			      "CPU %d, flow %d: verdict %d, steered %llu", cpu,
+			      i, sr.r.verdict,
+			      (unsigned long long)sr.d.steered);
+			CHECK_EQ(sr.d.node_remote, 0);
+		}
+}
+
+static void test_node_mode_node_is_not_the_cpu(void)
+{
+	__u32 cpu, node[2];
+	char path[PATH_MAX];
+	int fd;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	snprintf(path, sizeof(path), "%s/cpu_node", silo_pin_dir(s));
+	fd = bpf_obj_get(path);
+	REQUIRE(fd >= 0, "no cpu_node pin");
+	for (cpu = 0; cpu < 2; cpu++)
+		if (bpf_map_lookup_elem(fd, &cpu, &node[cpu]))
+			node[cpu] = 0;
+	if (!set_node(fd, 0, 1) && !set_node(fd, 1, 0))
+		node_not_cpu();
+	else
+		CHECK(0, "fake nodes: %s", strerror(errno));
+	del_svc(NULL, IPPROTO_UDP, 5000);
+	for (cpu = 0; cpu < 2; cpu++)
+		set_node(fd, cpu, node[cpu]);
+	close(fd);
+}
+
 /* Generic XDP: the program passes, steering is off. */
 static void test_skb_mode_does_not_steer(void)
 {
@@ -848,6 +927,7 @@ int main(void)
 	RUN(test_queue_mode);
 	RUN(test_queue_mode_two_queues);
 	RUN(test_node_mode);
+	RUN(test_node_mode_node_is_not_the_cpu);
 	RUN(test_skb_mode_does_not_steer);
 	RUN(test_group_cpus_follow_slots);
 	fwd_teardown();
