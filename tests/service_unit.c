@@ -848,6 +848,66 @@ static void test_incomplete_checksum_passes(void)
 	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
 }
 
+/* IPv6 TCP: a segment whose sum is right is steered, one whose sum is
+ * wrong passed (the pseudo header's next header is TCP's). */
+static void test_tcp6_checksum_gates_steering(void)
+{
+	struct silo_service_opts o = { .family = SILO_AF_INET6,
+				       .protocol = IPPROTO_TCP,
+				       .port = 80,
+				       .mode = SILO_SERVICE_FLOW };
+	size_t sizes[] = { 0, 1, 3, 100, 1401 };
+	struct silo_service svc;
+	uint8_t pkt[PKT_MAX];
+	struct sresult sr;
+	unsigned int i;
+	size_t len;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	inet_pton(AF_INET6, "fd01::1", o.addr);
+	cpus_of(o.cpus, 1, -1);
+	REQUIRE(!silo_service_add(s, &o), "add");
+	if (svc_get(SILO_AF_INET6, 80, 1, &svc)) {
+		CHECK(0, "no service listed");
+		goto out;
+	}
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct pkt_spec sp = spec6("fd01::1");
+
+		sp.proto = IPPROTO_TCP;
+		sp.dport = 80;
+		sp.sport = 31000 + i;
+		sp.payload = sizes[i];
+		len = build(pkt, &sp);
+		run_svc(0, svc.id, pkt, len, &sr);
+		CHECK(sr.r.verdict == XDP_REDIRECT && sr.d.steered == 1,
+		      "IPv6 TCP payload %zu: verdict %d, pass_csum %llu",
+		      sizes[i], sr.r.verdict,
+		      (unsigned long long)sr.d.pass_csum);
+		CHECK_EQ(sr.r.d.steered, 1);
+		pkt[len - 1] ^= 0x40; /* a byte changed after the sum */
+		run_svc(0, svc.id, pkt, len, &sr);
+		CHECK(sr.r.verdict == XDP_PASS && sr.d.pass_csum == 1,
+		      "IPv6 TCP payload %zu, a bad sum: verdict %d", sizes[i],
+		      sr.r.verdict);
+		CHECK_EQ(sr.d.steered, 0);
+	}
+	/* From the service's CPU: to the stack here. */
+	{
+		struct pkt_spec sp = spec6("fd01::1");
+
+		sp.proto = IPPROTO_TCP;
+		sp.dport = 80;
+		len = build(pkt, &sp);
+		run_svc(1, svc.id, pkt, len, &sr);
+		CHECK_EQ(sr.r.verdict, XDP_PASS);
+		CHECK_EQ(sr.d.local, 1);
+	}
+out:
+	CHECK(!del_svc("fd01::1", IPPROTO_TCP, 80), "del");
+}
+
 /* queue mode on a veth with two RX queues: each queue to its CPU. */
 static void test_queue_mode_two_queues(void)
 {
@@ -921,6 +981,7 @@ int main(void)
 	RUN(test_missing_cpumap_entry_passes);
 	RUN(test_fragment_and_icmp_pass);
 	RUN(test_incomplete_checksum_passes);
+	RUN(test_tcp6_checksum_gates_steering);
 	RUN(test_exact_before_wildcard);
 	RUN(test_tcp_flow_stays_on_one_cpu);
 	RUN(test_slots_move_only_their_share);
