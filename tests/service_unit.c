@@ -612,6 +612,85 @@ static void test_node_mode(void)
 	close(fd);
 }
 
+/* The node table of service id for node, or -1 with none. */
+static int node_table(__u32 id, __u32 node, struct silo_service_node *sn)
+{
+	struct silo_service_node_key k = { .id = id, .node = node };
+	char path[PATH_MAX];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s),
+		 SILO_PIN_SERVICE_NODES);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -1;
+	err = bpf_map_lookup_elem(fd, &k, sn);
+	close(fd);
+	return err ? -1 : 0;
+}
+
+/* node mode where no CPU's number is its node's (a faked topology: CPU 0
+ * on node 1, CPU 1 on node 0): the slots are those of the node of the CPU
+ * the packet runs on. */
+static void node_not_cpu(void)
+{
+	struct silo_service_node sn;
+	struct silo_service svc;
+	struct sresult sr;
+	int cpu, i;
+
+	REQUIRE(!add_udp(NULL, 5000, SILO_SERVICE_NODE, 0, 1), "add");
+	REQUIRE(!svc_get(SILO_AF_INET, 5000, 0, &svc), "no service listed");
+	/* Node 0 holds CPU 1 only, node 1 CPU 0 only. */
+	REQUIRE(!node_table(svc.id, 0, &sn), "no table for node 0");
+	CHECK_EQ(sn.nr_cpus, 1);
+	CHECK_EQ(nr_slots_of(sn.slots, 1), SILO_SERVICE_SLOTS);
+	REQUIRE(!node_table(svc.id, 1, &sn), "no table for node 1");
+	CHECK_EQ(sn.nr_cpus, 1);
+	CHECK_EQ(nr_slots_of(sn.slots, 0), SILO_SERVICE_SLOTS);
+	/* Every flow stays on the CPU it came to, its node's only one; the
+	 * table of the node numbered as the CPU would send it to the other. */
+	for (cpu = 0; cpu < 2; cpu++)
+		for (i = 0; i < 8; i++) {
+			struct pkt_spec sp = spec4("10.1.0.1");
+			uint8_t pkt[PKT_MAX];
+			size_t len;
+
+			sp.sport = 21000 + i;
+			len = build(pkt, &sp);
+			run_svc(cpu, svc.id, pkt, len, &sr);
+			CHECK(sr.r.verdict == XDP_PASS && sr.d.local == 1,
+			      "CPU %d, flow %d: verdict %d, steered %llu", cpu,
+			      i, sr.r.verdict,
+			      (unsigned long long)sr.d.steered);
+			CHECK_EQ(sr.d.node_remote, 0);
+		}
+}
+
+static void test_node_mode_node_is_not_the_cpu(void)
+{
+	__u32 cpu, node[2];
+	char path[PATH_MAX];
+	int fd;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	snprintf(path, sizeof(path), "%s/cpu_node", silo_pin_dir(s));
+	fd = bpf_obj_get(path);
+	REQUIRE(fd >= 0, "no cpu_node pin");
+	for (cpu = 0; cpu < 2; cpu++)
+		if (bpf_map_lookup_elem(fd, &cpu, &node[cpu]))
+			node[cpu] = 0;
+	if (!set_node(fd, 0, 1) && !set_node(fd, 1, 0))
+		node_not_cpu();
+	else
+		CHECK(0, "fake nodes: %s", strerror(errno));
+	del_svc(NULL, IPPROTO_UDP, 5000);
+	for (cpu = 0; cpu < 2; cpu++)
+		set_node(fd, cpu, node[cpu]);
+	close(fd);
+}
+
 /* Generic XDP: the program passes, steering is off. */
 static void test_skb_mode_does_not_steer(void)
 {
@@ -769,6 +848,66 @@ static void test_incomplete_checksum_passes(void)
 	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
 }
 
+/* IPv6 TCP: a segment whose sum is right is steered, one whose sum is
+ * wrong passed (the pseudo header's next header is TCP's). */
+static void test_tcp6_checksum_gates_steering(void)
+{
+	struct silo_service_opts o = { .family = SILO_AF_INET6,
+				       .protocol = IPPROTO_TCP,
+				       .port = 80,
+				       .mode = SILO_SERVICE_FLOW };
+	size_t sizes[] = { 0, 1, 3, 100, 1401 };
+	struct silo_service svc;
+	uint8_t pkt[PKT_MAX];
+	struct sresult sr;
+	unsigned int i;
+	size_t len;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	inet_pton(AF_INET6, "fd01::1", o.addr);
+	cpus_of(o.cpus, 1, -1);
+	REQUIRE(!silo_service_add(s, &o), "add");
+	if (svc_get(SILO_AF_INET6, 80, 1, &svc)) {
+		CHECK(0, "no service listed");
+		goto out;
+	}
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct pkt_spec sp = spec6("fd01::1");
+
+		sp.proto = IPPROTO_TCP;
+		sp.dport = 80;
+		sp.sport = 31000 + i;
+		sp.payload = sizes[i];
+		len = build(pkt, &sp);
+		run_svc(0, svc.id, pkt, len, &sr);
+		CHECK(sr.r.verdict == XDP_REDIRECT && sr.d.steered == 1,
+		      "IPv6 TCP payload %zu: verdict %d, pass_csum %llu",
+		      sizes[i], sr.r.verdict,
+		      (unsigned long long)sr.d.pass_csum);
+		CHECK_EQ(sr.r.d.steered, 1);
+		pkt[len - 1] ^= 0x40; /* a byte changed after the sum */
+		run_svc(0, svc.id, pkt, len, &sr);
+		CHECK(sr.r.verdict == XDP_PASS && sr.d.pass_csum == 1,
+		      "IPv6 TCP payload %zu, a bad sum: verdict %d", sizes[i],
+		      sr.r.verdict);
+		CHECK_EQ(sr.d.steered, 0);
+	}
+	/* From the service's CPU: to the stack here. */
+	{
+		struct pkt_spec sp = spec6("fd01::1");
+
+		sp.proto = IPPROTO_TCP;
+		sp.dport = 80;
+		len = build(pkt, &sp);
+		run_svc(1, svc.id, pkt, len, &sr);
+		CHECK_EQ(sr.r.verdict, XDP_PASS);
+		CHECK_EQ(sr.d.local, 1);
+	}
+out:
+	CHECK(!del_svc("fd01::1", IPPROTO_TCP, 80), "del");
+}
+
 /* queue mode on a veth with two RX queues: each queue to its CPU. */
 static void test_queue_mode_two_queues(void)
 {
@@ -842,12 +981,14 @@ int main(void)
 	RUN(test_missing_cpumap_entry_passes);
 	RUN(test_fragment_and_icmp_pass);
 	RUN(test_incomplete_checksum_passes);
+	RUN(test_tcp6_checksum_gates_steering);
 	RUN(test_exact_before_wildcard);
 	RUN(test_tcp_flow_stays_on_one_cpu);
 	RUN(test_slots_move_only_their_share);
 	RUN(test_queue_mode);
 	RUN(test_queue_mode_two_queues);
 	RUN(test_node_mode);
+	RUN(test_node_mode_node_is_not_the_cpu);
 	RUN(test_skb_mode_does_not_steer);
 	RUN(test_group_cpus_follow_slots);
 	fwd_teardown();
