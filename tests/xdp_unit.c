@@ -592,6 +592,87 @@ out:
 	   "ip route del 10.86.0.0/16; ip route del 10.86.0.0/16 table 200");
 }
 
+struct src_entries {
+	const struct pkt_spec *sp;
+	int found; /* source entries of sp's source and destination */
+	__u8 verdict;
+};
+
+static int src_cb(__u32 node, const struct silo_route_key *k,
+		  const struct silo_route_entry *e, void *data)
+{
+	struct src_entries *f = data;
+
+	(void)node;
+	if (k->ifindex == in0 && (k->format & SILO_KEY_SOURCE) &&
+	    !memcmp(k->src, f->sp->src, 16) &&
+	    !memcmp(k->dst, f->sp->dst, 16)) {
+		f->found++;
+		f->verdict = e->verdict;
+	}
+	return 0;
+}
+
+/*
+ * The route back (rp_filter's lookup) has the packet's destination as its
+ * source: under an IPv4 rule "from" a prefix, it depends on the
+ * destination, and so does the source entry's key. From one source, a
+ * destination the rule sends the way back through out0 is refused by
+ * strict rp_filter, another is not: neither takes the other's verdict.
+ */
+static void test_source_entry_keyed_on_destination(void)
+{
+	struct pkt_spec a = spec4("10.99.41.1"), b = spec4("10.99.40.1");
+	struct src_entries fa = { .sp = &a }, fb = { .sp = &b };
+	uint8_t pa[PKT_MAX], pb[PKT_MAX];
+	size_t la = pkt_build(pa, &a), lb = pkt_build(pb, &b);
+	struct silo_info info;
+	struct result r;
+	int pass;
+
+	if (sh("ip route add 10.1.0.0/24 via 10.2.0.2 table 202 && "
+	       "ip rule add from 10.99.40.0/24 lookup 202 pref 91")) {
+		t_fail(__FILE__, __LINE__, "rule");
+		goto out;
+	}
+	rp_filter_mode(1);
+	if (silo_info(s, &info) ||
+	    !(info.genid_flags & SILO_GENID_RULES_SRC_V4)) {
+		t_fail(__FILE__, __LINE__,
+		       "no rule from a source in the flags");
+		goto out;
+	}
+	run_pkt(pa, la, &r);
+	check_forwarded(&a, &r, mac_gw);
+	CHECK_EQ(r.d.src_miss, 1);
+	run_pkt(pb, lb, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.pass_rp_filter, 1);
+	CHECK_EQ(r.d.src_miss, 1);
+	/* From the cache now, each its own answer, in either order. */
+	for (pass = 0; pass < 2; pass++) {
+		run_pkt(pb, lb, &r);
+		CHECK_EQ(r.verdict, XDP_PASS);
+		CHECK_EQ(r.d.pass_rp_filter, 1);
+		CHECK_EQ(r.d.src_hit, 1);
+		run_pkt(pa, la, &r);
+		check_forwarded(&a, &r, mac_gw);
+		CHECK_EQ(r.d.src_hit, 1);
+	}
+	CHECK(silo_route_foreach(s, src_cb, &fa) == 0 && fa.found == 1 &&
+		      fa.verdict == 0,
+	      "%d source entries of 10.99.41.1, verdict %u", fa.found,
+	      fa.verdict);
+	CHECK(silo_route_foreach(s, src_cb, &fb) == 0 && fb.found == 1 &&
+		      fb.verdict == SILO_STAT_PASS_RP_FILTER,
+	      "%d source entries of 10.99.40.1, verdict %u", fb.found,
+	      fb.verdict);
+out:
+	sh("ip rule del from 10.99.40.0/24 lookup 202 pref 91 2>/dev/null; "
+	   "ip route del 10.1.0.0/24 table 202 2>/dev/null; true");
+	rp_filter_mode(0);
+}
+
 /* in0's program's per-CPU admission state (not pinned: per program). */
 static int admit_fd(void)
 {
@@ -1224,6 +1305,7 @@ int main(void)
 	RUN(test_rp_filter);
 	RUN(test_port_rules_key_on_ports);
 	RUN(test_source_keyed_only_where_it_matters);
+	RUN(test_source_entry_keyed_on_destination);
 	RUN(test_admission);
 	RUN(test_route_flush);
 	RUN(test_full_fill_log_caches_nothing);
