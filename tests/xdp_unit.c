@@ -593,6 +593,87 @@ out:
 	   "ip route del 10.86.0.0/16; ip route del 10.86.0.0/16 table 200");
 }
 
+struct src_entries {
+	const struct pkt_spec *sp;
+	int found; /* source entries of sp's source and destination */
+	__u8 verdict;
+};
+
+static int src_cb(__u32 node, const struct silo_route_key *k,
+		  const struct silo_route_entry *e, void *data)
+{
+	struct src_entries *f = data;
+
+	(void)node;
+	if (k->ifindex == in0 && (k->format & SILO_KEY_SOURCE) &&
+	    !memcmp(k->src, f->sp->src, 16) &&
+	    !memcmp(k->dst, f->sp->dst, 16)) {
+		f->found++;
+		f->verdict = e->verdict;
+	}
+	return 0;
+}
+
+/*
+ * The route back (rp_filter's lookup) has the packet's destination as its
+ * source: under an IPv4 rule "from" a prefix, it depends on the
+ * destination, and so does the source entry's key. From one source, a
+ * destination the rule sends the way back through out0 is refused by
+ * strict rp_filter, another is not: neither takes the other's verdict.
+ */
+static void test_source_entry_keyed_on_destination(void)
+{
+	struct pkt_spec a = spec4("10.99.41.1"), b = spec4("10.99.40.1");
+	struct src_entries fa = { .sp = &a }, fb = { .sp = &b };
+	uint8_t pa[PKT_MAX], pb[PKT_MAX];
+	size_t la = pkt_build(pa, &a), lb = pkt_build(pb, &b);
+	struct silo_info info;
+	struct result r;
+	int pass;
+
+	if (sh("ip route add 10.1.0.0/24 via 10.2.0.2 table 202 && "
+	       "ip rule add from 10.99.40.0/24 lookup 202 pref 91")) {
+		t_fail(__FILE__, __LINE__, "rule");
+		goto out;
+	}
+	rp_filter_mode(1);
+	if (silo_info(s, &info) ||
+	    !(info.genid_flags & SILO_GENID_RULES_SRC_V4)) {
+		t_fail(__FILE__, __LINE__,
+		       "no rule from a source in the flags");
+		goto out;
+	}
+	run_pkt(pa, la, &r);
+	check_forwarded(&a, &r, mac_gw);
+	CHECK_EQ(r.d.src_miss, 1);
+	run_pkt(pb, lb, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.pass_rp_filter, 1);
+	CHECK_EQ(r.d.src_miss, 1);
+	/* From the cache now, each its own answer, in either order. */
+	for (pass = 0; pass < 2; pass++) {
+		run_pkt(pb, lb, &r);
+		CHECK_EQ(r.verdict, XDP_PASS);
+		CHECK_EQ(r.d.pass_rp_filter, 1);
+		CHECK_EQ(r.d.src_hit, 1);
+		run_pkt(pa, la, &r);
+		check_forwarded(&a, &r, mac_gw);
+		CHECK_EQ(r.d.src_hit, 1);
+	}
+	CHECK(silo_route_foreach(s, src_cb, &fa) == 0 && fa.found == 1 &&
+		      fa.verdict == 0,
+	      "%d source entries of 10.99.41.1, verdict %u", fa.found,
+	      fa.verdict);
+	CHECK(silo_route_foreach(s, src_cb, &fb) == 0 && fb.found == 1 &&
+		      fb.verdict == SILO_STAT_PASS_RP_FILTER,
+	      "%d source entries of 10.99.40.1, verdict %u", fb.found,
+	      fb.verdict);
+out:
+	sh("ip rule del from 10.99.40.0/24 lookup 202 pref 91 2>/dev/null; "
+	   "ip route del 10.1.0.0/24 table 202 2>/dev/null; true");
+	rp_filter_mode(0);
+}
+
 /* in0's program's per-CPU admission state (not pinned: per program). */
 static int admit_fd(void)
 {
@@ -620,27 +701,38 @@ static int admit_fd(void)
 	return -1;
 }
 
-/* Every CPU's budget: tokens, and no refill before stamp_s from now. */
-static int admit_set(int fd, __u32 tokens, int stamp_s)
+/* The admission clock's now: bpf_ktime_get_coarse_ns(). */
+static __u64 coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Every CPU's budget: tokens, last refilled at last_ns. */
+static int admit_stamp(int fd, __u32 tokens, __u64 last_ns)
 {
 	int n = libbpf_num_possible_cpus(), i, err;
 	struct silo_admit *v = calloc(n, sizeof(*v));
-	struct timespec ts;
 	__u32 zero = 0;
 
 	if (!v)
 		return -1;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	for (i = 0; i < n; i++) {
 		v[i].tokens = tokens;
-		v[i].last_ns = stamp_s ?
-				       ts.tv_sec * 1000000000ULL + ts.tv_nsec +
-					       stamp_s * 1000000000ULL :
-				       0;
+		v[i].last_ns = last_ns;
 	}
 	err = bpf_map_update_elem(fd, &zero, v, BPF_ANY);
 	free(v);
 	return err;
+}
+
+/* Every CPU's budget: tokens, and no refill before stamp_s from now. */
+static int admit_set(int fd, __u32 tokens, int stamp_s)
+{
+	return admit_stamp(fd, tokens,
+			   stamp_s ? coarse_ns() + stamp_s * 1000000000ULL : 0);
 }
 
 /*
@@ -691,6 +783,102 @@ static void test_admission(void)
 	/* A stamp of 0: the next miss refills the whole budget. */
 	admit_set(fd, 0, 0);
 	close(fd);
+}
+
+struct net_count {
+	__u8 net[3]; /* a /24 */
+	int routes;
+};
+
+static int net_cb(__u32 node, const struct silo_route_key *k,
+		  const struct silo_route_entry *e, void *data)
+{
+	struct net_count *c = data;
+
+	(void)node;
+	(void)e;
+	c->routes += k->ifindex == in0 && k->family == SILO_AF_INET &&
+		     !(k->format & SILO_KEY_SOURCE) &&
+		     !memcmp(k->dst, c->net, 3);
+	return 0;
+}
+
+#define FLOOD 200
+
+/*
+ * A budget spent, last refilled a little more than one SILO_ADMIT_NS ago:
+ * a flood of new keys gets what the time gone by refills, one insert per
+ * SILO_ADMIT_NS, and no more; the rest is refused. The refill moves the
+ * stamp on by what it granted, or every later miss would refill again.
+ * The coarse clock steps by a tick (a few ms): the bound is the time from
+ * the stamp to the flood's end, a few inserts, far below the flood.
+ */
+static void test_admission_refills_by_elapsed_time(void)
+{
+	struct pkt_spec sp = spec4("10.99.30.1");
+	struct silo_stats before, after;
+	cpu_set_t all, one;
+	uint8_t pkt[PKT_MAX], out[PKT_MAX];
+	__u64 stamp, grant = 0;
+	struct net_count c;
+	int fd = admit_fd(), i, try, fwd = 0;
+	__u32 olen;
+
+	REQUIRE(fd >= 0, "no admit map on in0's program");
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (sched_getaffinity(0, sizeof(all), &all) ||
+	    sched_setaffinity(0, sizeof(one), &one)) {
+		close(fd);
+		REQUIRE(0, "pin to a CPU");
+	}
+	/* A try the machine slowed down to a budget near the flood's size
+	 * proves nothing: another, on keys of their own. */
+	for (try = 0; try < 3; try++) {
+		grant = 0;
+		memset(&c, 0, sizeof(c));
+		c.net[0] = 10;
+		c.net[1] = 99;
+		c.net[2] = 30 + try;
+		sp.dst[2] = c.net[2];
+		stats_total(&before);
+		stamp = coarse_ns() - SILO_ADMIT_NS * 3 / 2;
+		if (admit_stamp(fd, 0, stamp))
+			break;
+		for (i = 0, fwd = 0; i < FLOOD; i++) {
+			sp.dst[3] = i + 1;
+			fwd += run_on(prog_in0, in0, pkt, pkt_build(pkt, &sp),
+				      out, &olen) == XDP_REDIRECT;
+		}
+		grant = (coarse_ns() - stamp) / SILO_ADMIT_NS;
+		stats_total(&after);
+		if (grant < FLOOD / 4)
+			break;
+		printf("# try %d: the flood took %llu ms\n", try,
+		       (unsigned long long)grant);
+	}
+	sched_setaffinity(0, sizeof(all), &all);
+	admit_set(fd, 0, 0); /* the next miss refills the whole budget */
+	close(fd);
+	REQUIRE(try < 3, "every flood took too long to tell");
+	REQUIRE(grant, "admit state not set");
+	CHECK_EQ(fwd, FLOOD);
+	REQUIRE(silo_route_foreach(s, net_cb, &c) == 0, "route foreach");
+	/* At least the refill the stamp's age gave; at most what the time
+	 * to the flood's end gave (the source entry may take one of it). */
+	CHECK(c.routes >= 1 && c.routes <= (int)grant,
+	      "%d of %d new keys cached, want 1 to %llu", c.routes, FLOOD,
+	      (unsigned long long)grant);
+	CHECK(after.cache_insert - before.cache_insert <= grant,
+	      "%llu inserts, want at most %llu",
+	      (unsigned long long)(after.cache_insert - before.cache_insert),
+	      (unsigned long long)grant);
+	/* The source entry's first sighting may be refused too. */
+	CHECK(after.cache_refused - before.cache_refused >=
+		      (__u64)(FLOOD - c.routes),
+	      "%llu refused of %d new keys, %d cached",
+	      (unsigned long long)(after.cache_refused - before.cache_refused),
+	      FLOOD, c.routes);
 }
 
 /* A rule on ports puts protocol and ports into the cache key; a hash on
@@ -1225,7 +1413,9 @@ int main(void)
 	RUN(test_rp_filter);
 	RUN(test_port_rules_key_on_ports);
 	RUN(test_source_keyed_only_where_it_matters);
+	RUN(test_source_entry_keyed_on_destination);
 	RUN(test_admission);
+	RUN(test_admission_refills_by_elapsed_time);
 	RUN(test_route_flush);
 	RUN(test_full_fill_log_caches_nothing);
 	RUN(test_fib_probe_matches_cache);
