@@ -2,11 +2,12 @@
 /*
  * Reuseport policy queue, live on loopback (which has no RSS: the table is
  * faked, as for veth). The table sends some flows to queue 0 (CPU 0) and
- * the others to queue 1 (CPU 1); which source ports go where is computed
- * with libsilo's own Toeplitz code. Each flow's datagrams and connections
- * must reach the socket in the slot of its queue's CPU whatever CPU sends
- * them; without a table, with a queue of no CPU or an empty slot, they
- * fall back, counted, and none is lost.
+ * the others to queue 1 (CPU 1), or crossed (queue 0 on CPU 1, queue 1 on
+ * CPU 0); which source ports go where is computed with libsilo's own
+ * Toeplitz code. Each flow's datagrams and connections must reach the
+ * socket in the slot of its queue's CPU whatever CPU sends them; without a
+ * table, with a queue of no CPU or an empty slot, they fall back, counted,
+ * and none is lost.
  */
 #include <signal.h>
 #include <net/if.h>
@@ -50,6 +51,23 @@ static void fake_table(struct silo_reuseport_queues *q, __u32 hash_ports)
 	q->queue_cpu[1] = 1;
 	q->hash_ports = hash_ports;
 	silo_rss_toeplitz_table(q->key, q->key_size, q->toeplitz);
+}
+
+/*
+ * A table where queue N is not on CPU N: entries 0 and 1 on queue 1,
+ * entries 2 and 3 on queue 0; queue 0 on CPU 1, queue 1 on CPU 0. Taking
+ * a queue's number for its CPU sends every flow to the other socket.
+ */
+static void crossed_table(struct silo_reuseport_queues *q, __u32 hash_ports)
+{
+	fake_table(q, hash_ports);
+	q->indir_size = 4;
+	q->indir[0] = 1;
+	q->indir[1] = 1;
+	q->indir[2] = 0;
+	q->indir[3] = 0;
+	q->queue_cpu[0] = 1;
+	q->queue_cpu[1] = 0;
 }
 
 static __u16 port_of(int fd)
@@ -212,7 +230,8 @@ static int send_all(struct fx *f, int *lost)
 	return wrong;
 }
 
-static void queue_policy(int family, int type, int port, __u32 hash_ports)
+static void queue_policy(int family, int type, int port, __u32 hash_ports,
+			 void (*table)(struct silo_reuseport_queues *, __u32))
 {
 	struct silo_reuseport_queues q, back;
 	struct silo_reuseport_stats total;
@@ -223,7 +242,7 @@ static void queue_policy(int family, int type, int port, __u32 hash_ports)
 		SKIP("needs 2 CPUs");
 	REQUIRE(fx_open(&f, family, type, port, SILO_REUSEPORT_QUEUE) == 0,
 		"group");
-	fake_table(&q, hash_ports);
+	table(&q, hash_ports);
 	REQUIRE(silo_group_set_queues(f.g, &q) == 0, "set the table");
 	REQUIRE(silo_group_queues(f.g, &back) == 0, "read the table");
 	CHECK(memcmp(&q, &back, sizeof(q)) == 0,
@@ -249,22 +268,42 @@ static void queue_policy(int family, int type, int port, __u32 hash_ports)
 
 static void test_udp4_queue(void)
 {
-	queue_policy(AF_INET, SOCK_DGRAM, 7201, SILO_RSS_PORTS_UDP4);
+	queue_policy(AF_INET, SOCK_DGRAM, 7201, SILO_RSS_PORTS_UDP4,
+		     fake_table);
 }
 
 static void test_udp6_queue(void)
 {
-	queue_policy(AF_INET6, SOCK_DGRAM, 7202, SILO_RSS_PORTS_UDP6);
+	queue_policy(AF_INET6, SOCK_DGRAM, 7202, SILO_RSS_PORTS_UDP6,
+		     fake_table);
 }
 
 static void test_tcp4_queue(void)
 {
-	queue_policy(AF_INET, SOCK_STREAM, 7203, SILO_RSS_PORTS_TCP4);
+	queue_policy(AF_INET, SOCK_STREAM, 7203, SILO_RSS_PORTS_TCP4,
+		     fake_table);
 }
 
 static void test_tcp6_queue(void)
 {
-	queue_policy(AF_INET6, SOCK_STREAM, 7204, SILO_RSS_PORTS_TCP6);
+	queue_policy(AF_INET6, SOCK_STREAM, 7204, SILO_RSS_PORTS_TCP6,
+		     fake_table);
+}
+
+/*
+ * Queue N not on CPU N (crossed_table): each flow must reach the socket of
+ * the CPU the table gives its queue, not the slot of the queue's number.
+ */
+static void test_udp4_crossed(void)
+{
+	queue_policy(AF_INET, SOCK_DGRAM, 7210, SILO_RSS_PORTS_UDP4,
+		     crossed_table);
+}
+
+static void test_tcp6_crossed(void)
+{
+	queue_policy(AF_INET6, SOCK_STREAM, 7211, SILO_RSS_PORTS_TCP6,
+		     crossed_table);
 }
 
 /*
@@ -662,6 +701,8 @@ int main(void)
 	RUN(test_udp6_queue);
 	RUN(test_tcp4_queue);
 	RUN(test_tcp6_queue);
+	RUN(test_udp4_crossed);
+	RUN(test_tcp6_crossed);
 	RUN(test_addresses_only);
 	RUN(test_veth_udp4);
 	RUN(test_fallbacks);

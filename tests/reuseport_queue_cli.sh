@@ -16,6 +16,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
+answer_cpu() { # the CPU of the worker that answers one datagram (--tag)
+	ip netns exec "$N" bash -c 'exec 3<>/dev/udp/127.0.0.1/7311 &&
+		printf ping >&3 && timeout 2 dd bs=512 count=1 status=none <&3' |
+		sed -n 's/^w[0-9]* c\([0-9]*\) ping$/\1/p'
+}
+
 qjson() { # JQ: the group's table as JSON satisfies JQ
 	"$SILO" --pin-root "$PIN_ROOT" --netns "$N" reuseport queue-map udp4_7311 -j |
 		jq -e "$1"
@@ -37,7 +43,7 @@ expect "unknown group" 1 "no reuseport group 'nosuch'" \
 [[ ! -e $DIR ]] && ok "failures leave no pins" ||
 	not_ok "failures leave no pins" "$(ls -R "$DIR")"
 
-ip netns exec "$N" "$BUILD/examples/echo_server" --plain --port 7311 >"$TMP/server" &
+ip netns exec "$N" "$BUILD/examples/echo_server" --plain --tag --port 7311 >"$TMP/server" &
 SERVER=$!
 for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
 PID=$(jq -r .pid "$TMP/server")
@@ -69,6 +75,28 @@ expect "key and no ports" 0 "hash ports  none" \
 	silo --netns "$N" reuseport queue-map udp4_7311 --hash-ports none \
 	--key 6d:5a:56:da:25:5b:0e:c2:41:67:25:3d:43:a3:8f:b0:d0:ca:2b:cb:ae:7b:30:b4:77:cb:2d:a3:80:30:f2:0c:6a:42:b7:3b:be:ac:01:fa:00:00
 check "key of 42 bytes" qjson '(.key | length) == 84 and .hash_ports == []'
+# Queue 0 on CPU 1, queue 1 on CPU 0: a one-entry indirection table puts
+# every flow on one queue, and the datagram goes to the worker of that
+# queue's CPU, not of the CPU numbered as the queue. A change of something
+# else keeps each queue's CPU.
+if (($(jq -r .workers "$TMP/server") >= 2)); then
+	expect "crossed: queue 1 on CPU 0" 0 "queue -> CPU 0=1 1=0" \
+		silo --netns "$N" reuseport queue-map udp4_7311 --indir 1 \
+		--queue-cpu 0=1,1=0
+	got=$(answer_cpu)
+	[[ $got == 0 ]] && ok "crossed: queue 1's datagram to CPU 0" ||
+		not_ok "crossed: queue 1's datagram to CPU 0" "answered by CPU '$got'"
+	expect "crossed: another change keeps the CPUs" 0 "queue -> CPU 0=1 1=0" \
+		silo --netns "$N" reuseport queue-map udp4_7311 --hash-ports udp4
+	check "crossed: kept -j" qjson '.indir == [1] and .queue_cpu == [1,0]'
+	expect "crossed: queue 0" 0 "queue -> CPU 0=1$" \
+		silo --netns "$N" reuseport queue-map udp4_7311 --indir 0
+	got=$(answer_cpu)
+	[[ $got == 1 ]] && ok "crossed: queue 0's datagram to CPU 1" ||
+		not_ok "crossed: queue 0's datagram to CPU 1" "answered by CPU '$got'"
+else
+	echo "skip - crossed queues: needs 2 CPUs"
+fi
 expect "clear" 0 "RSS table removed" silo --netns "$N" reuseport queue-map udp4_7311 --clear
 check "cleared" qjson '.table == null'
 # --dev: the table as the device's NIC hashes; a veth has no RSS table.
