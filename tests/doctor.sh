@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # silo doctor: on a fake /proc and /sys (--root) for what veth cannot show
 # (IRQs, NUMA nodes, irqbalance, RSS tables), and live on veth with several
-# queues (RPS, XPS).
+# queues (RPS, XPS), the envelope as the data path sees it, and reuseport
+# readers on their slots' CPUs.
 . "$TESTS_DIR/lib.sh"
 
 # result CHECK DETAIL_REGEX: the result of the check whose detail matches.
@@ -148,14 +149,24 @@ is "fake xps: one TX queue" info "$(result xps 'one TX queue')"
 
 # Live: veth with four queues, silo loaded, silod running.
 N="${NS}doc"
+silod='' SERVER=''
+cleanup() {
+	[[ -n $SERVER ]] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
+	[[ -n $silod ]] && kill "$silod" 2>/dev/null && wait "$silod" 2>/dev/null
+	ip netns del "$N" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
 ip netns add "$N" || exit 1
+# Forwarding on: IPv6 is inside the envelope until a firewall says not.
+ip netns exec "$N" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 ip -n "$N" link add d0 numrxqueues 4 numtxqueues 4 type veth peer name d1 \
 	numrxqueues 4 numtxqueues 4
 ip -n "$N" link set d0 up && ip -n "$N" link set d1 up
 check "load" silo --netns "$N" xdp load d0
 silo --netns "$N" -j doctor >"$TMP/doc"
 is "live, no silod: fails" fail "$(result silod .)"
-"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$N" -q &
+"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$N" -q 2>>"$TMP/silod.log" &
 silod=$!
 for _ in $(seq 100); do
 	silo --netns "$N" -j daemon status 2>/dev/null | jq -e .running >/dev/null && break
@@ -193,8 +204,78 @@ grep -Eq '^[0-9]+ ok, [0-9]+ warn, 0 fail$' "$TMP/text" && ok "live: text summar
 # tells a program bound to it; generic XDP cannot ask.
 is "live vlan: native, the bound program is told" ok \
 	"$(result vlan '^d0 strips VLAN tags and its driver tells')"
+
+# The envelope, as the data path sees it (silod keeps it current): an
+# nftables forward chain added while silo is loaded puts both families
+# outside; removed, both are inside again.
+# wait_outside WANT: until IPv4's outside names WANT (5 s at most).
+wait_outside() {
+	for _ in $(seq 50); do
+		[[ $(silo --netns "$N" -j xdp status |
+			jq -r '.envelope.ipv4.outside | join(" ")') == "$1" ]] && break
+		sleep 0.1
+	done
+}
+is "live envelope: inside" ok,ok "$(result envelope '^IPv[46] inside the envelope$')"
+if command -v nft >/dev/null; then
+	ip netns exec "$N" nft add table inet f
+	ip netns exec "$N" nft add chain inet f fw \
+		'{ type filter hook forward priority 0; }'
+	wait_outside nftables
+	silo --netns "$N" -j doctor d0 >"$TMP/doc"
+	is "live envelope: an nft forward chain puts IPv4 outside" warn \
+		"$(result envelope '^IPv4 outside the envelope \(nftables\)')"
+	is "live envelope: and IPv6" warn \
+		"$(result envelope '^IPv6 outside the envelope \(nftables\)')"
+	is "live envelope: the fix says where to look" "silo xdp status" \
+		"$(fix envelope '^IPv4 outside')"
+	ip netns exec "$N" nft delete table inet f
+	wait_outside ""
+	silo --netns "$N" -j doctor d0 >"$TMP/doc"
+	is "live envelope: the chain gone, inside again" ok,ok \
+		"$(result envelope '^IPv[46] inside the envelope$')"
+else
+	echo "skip - live envelope: nft is not installed"
+fi
+
+# Reuseport readers: each slot's reader pinned to the slot's CPU, as
+# echo_server's threads are; one moved to another CPU is named, with the
+# taskset that moves it back.
+if (($(nproc) > 1)); then
+	ip netns exec "$N" "$BUILD/examples/echo_server" --plain --port 7401 \
+		>"$TMP/server" &
+	SERVER=$!
+	for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
+	check "live reader: attach" silo --netns "$N" reuseport attach \
+		--pid "$(jq -r .pid "$TMP/server")" --port 7401 --proto udp
+	silo --netns "$N" -j doctor d0 >"$TMP/doc"
+	got=$(result reader '^group udp4_7401 slot ')
+	[[ $got =~ ^ok(,ok)+$ ]] && ok "live reader: each slot's reader on its CPU" ||
+		not_ok "live reader: each slot's reader on its CPU" "$got"
+	tid=$(jq '.map[] | select(.group == "udp4_7401" and .slot_cpu == 0) |
+		.reader_tid' "$TMP/doc")
+	taskset -pc 1 "$tid" >/dev/null
+	silo --netns "$N" -j doctor d0 >"$TMP/doc"
+	is "live reader: slot 0's reader pinned to CPU 1" warn \
+		"$(result reader "^group udp4_7401 slot 0: reader $tid may run on CPUs 1, not only on CPU 0$")"
+	is "live reader: the fix pins it to CPU 0" "taskset -pc 0 $tid" \
+		"$(fix reader "slot 0: reader $tid ")"
+	is "live reader: slot 1 still right" ok \
+		"$(result reader '^group udp4_7401 slot 1: reader [0-9]+ pinned to CPU 1$')"
+	sh -c "$(fix reader "slot 0: reader $tid ")" >/dev/null
+	silo --netns "$N" -j doctor d0 >"$TMP/doc"
+	is "live reader: the fix clears it" ok \
+		"$(result reader "^group udp4_7401 slot 0: reader $tid pinned to CPU 0$")"
+	check "live reader: detach" silo --netns "$N" reuseport detach udp4_7401
+	kill "$SERVER"
+	wait "$SERVER"
+	SERVER=
+else
+	echo "skip - live reader: one CPU, no other CPU to pin a reader to"
+fi
 kill "$silod"
 wait "$silod"
+silod=
 check "unload" silo --netns "$N" xdp unload d0
 silo --netns "$N" xdp load d0 --mode skb 2>"$TMP/load" >/dev/null
 grep -q 'd0 takes VLAN tags off before XDP and generic XDP cannot ask' \

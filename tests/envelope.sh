@@ -84,6 +84,29 @@ is "a netdev chain: both families" "$(envq ipv4 holds)/$(envq ipv6 holds)" \
 	"nftables/nftables"
 in_a nft flush ruleset
 
+# Prerouting sees forwarded packets before the route: a DNAT (ip), a drop
+# (ip6), a mark (inet), each on its own.
+in_a nft add table ip nat
+in_a nft add chain ip nat pre '{ type nat hook prerouting priority -100; }'
+in_a nft add rule ip nat pre tcp dport 80 dnat to 10.9.9.9
+is "an ip prerouting DNAT: IPv4 only" "$(envq ipv4 holds)/$(envq ipv6 holds)" \
+	"nftables/"
+in_a nft flush ruleset
+in_a nft add table ip6 raw
+in_a nft add chain ip6 raw pre '{ type filter hook prerouting priority -300; }'
+in_a nft add rule ip6 raw pre udp dport 7000 drop
+is "an ip6 prerouting drop: IPv6 only" "$(envq ipv4 holds)/$(envq ipv6 holds)" \
+	"/nftables"
+in_a nft flush ruleset
+in_a nft add table inet mangle
+in_a nft add chain inet mangle pre '{ type filter hook prerouting priority -150; }'
+in_a nft add rule inet mangle pre meta mark set 1
+is "an inet prerouting mark: both families" \
+	"$(envq ipv4 holds)/$(envq ipv6 holds)" "nftables/nftables"
+in_a nft flush ruleset
+is "prerouting chains gone: nothing holds" \
+	"$(envq ipv4 holds)/$(envq ipv6 holds)" "/"
+
 # tc: XDP forwarding skips it. A filter on any device, or a qdisc that
 # shapes, puts both families outside.
 TC_DROP="$BUILD/bpf/test_tc_drop.bpf.o"

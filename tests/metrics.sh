@@ -4,7 +4,9 @@
 # router with --netns; the exposition passes a strict parser
 # (tests/prom_check.awk), agrees with 'silo -j stats' and 'silo xdp status'
 # after traffic, and 'silo stats --format prometheus' prints the same series.
-# Bad addresses are refused before silod starts; [::1]:PORT works.
+# Label names are the README's; silo_daemon_up is 0 while silod's process
+# lives with a stale heartbeat. Bad addresses are refused before silod
+# starts; [::1]:PORT works.
 . "$TESTS_DIR/lib.sh"
 . "$TESTS_DIR/../tools/lab.sh"
 
@@ -13,6 +15,8 @@ R="$P-router"
 SILOD=
 SERVER=
 cleanup() {
+	# A stopped silod takes SIGTERM only once it runs again.
+	[[ -n $SILOD ]] && kill -CONT "$SILOD" 2>/dev/null
 	[[ -n $SILOD ]] && kill "$SILOD" 2>/dev/null && wait "$SILOD" 2>/dev/null
 	[[ -n $SERVER ]] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
 	lab_down "$P" 2>/dev/null
@@ -124,6 +128,27 @@ sv='service="udp:7302"'
 	$(($(silo --netns "$R" -j service show | jq '.unattributed | length') - 1)) ]] &&
 	ok "service counters exported" ||
 	not_ok "service counters exported" "$(grep '^silo_service' "$TMP/m" | head -5)"
+# The label names, exactly as the README documents each family's.
+label_names() { # label_names FILE FAMILY: each distinct list, one a line
+	awk -v f="$2" '
+		{ n = $1; sub(/[{].*/, "", n) }
+		n == f {
+			l = $1; sub(/^[^{]*[{]?/, "", l); sub(/[}]$/, "", l)
+			gsub(/="([^"\\]|\\.)*"/, "", l); print l
+		}' "$1" | sort -u
+}
+bad=
+for fl in silo_xdp_packets_total:verdict silo_xdp_passed_total:reason \
+	silo_fib_lookups_total:result silo_route_cache_lookups_total:result \
+	silo_route_cache_entries:node silo_reuseport_slots:group \
+	silo_reuseport_selections_total:group,outcome \
+	silo_service_rx_total:service \
+	silo_service_packets_total:service,outcome silo_daemon_up:; do
+	got=$(label_names "$TMP/m" "${fl%%:*}")
+	[[ $got == "${fl#*:}" ]] || bad+=" ${fl%%:*}{${got//$'\n'/|}}"
+done
+[[ -z $bad ]] && ok "label names as documented" ||
+	not_ok "label names as documented" "$bad"
 [[ $(tail -c 1 "$TMP/m" | od -An -c | tr -d ' ') == '\n' ]] &&
 	ok "ends with a newline" || not_ok "ends with a newline" "no"
 
@@ -245,6 +270,24 @@ check "stats --format json is -j" bash -c \
 expect "--format bad refused" 2 "bad --format 'xml'" silo stats --format xml
 expect "--format prometheus with --interval refused" 2 "goes with no" \
 	silo stats --format prometheus --interval 1
+
+# A silod whose heartbeat stops (stopped past its 1 s timeout) is not up
+# though its process lives: the data path no longer uses the cache. Its
+# server stops with it; the CLI prints the same exposition.
+kill -STOP "$SILOD"
+sleep 1.3
+silo --netns "$R" stats --format prometheus >"$TMP/stale"
+running=$(dstat .running)
+kill -CONT "$SILOD"
+[[ $running == true && $(metric "$TMP/stale" silo_daemon_up) == 0 ]] &&
+	ok "silo_daemon_up 0 while silod runs with a stale heartbeat" ||
+	not_ok "silo_daemon_up 0 while silod runs with a stale heartbeat" \
+		"running $running, silo_daemon_up $(metric "$TMP/stale" silo_daemon_up)"
+for _ in $(seq 100); do [[ $(dstat .cache_trusted) == true ]] && break; sleep 0.05; done
+curl -s "$URL" >"$TMP/m"
+[[ $(metric "$TMP/m" silo_daemon_up) == 1 ]] &&
+	ok "silo_daemon_up 1 again once it beats" ||
+	not_ok "silo_daemon_up 1 again once it beats" "$(metric "$TMP/m" silo_daemon_up)"
 
 kill -TERM "$SILOD"
 wait "$SILOD"
