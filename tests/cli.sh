@@ -139,6 +139,43 @@ expect "--cache-size over the limit" 2 "from 1 to 4194304" \
 	silo --netns "$N" xdp load v1 --cache-size 4194305
 expect "--tos over 255" 2 "bad --tos '256' for route lookup: 0 to 255" \
 	silo --netns "$N" route lookup 10.0.0.1 --tos 256
+# Each numeric option takes the least and the greatest value its help
+# names, and refuses one past the greatest with that range. A value taken
+# gets the command past its options: it then fails (1) on the namespace
+# that does not exist, not (2) on the value.
+GONE="nosuch-$NS"
+edges() { # NAME OPT MIN MAX PAST RANGE CMD...
+	local name=$1 opt=$2 min=$3 max=$4 past=$5 range=$6 v
+	shift 6
+	for v in "$min" "$max"; do
+		expect "$name --$opt $v taken" 1 "no network namespace '$GONE'" \
+			silo --netns "$GONE" "$@" "--$opt" "$v"
+	done
+	expect "$name --$opt $past refused" 2 "bad --$opt '$past' for $name: $range\$" \
+		silo --netns "$GONE" "$@" "--$opt" "$past"
+}
+edges "xdp load" cache-size 1 4194304 4194305 "a whole number from 1 to 4194304" \
+	xdp load v1
+edges "service add" port 1 65535 65536 "a whole number from 1 to 65535" \
+	service add --proto udp --cpus 0
+edges "service add" queue-size 1 16384 16385 "a whole number from 1 to 16384" \
+	service add --proto udp --port 9 --cpus 0
+edges "service del" port 1 65535 65536 "a whole number from 1 to 65535" \
+	service del --proto udp
+edges "reuseport attach" port 1 65535 65536 "a whole number from 1 to 65535" \
+	reuseport attach --pid 1
+edges "route lookup" tos 0 255 256 "0 to 255" route lookup 10.0.0.1
+edges "stats show" interval 0.1 3600 3600.001 "seconds, 0.1 to 3600" stats
+edges "stats show" count 1 4294967295 4294967296 \
+	"a whole number from 1 to 4294967295" stats --interval 1
+# reuseport attach takes at most 64 --pid.
+pids=()
+for _ in $(seq 64); do pids+=(--pid 1); done
+expect "reuseport attach: 64 --pid taken" 1 "no network namespace '$GONE'" \
+	silo --netns "$GONE" reuseport attach --port 9 "${pids[@]}"
+expect "reuseport attach: a 65th --pid refused" 2 \
+	"bad --pid '1' for reuseport attach: a process id \\(at most 64 of them\\)" \
+	silo --netns "$GONE" reuseport attach --port 9 "${pids[@]}" --pid 1
 expect "a missing argument" 2 "route lookup needs ADDR" silo --netns "$N" route lookup
 expect "an argument too many" 2 "unexpected argument 'x'" silo --netns "$N" genid show x
 [[ $(state) == "$before" ]] && ok "refused input changes nothing" ||
