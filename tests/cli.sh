@@ -120,6 +120,74 @@ check "stats --interval: a JSON object an interval" bash -c \
 	 jq -se 'length == 2 and all(.[]; (.rates.rx | type) == \"number\" and .interval_s > 0.05 and (.cpus | length) > 0)' >/dev/null"
 expect "stats --per-cpu: columns with headers" 0 "COUNTER +TOTAL +cpu0" \
 	silo --netns "$N" stats --per-cpu
+
+# Counters written into the stats map (bpftool puts one value on every
+# CPU): nothing forwards here (no silod), so the cache counters move only
+# as written. stats_add NAME=N...: every CPU's counters become the
+# greatest any CPU had (none goes back), plus N for each NAME.
+STATS="$DIR/stats"
+stats_add() {
+	local add='{}' kv bytes
+	for kv in "$@"; do
+		add=$(jq -c --arg k "${kv%=*}" --argjson n "${kv#*=}" \
+			'.[$k] = $n' <<<"$add")
+	done
+	read -ra bytes < <(bpftool -j map dump pinned "$STATS" | jq -r --argjson add "$add" '
+		.[0].formatted.values | map(.value) as $v | $v[0] | keys_unsorted |
+		map(. as $k | ([$v[][$k]] | max) + ($add[$k] // 0) |
+		    . as $n | [range(8)] | map(($n / pow(2; 8 * .) | floor) % 256)) |
+		flatten | map(tostring) | join(" ")')
+	bpftool map update pinned "$STATS" key 0 0 0 0 value "${bytes[@]}"
+}
+# The hit rate is hits over the lookups that could have hit: hits, misses,
+# stale entries and races. Two intervals: none in the first (no rate), 5
+# hits, a miss, a stale entry and a race on each CPU in the second: 62.5 %.
+if stats_add; then
+	silo --netns "$N" -j stats --interval 1 --count 2 --per-cpu \
+		>"$TMP/rate.json" 2>&1 &
+	json_pid=$!
+	silo --netns "$N" stats --interval 1 --count 2 >"$TMP/rate.txt" 2>&1 &
+	text_pid=$!
+	for _ in $(seq 100); do # until both printed their first interval
+		[[ -s $TMP/rate.json ]] && grep -q '^$' "$TMP/rate.txt" && break
+		sleep 0.05
+	done
+	stats_add cache_hit=5 cache_miss=1 cache_stale=1 cache_race=1
+	wait "$json_pid" "$text_pid"
+	jq -se 'length == 2 and .[0].cache_hit_rate == null and
+		.[1].cache_hit_rate == 0.625' "$TMP/rate.json" >/dev/null 2>&1 &&
+		ok "stats --interval -j: hit rate with misses" ||
+		not_ok "stats --interval -j: hit rate with misses" \
+			"want null, then 0.625: $(jq -c .cache_hit_rate "$TMP/rate.json" 2>&1 | tr '\n' ' ')"
+	jq -se 'all(.[]; keys == ["cache_hit_rate", "cpus", "interval_s", "rates"])' \
+		"$TMP/rate.json" >/dev/null 2>&1 &&
+		ok "stats --interval -j --per-cpu: its keys" ||
+		not_ok "stats --interval -j --per-cpu: its keys" \
+			"$(jq -c keys "$TMP/rate.json" 2>&1 | head -c 300)"
+	rates=$(grep 'hit rate' "$TMP/rate.txt")
+	[[ $rates == '  route cache hit rate 62.5 %' ]] &&
+		ok "stats --interval: hit rate with misses" ||
+		not_ok "stats --interval: hit rate with misses" \
+			"want one '  route cache hit rate 62.5 %', got '$rates'"
+else
+	not_ok "stats: write the counters" "bpftool map update $STATS failed"
+fi
+# -j --per-cpu: the total and each possible CPU's counters, named as the
+# fields of struct silo_stats (the map's BTF).
+silo --netns "$N" -j stats --per-cpu >"$TMP/pc" 2>&1
+bpftool -j map dump pinned "$STATS" >"$TMP/dump"
+jq -e --slurpfile d "$TMP/dump" '
+	($d[0][0].formatted.values) as $v | ($v[0].value | keys) as $names |
+	keys == ["cpus", "total"] and (.total | keys) == $names and
+	(.cpus | length) == ($v | length) and
+	all(.cpus[]; keys == $names) and
+	([.cpus[].cache_hit] == [$v[].value.cache_hit]) and
+	.total.cache_hit == ([$v[].value.cache_hit] | add) and
+	.total.cache_hit > 0' "$TMP/pc" >/dev/null 2>&1 &&
+	ok "stats -j --per-cpu: total and cpus, counters by name" ||
+	not_ok "stats -j --per-cpu: total and cpus, counters by name" \
+		"$(jq -c '{keys: keys, total: (.total // {} | keys | length),
+			cpus: [(.cpus // [])[] | keys | length]}' "$TMP/pc" 2>&1 | head -c 300)"
 check "json after the command" bash -c \
 	"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' xdp status -j | jq -e '.devices[0].device == \"v0\"'"
 g=$(silo --netns "$N" -j genid show | jq .genid)
@@ -139,6 +207,43 @@ expect "--cache-size over the limit" 2 "from 1 to 4194304" \
 	silo --netns "$N" xdp load v1 --cache-size 4194305
 expect "--tos over 255" 2 "bad --tos '256' for route lookup: 0 to 255" \
 	silo --netns "$N" route lookup 10.0.0.1 --tos 256
+# Each numeric option takes the least and the greatest value its help
+# names, and refuses one past the greatest with that range. A value taken
+# gets the command past its options: it then fails (1) on the namespace
+# that does not exist, not (2) on the value.
+GONE="nosuch-$NS"
+edges() { # NAME OPT MIN MAX PAST RANGE CMD...
+	local name=$1 opt=$2 min=$3 max=$4 past=$5 range=$6 v
+	shift 6
+	for v in "$min" "$max"; do
+		expect "$name --$opt $v taken" 1 "no network namespace '$GONE'" \
+			silo --netns "$GONE" "$@" "--$opt" "$v"
+	done
+	expect "$name --$opt $past refused" 2 "bad --$opt '$past' for $name: $range\$" \
+		silo --netns "$GONE" "$@" "--$opt" "$past"
+}
+edges "xdp load" cache-size 1 4194304 4194305 "a whole number from 1 to 4194304" \
+	xdp load v1
+edges "service add" port 1 65535 65536 "a whole number from 1 to 65535" \
+	service add --proto udp --cpus 0
+edges "service add" queue-size 1 16384 16385 "a whole number from 1 to 16384" \
+	service add --proto udp --port 9 --cpus 0
+edges "service del" port 1 65535 65536 "a whole number from 1 to 65535" \
+	service del --proto udp
+edges "reuseport attach" port 1 65535 65536 "a whole number from 1 to 65535" \
+	reuseport attach --pid 1
+edges "route lookup" tos 0 255 256 "0 to 255" route lookup 10.0.0.1
+edges "stats show" interval 0.1 3600 3600.001 "seconds, 0.1 to 3600" stats
+edges "stats show" count 1 4294967295 4294967296 \
+	"a whole number from 1 to 4294967295" stats --interval 1
+# reuseport attach takes at most 64 --pid.
+pids=()
+for _ in $(seq 64); do pids+=(--pid 1); done
+expect "reuseport attach: 64 --pid taken" 1 "no network namespace '$GONE'" \
+	silo --netns "$GONE" reuseport attach --port 9 "${pids[@]}"
+expect "reuseport attach: a 65th --pid refused" 2 \
+	"bad --pid '1' for reuseport attach: a process id \\(at most 64 of them\\)" \
+	silo --netns "$GONE" reuseport attach --port 9 "${pids[@]}" --pid 1
 expect "a missing argument" 2 "route lookup needs ADDR" silo --netns "$N" route lookup
 expect "an argument too many" 2 "unexpected argument 'x'" silo --netns "$N" genid show x
 [[ $(state) == "$before" ]] && ok "refused input changes nothing" ||
