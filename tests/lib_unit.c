@@ -26,7 +26,7 @@ static void check_list(const char *list, const char *want)
 	unsigned char bits[64 / 8];
 	int err;
 
-	err = parse_cpulist(list, bits, 64);
+	err = silo_parse_cpulist(list, bits, 64);
 	CHECK(!err, "'%s': %s", list, strerror(-err));
 	if (!err)
 		CHECK(!strcmp(cpus_str(bits, 64), want),
@@ -55,9 +55,9 @@ static void test_cpulist_refuses(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		CHECK_EQ(parse_cpulist(bad[i], bits, 64), -EINVAL);
-	CHECK_EQ(parse_cpulist("64", bits, 64), -ERANGE);
-	CHECK_EQ(parse_cpulist("60-64", bits, 64), -ERANGE);
+		CHECK_EQ(silo_parse_cpulist(bad[i], bits, 64), -EINVAL);
+	CHECK_EQ(silo_parse_cpulist("64", bits, 64), -ERANGE);
+	CHECK_EQ(silo_parse_cpulist("60-64", bits, 64), -ERANGE);
 }
 
 static void test_cpu_range(void)

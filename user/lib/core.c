@@ -66,7 +66,7 @@ void silo_libbpf_print_init(void)
 	libbpf_set_print(libbpf_print);
 }
 
-int read_file(const char *path, char *buf, size_t len)
+int silo_read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd;
@@ -85,12 +85,12 @@ int read_file(const char *path, char *buf, size_t len)
 	return n;
 }
 
-int read_sysctl_int(const char *path, int *val)
+int silo_read_sysctl_int(const char *path, int *val)
 {
 	char buf[32], *end;
 	int err;
 
-	err = read_file(path, buf, sizeof(buf));
+	err = silo_read_file(path, buf, sizeof(buf));
 	if (err < 0)
 		return err;
 	errno = 0;
@@ -125,7 +125,7 @@ int silo_parse_cpu_range(const char *s, char **end, unsigned long *first,
 	return 0;
 }
 
-int parse_cpulist(const char *s, unsigned char *bits, size_t len)
+int silo_parse_cpulist(const char *s, unsigned char *bits, size_t len)
 {
 	unsigned long a, b;
 	char *end;
@@ -149,7 +149,7 @@ int parse_cpulist(const char *s, unsigned char *bits, size_t len)
 	return 0;
 }
 
-bool numa_node_online(__u32 node)
+bool silo_numa_node_online(__u32 node)
 {
 	char path[64];
 
@@ -157,7 +157,7 @@ bool numa_node_online(__u32 node)
 	return access(path, F_OK) == 0;
 }
 
-int read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes)
+int silo_read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes)
 {
 	unsigned char bits[SILO_MAX_CPUS / 8];
 	char path[64], buf[4096];
@@ -169,12 +169,12 @@ int read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes)
 	for (node = 0; node < SILO_MAX_NODES; node++) {
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/node/node%u/cpulist", node);
-		err = read_file(path, buf, sizeof(buf));
+		err = silo_read_file(path, buf, sizeof(buf));
 		if (err == -ENOENT)
 			continue;
 		if (err < 0)
 			return err;
-		err = parse_cpulist(buf, bits, SILO_MAX_CPUS);
+		err = silo_parse_cpulist(buf, bits, SILO_MAX_CPUS);
 		if (err)
 			return err;
 		for (cpu = 0; cpu < nr_cpus; cpu++) {
@@ -189,7 +189,7 @@ int read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes)
 	return 0;
 }
 
-int mkdir_p(const char *path, mode_t mode)
+int silo_mkdir_p(const char *path, mode_t mode)
 {
 	char tmp[PATH_MAX], *p;
 
@@ -213,7 +213,7 @@ const char *silo_pin_dir(const struct silo *s)
 	return s->pin_dir;
 }
 
-int netns_cookie(__u64 *cookie)
+int silo_netns_cookie(__u64 *cookie)
 {
 	socklen_t len = sizeof(*cookie);
 	int fd, err = 0;
@@ -526,7 +526,7 @@ int silo_pin_dir_make(const struct silo *s)
 	err = silo_pin_dirs_check(s);
 	if (err)
 		return err;
-	err = mkdir_p(s->pin_dir, 0700);
+	err = silo_mkdir_p(s->pin_dir, 0700);
 	if (err) {
 		pr_err("cannot create %s: %s\n", s->pin_dir, strerror(-err));
 		return err;
@@ -571,7 +571,7 @@ int silo_open(struct silo **out, const struct silo_opts *opts)
 		if (err)
 			goto err_free;
 	}
-	err = netns_cookie(&s->netns_cookie);
+	err = silo_netns_cookie(&s->netns_cookie);
 	if (err) {
 		pr_err("cannot read the network namespace cookie (%s): silo needs Linux 5.14 or newer\n",
 		       strerror(-err));

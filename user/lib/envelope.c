@@ -225,7 +225,7 @@ static int eval_iptables_legacy(struct silo_envelope *env)
 	int n;
 
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		n = read_file(files[i].path, buf, sizeof(buf));
+		n = silo_read_file(files[i].path, buf, sizeof(buf));
 		if (n == -ENOENT)
 			continue; /* no legacy iptables in this kernel */
 		if (n < 0)
@@ -491,7 +491,7 @@ static int read_sysctl_uint(const char *path, unsigned long *val)
 	char buf[32], *end;
 	int n;
 
-	n = read_file(path, buf, sizeof(buf));
+	n = silo_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	errno = 0;

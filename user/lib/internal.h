@@ -96,7 +96,7 @@ int silo_xdp_prune(struct silo *s);
  * meta. Never removes caches. */
 int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes);
 
-int mkdir_p(const char *path, mode_t mode);
+int silo_mkdir_p(const char *path, mode_t mode);
 /*
  * Checks every existing directory from the bpffs mount down to the pin
  * directory: a directory, not a link, owned by root (or us), not writable
@@ -198,11 +198,11 @@ int silo_irq_queue_cpus(const char *ifname, const char *root, __u32 *cpus,
 			__u32 n);
 
 /* Reads a small file; returns bytes read or -errno. */
-int read_file(const char *path, char *buf, size_t len);
-int read_sysctl_int(const char *path, int *val);
+int silo_read_file(const char *path, char *buf, size_t len);
+int silo_read_sysctl_int(const char *path, int *val);
 /* Parses "0-3,8,10-11" into a bitmap of len bits; -EINVAL on bad input,
  * -ERANGE for a CPU of len or more. A newline ends it. */
-int parse_cpulist(const char *s, unsigned char *bits, size_t len);
+int silo_parse_cpulist(const char *s, unsigned char *bits, size_t len);
 /* One element of a CPU list, "N" or "N-M" (N <= M), at s: *end is set past
  * it. -EINVAL when s does not start with one. */
 int silo_parse_cpu_range(const char *s, char **end, unsigned long *first,
@@ -217,8 +217,8 @@ static inline __u64 silo_clock_ns(clockid_t clock)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 /* cpu -> node, from sysfs; node 0 for every CPU when there is no NUMA. */
-int read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes);
-bool numa_node_online(__u32 node);
+int silo_read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes);
+bool silo_numa_node_online(__u32 node);
 
 /* Netlink (libmnl). */
 struct nlmsghdr;
@@ -348,7 +348,7 @@ static inline void silo_genid_advance(struct silo_genid *g, unsigned int n)
 int silo_genid_bump_fd(int genid_fd, unsigned int n);
 
 /* The current network namespace's cookie (SO_NETNS_COOKIE). */
-int netns_cookie(__u64 *cookie);
+int silo_netns_cookie(__u64 *cookie);
 
 /* Services (service.c): rebuilds a slot table over cpus from the old one,
  * moving as few slots as an even share allows; returns the CPU count. */

@@ -64,7 +64,7 @@ static int create_node_caches(struct silo_maps *m, __u32 nr_nodes)
 	}
 	opts.map_flags = info.map_flags;
 	for (; node < nr_nodes; node++) {
-		opts.numa_node = numa_node_online(node) ? node : 0;
+		opts.numa_node = silo_numa_node_online(node) ? node : 0;
 		snprintf(name, sizeof(name), "%s%u", SILO_PIN_ROUTE_CACHE_NODE,
 			 node);
 		fd = bpf_map_create(info.type, name, info.key_size,
@@ -224,7 +224,7 @@ int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes)
 	node_of = calloc(nr_cpus, sizeof(*node_of));
 	if (!node_of)
 		return -ENOMEM;
-	err = read_cpu_nodes(node_of, nr_cpus, nr_nodes);
+	err = silo_read_cpu_nodes(node_of, nr_cpus, nr_nodes);
 	if (err)
 		pr_err("cannot read the CPU topology from sysfs: %s\n",
 		       strerror(-err));
@@ -247,10 +247,10 @@ static void read_conf(const char *ifname, const char *name, int *all, int *one)
 
 	*all = *one = -1;
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/all/%s", name);
-	read_sysctl_int(path, all);
+	silo_read_sysctl_int(path, all);
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", ifname,
 		 name);
-	read_sysctl_int(path, one);
+	silo_read_sysctl_int(path, one);
 }
 
 int silo_genid_bump_fd(int genid_fd, unsigned int n)
@@ -323,10 +323,10 @@ static void read_policy(const char *family, int *policy, int *fields)
 	*fields = 0;
 	snprintf(path, sizeof(path),
 		 "/proc/sys/net/%s/fib_multipath_hash_policy", family);
-	read_sysctl_int(path, policy);
+	silo_read_sysctl_int(path, policy);
 	snprintf(path, sizeof(path),
 		 "/proc/sys/net/%s/fib_multipath_hash_fields", family);
-	read_sysctl_int(path, fields);
+	silo_read_sysctl_int(path, fields);
 }
 
 /* fib_multipath_hash_fields: IP protocol, source and destination port. */
@@ -394,7 +394,8 @@ int silo_sync_genid(int genid_fd, unsigned int what)
 	if (p6 == 0 || p6 == 2 || (p6 == 3 && (f6 & HASH_FIELD_FLOWLABEL)))
 		g.flags |= SILO_GENID_HASH_FLOWLABEL;
 	if (what & SILO_SYNC_SYSCTLS) {
-		read_sysctl_int("/proc/sys/net/ipv4/route/min_pmtu", &floor);
+		silo_read_sysctl_int("/proc/sys/net/ipv4/route/min_pmtu",
+				     &floor);
 		g.pmtu_floor_v4 = floor > 0 ? floor : 0;
 	}
 	/* One walk for both: the table may hold many routes. */

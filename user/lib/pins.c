@@ -310,7 +310,7 @@ int silo_proc_start_ticks(int pid, __u64 *ticks)
 		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	else
 		snprintf(path, sizeof(path), "/proc/self/stat");
-	n = read_file(path, buf, sizeof(buf));
+	n = silo_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	/* The name (field 2) may hold spaces and parentheses: count from
@@ -342,7 +342,7 @@ int silo_daemon_pid(struct silo *s)
 		return 0;
 	/* The pid may have been reused since silod died. */
 	snprintf(path, sizeof(path), "/proc/%u/comm", d.pid);
-	if (read_file(path, comm, sizeof(comm)) < 0 ||
+	if (silo_read_file(path, comm, sizeof(comm)) < 0 ||
 	    strncmp(comm, "silod", 5))
 		return 0;
 	/* The name alone is not enough: another silod (for another
@@ -522,7 +522,7 @@ int silo_group_pins_claim(const struct silo *s, const char *name)
 	err = group_path(s, name, NULL, path, sizeof(path));
 	if (err)
 		return err;
-	/* rp_lock made (and checked) the pin directory. */
+	/* silo_rp_lock made (and checked) the pin directory. */
 	silo_pin_path(s, path, sizeof(path), SILO_PIN_REUSEPORT_DIR);
 	if (mkdir(path, 0700) && errno != EEXIST)
 		err = -errno;

@@ -337,14 +337,14 @@ int silo_group_create(struct silo *s, int fd,
 	if (opts->name)
 		snprintf(g->val.name, sizeof(g->val.name), "%s", opts->name);
 	else
-		rp_default_name(&g->key, g->val.name);
+		silo_rp_default_name(&g->key, g->val.name);
 	g->val.policy = opts->policy;
 	g->val.nr_slots = libbpf_num_possible_cpus();
 	if (g->key.protocol == IPPROTO_TCP && !opts->no_migrate)
 		g->val.flags |= SILO_REUSEPORT_F_MIGRATE;
 
 again:
-	lock = rp_lock(s, true);
+	lock = silo_rp_lock(s, true);
 	if (lock < 0) {
 		free(g);
 		return lock;
@@ -352,21 +352,22 @@ again:
 	err = kernel_group_taken(s, &g->key, fd, desc);
 	if (!err)
 		err = silo_group_pins_claim(s, g->val.name);
-	if (!err && !rp_lock_holds(s, lock)) {
+	if (!err && !silo_rp_lock_holds(s, lock)) {
 		/* An unload removed the empty pin directory before we made
 		 * the group's in it: the lock was on the old one. */
 		silo_group_pins_remove(s, g->val.name);
 		err = -ENOENT;
 	}
 	if (err == -ENOENT && retries++ < 3) {
-		rp_unlock(lock);
+		silo_rp_unlock(lock);
 		goto again;
 	}
 	if (err == -ENOENT)
 		pr_err("%s keeps disappearing (silo unloading meanwhile): try again\n",
 		       s->pin_dir);
 	if (err) {
-		silo_pin_dirs_remove_empty(s); /* rp_lock may have made them */
+		silo_pin_dirs_remove_empty(
+			s); /* silo_rp_lock may have made them */
 		goto err_unlock;
 	}
 	dir_made = true;
@@ -375,7 +376,7 @@ again:
 		goto err_undo;
 	if (created)
 		silo_rp_pins_remove_orphans(s, g->val.name);
-	err = rp_shared_open(g);
+	err = silo_rp_shared_open(g);
 	if (err == -ESTALE) {
 		pr_err("the reuseport pins in %s are incomplete or of another silo version: detach every group, or remove %s/reuseport_*\n",
 		       s->pin_dir, s->pin_dir);
@@ -420,7 +421,7 @@ again:
 		       strerror(-err));
 		goto err_undo;
 	}
-	rp_unlock(lock);
+	silo_rp_unlock(lock);
 	silo_maps_close(&maps);
 	pr_debug("group '%s' made for %s, policy %s\n", g->val.name, desc,
 		 policy_names[g->val.policy]);
@@ -435,7 +436,7 @@ err_undo:
 		silo_rp_pins_release(s);
 	}
 err_unlock:
-	rp_unlock(lock);
+	silo_rp_unlock(lock);
 	silo_maps_close(&maps);
 	silo_group_close(g);
 	return err;
@@ -473,7 +474,7 @@ int silo_group_open(struct silo *s, const char *name, struct silo_group **out)
 	if (!g)
 		return -ENOMEM;
 	group_init(g, s);
-	err = rp_shared_open(g);
+	err = silo_rp_shared_open(g);
 	if (!err)
 		err = find_by_name(g->fd[SILO_RP_GROUPS], name, &g->key,
 				   &g->val);
@@ -508,7 +509,7 @@ int silo_group_open_key(struct silo *s, const struct silo_reuseport_key *key,
 	if (!g)
 		return -ENOMEM;
 	group_init(g, s);
-	err = rp_shared_open(g);
+	err = silo_rp_shared_open(g);
 	if (!err && bpf_map_lookup_elem(g->fd[SILO_RP_GROUPS], key, &g->val))
 		err = -ENOENT;
 	if (err == -ENOENT)
@@ -547,7 +548,7 @@ static int refresh(struct silo_group *g)
 /* Takes the lock and re-reads the group: the lock to drop, or -errno. */
 static int lock_group(struct silo_group *g)
 {
-	int lock = rp_lock(g->s, false), err;
+	int lock = silo_rp_lock(g->s, false), err;
 
 	if (lock == -ENOENT)
 		pr_err("reuseport group '%s' was detached\n", g->val.name);
@@ -555,7 +556,7 @@ static int lock_group(struct silo_group *g)
 		return lock;
 	err = refresh(g);
 	if (err) {
-		rp_unlock(lock);
+		silo_rp_unlock(lock);
 		return err;
 	}
 	return lock;
@@ -579,7 +580,7 @@ int silo_group_place(struct silo_group *g, __u32 slot, int fd,
 
 	err = check_slot(g, slot);
 	if (!err)
-		err = rp_check_member(g, fd, "place");
+		err = silo_rp_check_member(g, fd, "place");
 	if (!err)
 		err = silo_socket_cookie(fd, &placed.cookie);
 	if (err)
@@ -605,7 +606,7 @@ int silo_group_place(struct silo_group *g, __u32 slot, int fd,
 	bpf_map_update_elem(g->slots_fd, &slot, &placed, BPF_ANY);
 	err = update_node_lists(g);
 out:
-	rp_unlock(lock);
+	silo_rp_unlock(lock);
 	return err;
 }
 
@@ -644,7 +645,7 @@ int silo_group_remove(struct silo_group *g, __u32 slot)
 	bpf_map_update_elem(g->slots_fd, &slot, &none, BPF_ANY);
 	err = update_node_lists(g);
 out:
-	rp_unlock(lock);
+	silo_rp_unlock(lock);
 	return err;
 }
 
@@ -667,7 +668,7 @@ int silo_group_attach(struct silo_group *g, int fd)
 	struct silo_reuseport_group val;
 	int lock, err, prog_fd;
 
-	err = rp_check_member(g, fd, "attach through");
+	err = silo_rp_check_member(g, fd, "attach through");
 	if (err)
 		return err;
 	lock = lock_group(g);
@@ -687,7 +688,7 @@ int silo_group_attach(struct silo_group *g, int fd)
 	val.flags |= SILO_REUSEPORT_F_ATTACHED;
 	err = update_group(g, &val);
 out:
-	rp_unlock(lock);
+	silo_rp_unlock(lock);
 	return err;
 }
 
@@ -712,7 +713,7 @@ int silo_group_set_policy(struct silo_group *g,
 	val.policy = policy;
 	err = update_group(g, &val);
 out:
-	rp_unlock(lock);
+	silo_rp_unlock(lock);
 	return err;
 }
 
@@ -758,7 +759,7 @@ int silo_group_detach(struct silo_group *g, int fd)
 	int lock, err, member = -1;
 
 	if (fd >= 0) {
-		err = rp_check_member(g, fd, "detach through");
+		err = silo_rp_check_member(g, fd, "detach through");
 		if (err)
 			return err;
 	}
@@ -785,7 +786,7 @@ int silo_group_detach(struct silo_group *g, int fd)
 	silo_group_pins_remove(g->s, g->val.name);
 	g->detached = true;
 	silo_rp_pins_release(g->s);
-	rp_unlock(lock);
+	silo_rp_unlock(lock);
 	return 0;
 }
 
@@ -882,5 +883,5 @@ int silo_group_lock_queues(struct silo_group *g, int *queues_fd, __u32 *id)
 
 void silo_group_unlock(int lock)
 {
-	rp_unlock(lock);
+	silo_rp_unlock(lock);
 }

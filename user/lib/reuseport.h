@@ -23,24 +23,24 @@ struct silo_group {
 
 /* reuseport_sock.c */
 /* Why socket key got does not belong to group want; NULL when it does. */
-const char *rp_key_mismatch(const struct silo_reuseport_key *want,
-			    const struct silo_reuseport_key *got);
+const char *silo_rp_key_mismatch(const struct silo_reuseport_key *want,
+				 const struct silo_reuseport_key *got);
 /* fd must be a socket of g's kernel group; what: the verb for the error. */
-int rp_check_member(const struct silo_group *g, int fd, const char *what);
+int silo_rp_check_member(const struct silo_group *g, int fd, const char *what);
 /* "udp4_9000", "tcp6_80_fe80::1_if2"; bpffs takes no '.' in a name. */
-void rp_default_name(const struct silo_reuseport_key *key, char *name);
+void silo_rp_default_name(const struct silo_reuseport_key *key, char *name);
 
 /* reuseport_shared.c */
 /*
  * Takes the lock on group changes (see reuseport_shared.c): an fd to pass to
- * rp_unlock, or -errno. create: make the pin directory when missing.
+ * silo_rp_unlock, or -errno. create: make the pin directory when missing.
  */
-int rp_lock(const struct silo *s, bool create);
-void rp_unlock(int lock_fd);
+int silo_rp_lock(const struct silo *s, bool create);
+void silo_rp_unlock(int lock_fd);
 /* Whether lock_fd still locks the pin directory its path names. */
-bool rp_lock_holds(const struct silo *s, int lock_fd);
+bool silo_rp_lock_holds(const struct silo *s, int lock_fd);
 /* Opens the shared objects into g->fd and g->cpu_node_fd: -ENOENT when
  * there are none, -ESTALE when incomplete or of another layout. */
-int rp_shared_open(struct silo_group *g);
+int silo_rp_shared_open(struct silo_group *g);
 
 #endif /* SILO_REUSEPORT_H */

@@ -125,7 +125,7 @@ static int read_ppid(int pid)
 	int ppid;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, buf, sizeof(buf)) < 0)
+	if (silo_read_file(path, buf, sizeof(buf)) < 0)
 		return -ESRCH;
 	paren = strrchr(buf, ')');
 	if (!paren || sscanf(paren + 1, " %*c %d", &ppid) != 1)
@@ -151,7 +151,7 @@ static int process_tree(int pid, int *procs, int *parents, int max)
 		if (child <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/stat", child);
-		if (read_file(path, buf, sizeof(buf)) < 0)
+		if (silo_read_file(path, buf, sizeof(buf)) < 0)
 			continue;
 		paren = strrchr(buf, ')');
 		if (!paren || sscanf(paren + 1, " %*c %d", &ppid) != 1)
@@ -346,7 +346,7 @@ static int waited_fds(int pid, int tid, int *fds, int max)
 	int n = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
-	if (read_file(path, buf, sizeof(buf)) < 0 ||
+	if (silo_read_file(path, buf, sizeof(buf)) < 0 ||
 	    sscanf(buf, "%ld %lx", &nr, &arg0) != 2)
 		return 0;
 	switch (nr) {
@@ -373,7 +373,7 @@ static int waited_fds(int pid, int tid, int *fds, int max)
 		return 0;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%lu", pid, arg0);
-	if (read_file(path, buf, sizeof(buf)) < 0)
+	if (silo_read_file(path, buf, sizeof(buf)) < 0)
 		return 0;
 	for (line = strstr(buf, "tfd:"); line && n < max;
 	     line = strstr(line + 4, "tfd:"))

@@ -18,7 +18,7 @@
 
 /* Whether lock_fd still locks the pin directory: once the directory holds
  * something of ours, only a holder of the lock removes it. */
-bool rp_lock_holds(const struct silo *s, int lock_fd)
+bool silo_rp_lock_holds(const struct silo *s, int lock_fd)
 {
 	struct stat locked, named;
 
@@ -37,7 +37,7 @@ bool rp_lock_holds(const struct silo *s, int lock_fd)
  * pin directory when missing (else -ENOENT: there is no group to change).
  * Gives up after RP_LOCK_TIMEOUT_MS with -ETIMEDOUT.
  */
-int rp_lock(const struct silo *s, bool create)
+int silo_rp_lock(const struct silo *s, bool create)
 {
 	__u64 until = silo_clock_ns(CLOCK_MONOTONIC) +
 		      RP_LOCK_TIMEOUT_MS * 1000000ULL;
@@ -77,13 +77,13 @@ int rp_lock(const struct silo *s, bool create)
 			}
 			usleep(RP_LOCK_POLL_MS * 1000);
 		}
-		if (rp_lock_holds(s, fd))
+		if (silo_rp_lock_holds(s, fd))
 			return fd;
 		close(fd); /* removed (and maybe made again) meanwhile */
 	}
 }
 
-void rp_unlock(int lock_fd)
+void silo_rp_unlock(int lock_fd)
 {
 	close(lock_fd); /* drops the flock */
 }
@@ -99,7 +99,7 @@ static bool map_has_sizes(int fd, __u32 key_size, __u32 value_size)
 
 /* The shared objects: -ENOENT when there are none, -ESTALE when they are
  * incomplete or of another layout. */
-int rp_shared_open(struct silo_group *g)
+int silo_rp_shared_open(struct silo_group *g)
 {
 	int err = silo_rp_pins_open(g->s, g->fd, &g->cpu_node_fd);
 

@@ -140,8 +140,8 @@ int silo_reuseport_sock_key(const struct silo *s, int fd,
 }
 
 /* Why socket key got does not belong to group want; NULL when it does. */
-const char *rp_key_mismatch(const struct silo_reuseport_key *want,
-			    const struct silo_reuseport_key *got)
+const char *silo_rp_key_mismatch(const struct silo_reuseport_key *want,
+				 const struct silo_reuseport_key *got)
 {
 	if (got->protocol != want->protocol)
 		return "of another protocol";
@@ -157,7 +157,7 @@ const char *rp_key_mismatch(const struct silo_reuseport_key *want,
 }
 
 /* fd must be a socket of g's kernel group. */
-int rp_check_member(const struct silo_group *g, int fd, const char *what)
+int silo_rp_check_member(const struct silo_group *g, int fd, const char *what)
 {
 	struct silo_reuseport_key key;
 	char why[160], want[96];
@@ -170,7 +170,7 @@ int rp_check_member(const struct silo_group *g, int fd, const char *what)
 		       g->val.name, why);
 		return err;
 	}
-	bad = rp_key_mismatch(&g->key, &key);
+	bad = silo_rp_key_mismatch(&g->key, &key);
 	if (bad) {
 		silo_reuseport_key_str(&g->key, want, sizeof(want));
 		pr_err("cannot %s fd %d in group '%s' (%s): the socket is %s\n",
@@ -181,7 +181,7 @@ int rp_check_member(const struct silo_group *g, int fd, const char *what)
 }
 
 /* "udp4_9000", "tcp6_80_fe80::1_if2"; bpffs takes no '.' in a name. */
-void rp_default_name(const struct silo_reuseport_key *key, char *name)
+void silo_rp_default_name(const struct silo_reuseport_key *key, char *name)
 {
 	char full[128], addr[INET6_ADDRSTRLEN] = "", *p;
 	bool v6 = key->family == SILO_AF_INET6;

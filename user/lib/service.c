@@ -888,8 +888,8 @@ int silo_irq_queue_cpus(const char *ifname, const char *root, __u32 *cpus,
 			continue;
 		snprintf(path, sizeof(path),
 			 "%s/proc/irq/%lu/smp_affinity_list", root, irq);
-		if (read_file(path, buf, sizeof(buf)) <= 0 ||
-		    parse_cpulist(buf, bits, SILO_MAX_CPUS))
+		if (silo_read_file(path, buf, sizeof(buf)) <= 0 ||
+		    silo_parse_cpulist(buf, bits, SILO_MAX_CPUS))
 			continue;
 		for (cpu = 0; cpu < SILO_MAX_CPUS; cpu++)
 			if (bits[cpu / 8] & (1 << (cpu % 8)))

@@ -111,7 +111,7 @@ static int apply_topology(struct silod *d)
 		err = parse_cpu_nodes(d->cfg.cpu_nodes, node_of, nr_cpus,
 				      &nr_nodes);
 	else
-		err = read_cpu_nodes(node_of, nr_cpus, &nr_nodes);
+		err = silo_read_cpu_nodes(node_of, nr_cpus, &nr_nodes);
 	/* Caches first: a CPU must never point at a missing one. */
 	if (!err)
 		err = silo_maps_set_nodes(d->silo, &d->maps, nr_nodes);
