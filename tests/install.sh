@@ -64,8 +64,9 @@ expect "libsilo.so.0 is the soname" 0 'SONAME.*\[libsilo\.so\.0\]' \
 	readelf -d "$DEST/usr/lib/libsilo.so.0"
 
 # Exported: exactly the functions silo.h declares.
-nm -D --defined-only "$DEST/usr/lib/libsilo.so.0" | awk '{print $NF}' |
-	sort -u >"$TMP/exported"
+# (nm prints name@@VERSION; the version node itself is an A symbol.)
+nm -D --defined-only "$DEST/usr/lib/libsilo.so.0" |
+	awk '$2 != "A" {sub(/@.*/, "", $NF); print $NF}' | sort -u >"$TMP/exported"
 grep -oE '\bsilo_[a-z0-9_]+[[:space:]]*\(' "$DEST/usr/include/silo/silo.h" |
 	tr -d ' \t(' | sort -u >"$TMP/declared"
 if cmp -s "$TMP/exported" "$TMP/declared" && [[ -s $TMP/declared ]]; then
@@ -73,6 +74,17 @@ if cmp -s "$TMP/exported" "$TMP/declared" && [[ -s $TMP/declared ]]; then
 else
 	not_ok "libsilo.so exports only silo.h" \
 		"$(diff "$TMP/declared" "$TMP/exported" | grep '^[<>]' | head -5 | tr '\n' ' ')"
+fi
+
+# Every export carries a version of libsilo.map (LIBSILO_0 and later).
+unversioned=$(objdump -T "$DEST/usr/lib/libsilo.so.0" |
+	awk '$2 == "g" && $4 == ".text" && $(NF - 1) !~ /^LIBSILO_/ {print $NF}')
+if [[ -z $unversioned ]] &&
+	objdump -T "$DEST/usr/lib/libsilo.so.0" | grep -q ' LIBSILO_0 *silo_open$'; then
+	ok "every export is versioned (LIBSILO_0)"
+else
+	not_ok "every export is versioned (LIBSILO_0)" \
+		"unversioned: $(echo "$unversioned" | head -5 | tr '\n' ' ')"
 fi
 
 # A libsilo user, from silo.pc and the installed files only.
