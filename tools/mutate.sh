@@ -120,12 +120,14 @@ copy_tree() {
 	find "$dst/build" -name '*.d' -exec sed -i "s|$BUILD|$dst/build|g" {} +
 }
 
-# run_tests BUILD_DIR SRC_DIR TIMEOUT LOG TEST...: 0 if all pass.
+# run_tests BUILD_DIR SRC_DIR TIMEOUT LOG TEST...: 0 if all pass. The
+# copy is no git repository: tests/upgrade.sh takes the previous release
+# from the one it was copied from.
 run_tests() {
 	local build=$1 src=$2 timeout=$3 log=$4
 	shift 4
-	(cd "$src" && SILO_TEST_TIMEOUT=$timeout tests/run.sh "$build" "$@") \
-		>"$log" 2>&1
+	(cd "$src" && SILO_UPGRADE_REPO=${SILO_UPGRADE_REPO:-$ROOT} \
+		SILO_TEST_TIMEOUT=$timeout tests/run.sh "$build" "$@") >"$log" 2>&1
 }
 
 # First failure of a run, for the report.
