@@ -192,6 +192,19 @@ $(OUTPUT)/bpf/%.bpf.o: bpf/tests/%.bpf.c $(VMLINUX_DIR)/vmlinux.h \
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# Each bpf/lib header compiles alone (with the headers it includes), so a
+# program or a unit test in bpf/tests/ may include any one of them.
+BPF_LIB_CHECKS := $(patsubst bpf/lib/%.h,$(OUTPUT)/bpf/lib/%.h.ok, \
+		  $(wildcard bpf/lib/*.h))
+all: $(BPF_LIB_CHECKS)
+$(OUTPUT)/bpf/lib/%.h.ok: bpf/lib/%.h $(VMLINUX_DIR)/vmlinux.h $(FLAGS_STAMP)
+	$(call msg,HDRCHK,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)echo '#include "lib/$*.h"' | \
+		$(CLANG) $(filter-out -MMD -MP,$(BPF_CFLAGS)) \
+		-Wno-unused-function -MMD -MP -MF $@.d -MT $@ -fsyntax-only -x c -
+	$(Q)touch $@
+
 $(OUTPUT)/skel/%.skel.h: $(OUTPUT)/bpf/%.bpf.o | $(OUTPUT)/skel
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp
@@ -365,4 +378,5 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/*/*.d $(OUTPUT)/*/*/*.d)
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/bpf/lib/*.d $(OUTPUT)/*/*.d \
+	   $(OUTPUT)/*/*/*.d)

@@ -6,14 +6,13 @@
 #ifndef SILO_BPF_LIB_CACHE_H
 #define SILO_BPF_LIB_CACHE_H
 
+#include "common.h"
 #include "maps.h"
 #include "parse.h"
 #include "stats.h"
 
+/* Entries in a hash map, summed over CPUs (Linux 6.6): counts evictions. */
 extern __s64 bpf_map_sum_elem_count(const struct bpf_map *map) __ksym __weak;
-#ifndef bpf_ksym_exists /* libbpf before 1.2 */
-#define bpf_ksym_exists(sym) (!!(sym))
-#endif
 
 static __always_inline void *node_cache(__u32 *n)
 {

@@ -8,6 +8,8 @@
 #ifndef SILO_BPF_CPU_NODE_H
 #define SILO_BPF_CPU_NODE_H
 
+#include "common.h"
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, SILO_MAX_CPUS);

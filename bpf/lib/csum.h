@@ -6,6 +6,7 @@
 #ifndef SILO_BPF_LIB_CSUM_H
 #define SILO_BPF_LIB_CSUM_H
 
+#include "common.h"
 #include "parse.h"
 
 /*

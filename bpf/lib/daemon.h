@@ -5,6 +5,7 @@
 #ifndef SILO_BPF_LIB_DAEMON_H
 #define SILO_BPF_LIB_DAEMON_H
 
+#include "common.h"
 #include "maps.h"
 #include "parse.h"
 

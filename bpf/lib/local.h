@@ -7,6 +7,7 @@
 #ifndef SILO_BPF_LIB_LOCAL_H
 #define SILO_BPF_LIB_LOCAL_H
 
+#include "common.h"
 #include "maps.h"
 #include "parse.h"
 #include "stats.h"

@@ -7,6 +7,7 @@
 #ifndef SILO_BPF_LIB_MAPS_H
 #define SILO_BPF_LIB_MAPS_H
 
+#include "common.h"
 #include "cpu_node.h"
 
 struct {

@@ -7,6 +7,8 @@
 #ifndef SILO_BPF_PARSE_H
 #define SILO_BPF_PARSE_H
 
+#include "common.h"
+
 #define ETH_P_IP 0x0800
 #define ETH_P_IPV6 0x86DD
 #define ETH_P_8021Q 0x8100
@@ -18,16 +20,6 @@
 #define IPPROTO_FRAGMENT_ 44
 #define IPPROTO_AH_ 51
 #define IPPROTO_DSTOPTS_ 60
-
-#ifndef barrier
-#define barrier() asm volatile("" ::: "memory")
-#endif
-#ifndef READ_ONCE
-#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
-#endif
-#ifndef WRITE_ONCE
-#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
-#endif
 
 /* What the rest of the program needs to know about a packet. */
 struct pkt {

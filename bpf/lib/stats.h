@@ -6,6 +6,8 @@
 #ifndef SILO_BPF_LIB_STATS_H
 #define SILO_BPF_LIB_STATS_H
 
+#include "common.h"
+
 /* Per-CPU: no other CPU writes these cache lines. */
 static __always_inline void count(struct silo_stats *st, __u32 idx)
 {

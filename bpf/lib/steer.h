@@ -6,6 +6,7 @@
 #ifndef SILO_BPF_LIB_STEER_H
 #define SILO_BPF_LIB_STEER_H
 
+#include "common.h"
 #include "maps.h"
 #include "parse.h"
 #include "stats.h"

@@ -5,6 +5,8 @@
 #ifndef SILO_BPF_LIB_VLAN_H
 #define SILO_BPF_LIB_VLAN_H
 
+#include "common.h"
+
 extern int bpf_xdp_metadata_rx_vlan_tag(const struct xdp_md *ctx,
 					__be16 *vlan_proto,
 					__u16 *vlan_tci) __ksym __weak;

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of bpf/lib/ functions, each through a test program of
+ * bpf/tests/ that includes one lib header and runs one function under
+ * BPF_PROG_TEST_RUN. l4_csum_ok() (lib/csum.h): every length from an
+ * empty payload to the most a frame of one page holds, both families, both
+ * protocols, right and wrong sums, and UDP over IPv4 without a sum.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "test.h"
+#include "pkt.h"
+#include "test_lib_csum.skel.h"
+
+static struct test_lib_csum *skel;
+
+static int run(uint8_t *frame, size_t len)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
+		    .data_size_in = len, .repeat = 1);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.test_l4_csum),
+				     &opts);
+	return err ? err : (int)opts.retval;
+}
+
+static struct pkt_spec spec(int family, uint8_t proto, size_t payload)
+{
+	struct pkt_spec s = { .family = family,
+			      .proto = proto,
+			      .sport = htons(1234),
+			      .dport = htons(80),
+			      .payload = payload };
+
+	if (family == AF_INET) {
+		inet_pton(AF_INET, "10.1.0.2", s.src);
+		inet_pton(AF_INET, "10.9.0.1", s.dst);
+	} else {
+		inet_pton(AF_INET6, "fd01::2", s.src);
+		inet_pton(AF_INET6, "fd09::1", s.dst);
+	}
+	return s;
+}
+
+/* Payloads that end on every tail the function handles: the chunks of
+ * 256 bytes, then 128 down to 4, then 0 to 3 odd bytes. */
+static const size_t payloads[] = { 0,	 1,    2,    3,	   4,	5,   7,
+				   8,	 15,   16,   31,   32,	63,  64,
+				   127,	 128,  255,  256,  257, 511, 999,
+				   1400, 1472, 2047, 3000, 3400 };
+
+static void check_sums(int family, uint8_t proto)
+{
+	static uint8_t frame[PKT_MAX];
+	struct pkt_spec s;
+	size_t i, len;
+
+	for (i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
+		s = spec(family, proto, payloads[i]);
+		len = pkt_build(frame, &s);
+		pkt_l4_csum(frame, len, &s);
+		CHECK(run(frame, len) == XDP_PASS,
+		      "family %d proto %u payload %zu: right sum refused",
+		      family, proto, payloads[i]);
+		/* One bit of the last byte of the segment: any word. */
+		frame[len - 1] ^= 0x01;
+		CHECK(run(frame, len) == XDP_DROP,
+		      "family %d proto %u payload %zu: wrong sum taken", family,
+		      proto, payloads[i]);
+	}
+}
+
+static void test_csum_udp4(void)
+{
+	check_sums(AF_INET, IPPROTO_UDP);
+}
+
+static void test_csum_tcp4(void)
+{
+	check_sums(AF_INET, IPPROTO_TCP);
+}
+
+static void test_csum_udp6(void)
+{
+	check_sums(AF_INET6, IPPROTO_UDP);
+}
+
+static void test_csum_tcp6(void)
+{
+	check_sums(AF_INET6, IPPROTO_TCP);
+}
+
+/* UDP over IPv4 may go without a sum (0): nothing to check. Over IPv6 a
+ * zero sum is not allowed, and the frame's sum is wrong. */
+static void test_csum_udp_zero(void)
+{
+	static uint8_t frame[PKT_MAX];
+	struct pkt_spec s = spec(AF_INET, IPPROTO_UDP, 100);
+	size_t len = pkt_build(frame, &s);
+
+	CHECK_EQ(run(frame, len), XDP_PASS);
+	s = spec(AF_INET6, IPPROTO_UDP, 100);
+	len = pkt_build(frame, &s);
+	CHECK_EQ(run(frame, len), XDP_DROP);
+}
+
+int main(void)
+{
+	if (test_init())
+		return 1;
+	skel = test_lib_csum__open_and_load();
+	if (!skel) {
+		printf("not ok - load bpf/tests/test_lib_csum.bpf.c\n");
+		return 1;
+	}
+	RUN(test_csum_udp4);
+	RUN(test_csum_tcp4);
+	RUN(test_csum_udp6);
+	RUN(test_csum_tcp6);
+	RUN(test_csum_udp_zero);
+	test_lib_csum__destroy(skel);
+	return 0;
+}
