@@ -33,6 +33,9 @@ files=(usr/sbin/silo usr/sbin/silod usr/lib/libsilo.so.0 usr/lib/libsilo.so
 if command -v rst2man >/dev/null || command -v rst2man.py >/dev/null; then
 	files+=(usr/share/man/man8/silo.8 usr/share/man/man8/silod.8
 		usr/share/man/man5/silod.conf.5 usr/share/man/man3/libsilo.3)
+	for obj in xdp route genid stats reuseport service daemon doctor; do
+		files+=("usr/share/man/man8/silo-$obj.8")
+	done
 	have_man=1
 else
 	echo "skip - man pages installed: no rst2man (apt-get install python3-docutils)"
@@ -57,6 +60,8 @@ expect "silod@.service runs /usr/sbin/silod" 0 \
 if ((have_man)); then
 	expect "man finds the installed silo(8)" 0 '^SILO\(8\)' \
 		env MANPATH="$DEST/usr/share/man" man -P cat 8 silo
+	expect "man finds the installed silo-xdp(8)" 0 '^SILO-XDP\(8\)' \
+		env MANPATH="$DEST/usr/share/man" man -P cat 8 silo-xdp
 	expect "man finds the installed silod.conf(5)" 0 'heartbeat-ms' \
 		env MANPATH="$DEST/usr/share/man" man -P cat 5 silod.conf
 fi

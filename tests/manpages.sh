@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The man pages (docs/man/*.rst) name what the programs do: silo.8 the
-# objects, commands and options that 'silo --help', 'silo OBJECT help' and
-# the bash completion name, silod.8 the options of 'silod --help',
+# objects and global options that 'silo --help' and the bash completion
+# name, with a page silo-OBJECT.8 for each object (as bpftool-OBJECT.8)
+# that names its commands and options as 'silo OBJECT help' and the
+# completion do, silod.8 the options of 'silod --help',
 # silod.conf.5 the keys silod accepts, libsilo.3 the functions silo.h
 # declares; each compared both ways, a difference named word by word. The
 # built pages ($BUILD/man) render without a warning and have every section.
@@ -56,17 +58,36 @@ rst_walk() {
 rst_titles() { rst_walk "$1" "" titles; }
 rst_section() { rst_walk "$1" "$2" section; }
 
-# The titles between OPTIONS and EXIT STATUS: silo.8's objects.
-rst_subsections() {
-	rst_titles "$1" | sed -n '/^OPTIONS$/,/^EXIT STATUS$/p' |
-		grep -vE '^(OPTIONS|EXIT STATUS|Global options)$'
+# The items of silo.8's OBJECTS section ("**xdp**"): its objects.
+man_object_items() {
+	rst_section "$MAN/silo.8.rst" OBJECTS | grep -E '^\*\*[a-z][a-z-]*\*\*$' |
+		tr -d '*'
 }
 
-# man_usage OBJ: silo.8's "silo OBJ CMD ..." lines and the option items
-# under them, as usage_cmds and usage_opts (tests/lib.sh) read help.
+# The per-object pages there are: silo-OBJ.8.rst -> OBJ.
+man_object_pages() {
+	local f
+	for f in "$MAN"/silo-*.8.rst; do
+		[[ -e $f ]] || continue
+		f=${f##*/silo-}
+		echo "${f%.8.rst}"
+	done
+}
+
+# man_usage OBJ: the "silo OBJ CMD ..." lines of silo-OBJ.8's COMMANDS and
+# the option items under them, as usage_cmds and usage_opts (tests/lib.sh)
+# read help.
 man_usage() {
-	rst_section "$MAN/silo.8.rst" "$1" | grep -E '^(\*\*silo |  +\*\*-)' |
-		rst_plain | sed 's/^ *//'
+	[[ -f $MAN/silo-$1.8.rst ]] || return 0
+	rst_section "$MAN/silo-$1.8.rst" COMMANDS |
+		grep -E '^(\*\*silo |  +\*\*-)' | rst_plain | sed 's/^ *//'
+}
+
+# man_synopsis_cmds OBJ: the words of silo-OBJ.8's "COMMAND := { ... }".
+man_synopsis_cmds() {
+	[[ -f $MAN/silo-$1.8.rst ]] || return 0
+	rst_section "$MAN/silo-$1.8.rst" SYNOPSIS | tr '\n' ' ' | rst_plain |
+		sed -n 's/.*COMMAND := {\([^}]*\)}.*/\1/p' | tr -d '|'
 }
 
 # Option items ("**-j**, **--json**") of a section, short and long.
@@ -75,16 +96,16 @@ item_opts() {
 		tr -d ' ,'
 }
 
-# --- silo.8 ---------------------------------------------------------------
+# --- silo.8 and silo-OBJECT.8 -------------------------------------------
 S8="docs/man/silo.8.rst"
 objects=$(help_objects)
-man_objects=$(rst_subsections "$MAN/silo.8.rst")
+man_objects=$(man_object_items)
 syn_objects=$(rst_section "$MAN/silo.8.rst" SYNOPSIS | tr '\n' ' ' | rst_plain |
 	sed -n 's/.*OBJECT := {\([^}]*\)}.*/\1/p' | tr -d '|')
 [[ $objects == *xdp* && $man_objects == *xdp* ]] &&
 	ok "silo.8: objects found" ||
 	not_ok "silo.8: objects found" "help: '$objects', $S8: '$man_objects'"
-agree "silo.8: objects" "'silo --help'" "$objects" "$S8 OPTIONS" "$man_objects"
+agree "silo.8: objects" "'silo --help'" "$objects" "$S8 OBJECTS" "$man_objects"
 agree "silo.8: SYNOPSIS objects" "'silo --help'" "$objects" "$S8 SYNOPSIS" \
 	"$syn_objects"
 agree "silo.8: objects vs completion" "completion/silo" \
@@ -95,39 +116,54 @@ agree "silo.8: global options" "'silo --help'" "$(help_global_opts)" \
 agree "silo.8: global options vs completion" "completion/silo" \
 	"$(complete_line 'silo -')" "$S8 Global options" "$man_global"
 
+# A page per object ('silo version' takes nothing: silo.8 says it), each
+# named in silo.8's SEE ALSO.
+paged=$(tr ' ' '\n' <<<"$objects" | grep -vx -e version -e '')
+agree "silo.8: a page per object" "'silo --help'" "$paged" \
+	"docs/man/silo-*.8.rst" "$(man_object_pages)"
+agree "silo.8: SEE ALSO names each object's page" "'silo --help'" "$paged" \
+	"$S8 SEE ALSO" "$(rst_section "$MAN/silo.8.rst" "SEE ALSO" | rst_plain |
+		grep -oE 'silo-[a-z][a-z-]*\(8\)' | sed 's/^silo-//; s/(8)$//')"
+
 strip_common() { tr ' ' '\n' | grep -vxE -- '-j|--json|-p|--pretty|-h|--help'; }
 usage=$(help_usage xdp)
 [[ $(usage_opts xdp load <<<"$usage") == *--forward* &&
 	$(usage_opts xdp load <<<"$(man_usage xdp)") == *--forward* ]] &&
-	ok "silo.8: options found" ||
-	not_ok "silo.8: options found" "no --forward for xdp load in help or $S8"
+	ok "silo-xdp.8: options found" ||
+	not_ok "silo-xdp.8: options found" \
+		"no --forward for xdp load in help or docs/man/silo-xdp.8.rst"
 # shellcheck disable=SC2013 # words: names hold no spaces
 for obj in $(sort -u <<<"$(tr ' ' '\n' <<<"$objects $man_objects")"); do
 	[[ $obj == version ]] && continue # 'silo version' takes nothing
+	P="silo-$obj.8"
+	PS="docs/man/$P.rst COMMANDS"
 	usage=$(help_usage "$obj" 2>/dev/null)
 	musage=$(man_usage "$obj")
 	cmds=$(usage_cmds "$obj" <<<"$usage")
 	mcmds=$(usage_cmds "$obj" <<<"$musage")
 	if [[ -z $cmds && -z $mcmds ]]; then # silo doctor [DEV] [--root DIR]
-		agree "silo.8: $obj options" "'silo $obj help'" \
-			"$(grep -oE -- '--[a-z][a-z-]*' <<<"$usage")" "$S8 $obj" \
+		agree "$P: $obj options" "'silo $obj help'" \
+			"$(grep -oE -- '--[a-z][a-z-]*' <<<"$usage")" "$PS" \
 			"$(grep -oE -- '--[a-z][a-z-]*' <<<"$musage")"
-		agree "silo.8: $obj options vs completion" "completion/silo" \
-			"$(complete_line "silo $obj -" | strip_common)" "$S8 $obj" \
+		agree "$P: $obj options vs completion" "completion/silo" \
+			"$(complete_line "silo $obj -" | strip_common)" "$PS" \
 			"$(grep -oE -- '--[a-z][a-z-]*' <<<"$musage")"
 		continue
 	fi
-	agree "silo.8: $obj commands" "'silo $obj help'" "$cmds" "$S8 $obj" "$mcmds"
-	agree "silo.8: $obj commands vs completion" "completion/silo" \
-		"$(complete_line "silo $obj " | grep -vx help)" "$S8 $obj" "$mcmds"
+	agree "$P: $obj commands" "'silo $obj help'" "$cmds" "$PS" "$mcmds"
+	agree "$P: $obj commands vs completion" "completion/silo" \
+		"$(complete_line "silo $obj " | grep -vx help)" "$PS" "$mcmds"
+	agree "$P: SYNOPSIS commands" "'silo $obj help'" "$cmds" \
+		"docs/man/$P.rst SYNOPSIS" "$(man_synopsis_cmds "$obj" |
+			tr ' ' '\n' | grep -vx help)"
 	# shellcheck disable=SC2013 # words: names hold no spaces
 	for cmd in $(sort -u <<<"$(tr ' ' '\n' <<<"$cmds $mcmds")"); do
 		mopts=$(usage_opts "$obj" "$cmd" <<<"$musage")
-		agree "silo.8: $obj $cmd options" "'silo $obj help'" \
-			"$(usage_opts "$obj" "$cmd" <<<"$usage")" "$S8 $obj $cmd" "$mopts"
-		agree "silo.8: $obj $cmd options vs completion" "completion/silo" \
+		agree "$P: $obj $cmd options" "'silo $obj help'" \
+			"$(usage_opts "$obj" "$cmd" <<<"$usage")" "$PS $cmd" "$mopts"
+		agree "$P: $obj $cmd options vs completion" "completion/silo" \
 			"$(complete_line "silo $obj $cmd -" | strip_common)" \
-			"$S8 $obj $cmd" "$mopts"
+			"$PS $cmd" "$mopts"
 	done
 done
 
