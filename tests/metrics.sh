@@ -4,7 +4,7 @@
 # router with --netns; the exposition passes a strict parser
 # (tests/prom_check.awk), agrees with 'silo -j stats' and 'silo xdp status'
 # after traffic, and 'silo stats --format prometheus' prints the same series.
-# Label names are the README's; silo_daemon_up is 0 while silod's process
+# Label names are silod(8)'s (METRICS); silo_daemon_up is 0 while silod's process
 # lives with a stale heartbeat. Bad addresses are refused before silod
 # starts; [::1]:PORT works.
 . "$TESTS_DIR/lib.sh"
@@ -128,7 +128,7 @@ sv='service="udp:7302"'
 	$(($(silo --netns "$R" -j service show | jq '.unattributed | length') - 1)) ]] &&
 	ok "service counters exported" ||
 	not_ok "service counters exported" "$(grep '^silo_service' "$TMP/m" | head -5)"
-# The label names, exactly as the README documents each family's.
+# The label names, exactly as silod(8) documents each family's.
 label_names() { # label_names FILE FAMILY: each distinct list, one a line
 	awk -v f="$2" '
 		{ n = $1; sub(/[{].*/, "", n) }
