@@ -157,28 +157,8 @@ int sweep(struct silod *d, const struct sweep_work *w);
 int invalidate(struct silod *d, const struct sweep_work *w);
 int regrace_start(struct silod *d);
 void regrace_stop(struct silod *d);
-/* Sum over CPUs of the data path's cache fills (inserts, refreshes). */
-__u64 cache_fills(struct silod *d);
-/*
- * Calls fn for every entry of every node cache (fd: its node's map), read
- * in batches, as the map holds them: stale, being rewritten or another
- * key's included. fn returning non-zero stops the walk with that value.
- */
-typedef int (*cache_entry_fn)(int fd, const struct silo_route_key *k,
-			      const struct silo_route_entry *e, void *ctx);
-int cache_for_each(struct silod *d, cache_entry_fn fn, void *ctx);
-/* The same walk in slices of about max entries from *c (zeroed to start):
- * 1 when it has gone round every node, 0 when there is more, or -errno. */
-struct cache_cursor {
-	__u32 node, in, out;
-	bool started;
-};
-int cache_walk_slice(struct silod *d, struct cache_cursor *c, __u32 max,
-		     cache_entry_fn fn, void *ctx);
 int genid_bump(struct silod *d);
 int genid_bump_by(struct silod *d, unsigned int n);
-/* Does p hold address a of family? */
-bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a);
 
 /*
  * index.c: the route caches' keys by address, fed by the data path's fill
@@ -193,6 +173,8 @@ int index_pollfd(struct silod *d);
 int index_drain(struct silod *d);
 int index_rebuild(struct silod *d);
 int index_sweep(struct silod *d, const struct sweep_work *w);
+/* Does p hold address a of family? */
+bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a);
 
 /* envelope.c */
 struct pollfd;
@@ -212,8 +194,6 @@ void envelope_poll(struct silod *d, const struct pollfd *pfd, int n);
 /* neigh.c: once a second, NTF_USE for the neighbours the caches send to. */
 void neigh_confirm(struct silod *d);
 void neigh_confirm_stop(void);
-/* main.c: the cache must not be trusted until a resync succeeds. */
-void invalidation_lost(struct silod *d);
 /* main.c, every envelope poll: what changes without a notification
  * (sysctls: multipath hash, min_pmtu, accept_local, rp_filter; the least
  * route MTU while one exists, since a route that loses its MTU says
@@ -223,6 +203,38 @@ void config_poll(struct silod *d);
 void service_poll(struct silod *d);
 /* Policy queue tables read from a device, kept as the device has them. */
 void queues_poll(struct silod *d);
+
+/* cache.c */
+/* Sum over CPUs of the data path's cache fills (inserts, refreshes). */
+__u64 cache_fills(struct silod *d);
+/*
+ * Calls fn for every entry of every node cache (fd: its node's map), read
+ * in batches, as the map holds them: stale, being rewritten or another
+ * key's included. fn returning non-zero stops the walk with that value.
+ */
+typedef int (*cache_entry_fn)(int fd, const struct silo_route_key *k,
+			      const struct silo_route_entry *e, void *ctx);
+int cache_for_each(struct silod *d, cache_entry_fn fn, void *ctx);
+/* The same walk in slices of about max entries from *c (zeroed to start):
+ * 1 when it has gone round every node, 0 when there is more, or -errno. */
+struct cache_cursor {
+	__u32 node, in, out;
+	bool started;
+};
+int cache_walk_slice(struct silod *d, struct cache_cursor *c, __u32 max,
+		     cache_entry_fn fn, void *ctx);
+
+/* heartbeat.c: the heartbeat and the daemon map. The data path stops
+ * using the cache now, not after the timeout. */
+void heartbeat_expire(struct silod *d);
+/* The cache must not be trusted until a resync succeeds. */
+void invalidation_lost(struct silod *d);
+/* No invalidation lost since the last good resync began. */
+bool synced(struct silod *d);
+/* Only while synced: true when the heartbeat was written. */
+bool beat(struct silod *d);
+/* The daemon counters to the daemon map. */
+void publish(struct silod *d);
 
 /* metrics.c: --metrics. 0 when spec is an address silod can listen on. */
 int metrics_check(const char *spec);
