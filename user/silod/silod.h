@@ -136,6 +136,15 @@ static inline __u64 coarse_ns(void)
 	return silo_clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
+/* burst.c */
+/*
+ * Everything from the kernel again; a failure leaves silod unsynced (no
+ * heartbeat) until one succeeds.
+ */
+int resync(struct silod *d);
+/* Acts on b and empties it; resync_due: a resync may run now. */
+int process(struct silod *d, struct burst *b, bool resync_due);
+
 /* events.c */
 int nl_events_open(int rcvbuf);
 /* Reads every pending message into b; -ENOBUFS after an overrun or a
@@ -144,6 +153,20 @@ int nl_events_open(int rcvbuf);
 int nl_events_drain(struct silod *d, struct burst *b);
 /* Forgets the neighbours' last states: each next message sweeps. */
 void neigh_seen_reset(void);
+
+/* sync.c: cpu_node from the configuration or sysfs, one cache per node. */
+int apply_topology(struct silod *d);
+/* Every device's entry again; a changed one bumps genid. */
+int refresh_devices(struct silod *d);
+/* Whether a nexthop group may exist (d->nh_groups). */
+void nexthop_groups(struct silod *d);
+/* silo_sync_genid's what (SILO_SYNC_*), routes counted with their MTUs. */
+int sync_routes(struct silod *d, unsigned int what);
+/* Every envelope poll: what changes without a notification
+ * (sysctls: multipath hash, min_pmtu, accept_local, rp_filter; the least
+ * route MTU while one exists, since a route that loses its MTU says
+ * nothing of the one it had; the key's route flags after a deletion). */
+void config_poll(struct silod *d);
 
 /* sweep.c */
 void work_reset(struct sweep_work *w);
@@ -194,11 +217,6 @@ void envelope_poll(struct silod *d, const struct pollfd *pfd, int n);
 /* neigh.c: once a second, NTF_USE for the neighbours the caches send to. */
 void neigh_confirm(struct silod *d);
 void neigh_confirm_stop(void);
-/* main.c, every envelope poll: what changes without a notification
- * (sysctls: multipath hash, min_pmtu, accept_local, rp_filter; the least
- * route MTU while one exists, since a route that loses its MTU says
- * nothing of the one it had; the key's route flags after a deletion). */
-void config_poll(struct silod *d);
 /* service.c: services that follow a group get its slots' CPUs. */
 void service_poll(struct silod *d);
 /* Policy queue tables read from a device, kept as the device has them. */
