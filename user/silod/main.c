@@ -18,8 +18,6 @@
 #include <unistd.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include "config.h"
 #include "silod.h"
 
@@ -134,49 +132,66 @@ static int signals_open(void)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+/* The rtnetlink socket is readable: its messages into b. */
+static int events_read(struct silod *d, struct burst *b, __u64 now,
+		       __u64 *last_warn)
+{
+	int err = nl_events_drain(d, b);
+
+	/* Lost messages: no entry from before is used, now;
+	 * the resync follows within resync-interval-ms. */
+	if (err == -ENOBUFS && genid_bump(d))
+		invalidation_lost(d);
+	/* At most once a second, however many overruns. */
+	if (err == -ENOBUFS && now > *last_warn + 1000000000ULL) {
+		pr_warn("netlink overrun: messages lost, resyncing\n");
+		*last_warn = now;
+	} else if (err && err != -ENOBUFS) {
+		return err;
+	}
+	return 0;
+}
+
+/* A signal: SIGHUP reloads; true for one that ends the loop. */
+static bool signal_read(struct silod *d, int sig_fd, struct burst *b, int argc,
+			char **argv)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sig_fd, &si, sizeof(si)) != sizeof(si))
+		return false;
+	if (si.ssi_signo == SIGHUP) {
+		reload(d, argc, argv);
+		return false;
+	}
+	pr_info("signal %u: exiting, the data path stays\n", si.ssi_signo);
+	/* Finish what is known, so no entry outlives it
+	 * (the heartbeat expires next anyway). */
+	if (b->messages || b->resync)
+		process(d, b, false);
+	return true;
+}
+
 static int run(struct silod *d, int sig_fd, int argc, char **argv)
 {
 	struct burst b = {};
-	__u64 now, next_beat = 0, last_sweep = 0, last_warn = 0;
-	__u64 resync_at, sweep_at, next_watchdog = 0, watchdog;
+	struct tick t = {};
+	__u64 now, wait, last_sweep = 0, last_warn = 0, resync_at, sweep_at;
 	struct pollfd pfd[6] = {
 		{ .fd = d->nl_fd, .events = POLLIN },
 		{ .fd = sig_fd, .events = POLLIN },
 		{ .fd = index_pollfd(d), .events = POLLIN },
 	};
 	int err = 0, nfds = 3 + envelope_pollfds(d, pfd + 3);
+	struct timespec ts;
 
 	for (;;) {
-		struct signalfd_siginfo si;
-		struct timespec ts;
-		__u64 wait;
-
 		now = now_ns();
 		/* Unsynced (a failure, maybe in the regrace thread): resync
 		 * until it works, and no heartbeat meanwhile. */
 		if (!synced(d))
 			b.resync = true;
-		/* Not ready yet: beat as soon as a resync made it synced. */
-		if (now >= next_beat || (!d->ready && synced(d))) {
-			bool beating = beat(d);
-
-			neigh_confirm(d);
-			publish(d);
-			next_beat = now + (__u64)d->cfg.heartbeat_ms * 1000000;
-			/* The first beat: the data path trusts the cache. */
-			if (beating && !d->ready) {
-				d->ready = true;
-				notify("READY=1");
-				notify_serving(d);
-			}
-		}
-		/* The loop turns: systemd's watchdog is fed. Also while a
-		 * resync fails, which the loop retries itself. */
-		watchdog = notify_watchdog_ns(d);
-		if (watchdog && now >= next_watchdog) {
-			notify("WATCHDOG=1");
-			next_watchdog = now + watchdog;
-		}
+		tick_run(d, &t, now);
 		/* Coalesce: act at most every min-sweep (resyncs more
 		 * rarely still), and take in whatever arrives meanwhile. */
 		resync_at = d->last_resync_ns +
@@ -192,68 +207,37 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 			publish(d);
 			continue;
 		}
-		wait = next_beat - now;
-		if (watchdog && next_watchdog - now < wait)
-			wait = next_watchdog - now;
+		wait = tick_wait(d, &t, now);
 		if (b.resync && resync_at - now < wait)
 			wait = resync_at - now;
 		if (b.messages && sweep_at - now < wait)
 			wait = sweep_at - now;
-		wait = envelope_wait(d, now, wait);
 		ts.tv_sec = wait / 1000000000;
 		ts.tv_nsec = wait % 1000000000;
 		if (ppoll(pfd, nfds, &ts, NULL) < 0 && errno != EINTR)
 			return -errno;
-		envelope_poll(d, pfd + 3, nfds - 3);
+		tick_poll(d, pfd + 3, nfds - 3);
 		/* The fill log, a quarter full or at least every beat. */
 		index_drain(d);
 		if (pfd[0].revents) {
-			err = nl_events_drain(d, &b);
-			/* Lost messages: no entry from before is used, now;
-			 * the resync follows within resync-interval-ms. */
-			if (err == -ENOBUFS && genid_bump(d))
-				invalidation_lost(d);
-			/* At most once a second, however many overruns. */
-			if (err == -ENOBUFS &&
-			    now > last_warn + 1000000000ULL) {
-				pr_warn("netlink overrun: messages lost, resyncing\n");
-				last_warn = now;
-			} else if (err && err != -ENOBUFS) {
+			err = events_read(d, &b, now, &last_warn);
+			if (err)
 				return err;
-			}
 		}
-		if (pfd[1].revents &&
-		    read(sig_fd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo == SIGHUP) {
-				reload(d, argc, argv);
-				continue;
-			}
-			pr_info("signal %u: exiting, the data path stays\n",
-				si.ssi_signo);
-			/* Finish what is known, so no entry outlives it
-			 * (the heartbeat expires next anyway). */
-			if (b.messages || b.resync)
-				process(d, &b, false);
+		if (pfd[1].revents && signal_read(d, sig_fd, &b, argc, argv))
 			break;
-		}
 	}
 	work_free(&b.work);
 	neigh_confirm_stop();
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The state before anything is opened; -errno (said why) on failure. */
+static int daemon_init(struct silod *d)
 {
-	struct silod *d = &daemon_state;
-	struct silo_opts opts = {};
 	const char *test_env;
-	struct silod_args a;
-	int err, sig_fd = -1, pid, metrics_fd = -1;
+	int err;
 
-	silo_set_print(print);
-	err = load_config(argc, argv, &a, &d->cfg);
-	if (err)
-		return 2;
 	log_level = d->cfg.log_level;
 	if (use_syslog)
 		openlog("silod", LOG_PID, LOG_DAEMON);
@@ -271,13 +255,89 @@ int main(int argc, char **argv)
 		d->fail_resyncs = 0;
 	err = check_time_ns();
 	if (err)
-		return 1;
+		return err;
 	err = silo_proc_start_ticks(0, &d->state.start_ticks);
 	if (err) {
 		pr_err("cannot read /proc/self/stat: %s\n", strerror(-err));
-		return 1;
+		return err;
 	}
+	return 0;
+}
 
+/* silo opened: the sockets and maps silod serves with; main() closes them
+ * whatever fails. */
+static int daemon_open(struct silod *d, int *sig_fd)
+{
+	int err, pid;
+
+	pid = silo_daemon_pid(d->silo);
+	if (pid && pid != getpid()) {
+		pr_err("silod already runs for %s (pid %d)\n",
+		       silo_pin_dir(d->silo), pid);
+		return -EEXIST;
+	}
+	*sig_fd = signals_open();
+	if (*sig_fd < 0)
+		return *sig_fd;
+	/* Listen before reading the state, so no change falls between. */
+	d->nl_fd = nl_events_open(d->cfg.rcvbuf);
+	if (d->nl_fd < 0) {
+		err = d->nl_fd;
+		pr_err("cannot listen to rtnetlink: %s\n", strerror(-err));
+		return err;
+	}
+	envelope_open(d);
+	err = silo_maps_ensure(d->silo, &d->maps, 0, SILO_CACHE_DEFAULT,
+			       &(bool){ false });
+	if (!err)
+		err = index_open(d);
+	return err;
+}
+
+/* The first resync, the regrace thread, the first beat and --metrics's
+ * server (metrics_fd is taken). */
+static int daemon_start(struct silod *d, int *metrics_fd)
+{
+	int err;
+
+	d->state.pid = getpid();
+	d->state.started_ns = now_ns();
+	publish(d);
+	notify("STATUS=resyncing with the kernel (routes, addresses, devices, topology)");
+	/* A failed first resync is tried again by run(), like any other;
+	 * until one succeeds there is no heartbeat. */
+	resync(d);
+	err = regrace_start(d);
+	if (err)
+		return err;
+	beat(d);
+	if (*metrics_fd >= 0) {
+		err = metrics_start(d, *metrics_fd);
+		*metrics_fd = -1; /* the server's now, or closed */
+		if (err)
+			goto err_regrace;
+		pr_info("metrics: GET /metrics on %s\n", d->cfg.metrics);
+	}
+	return 0;
+
+err_regrace:
+	regrace_stop(d);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct silod *d = &daemon_state;
+	struct silo_opts opts = {};
+	struct silod_args a;
+	int err, sig_fd = -1, metrics_fd = -1;
+
+	silo_set_print(print);
+	err = load_config(argc, argv, &a, &d->cfg);
+	if (err)
+		return 2;
+	if (daemon_init(d))
+		return 1;
 	/* Before entering --netns: the scraper is where silod starts. */
 	if (d->cfg.metrics[0]) {
 		metrics_fd = metrics_listen(d->cfg.metrics);
@@ -292,52 +352,12 @@ int main(int argc, char **argv)
 			close(metrics_fd);
 		return 1;
 	}
-	pid = silo_daemon_pid(d->silo);
-	if (pid && pid != getpid()) {
-		pr_err("silod already runs for %s (pid %d)\n",
-		       silo_pin_dir(d->silo), pid);
-		err = -EEXIST;
-		goto out_close;
-	}
-	sig_fd = signals_open();
-	if (sig_fd < 0) {
-		err = sig_fd;
-		goto out_close;
-	}
-	/* Listen before reading the state, so no change falls between. */
-	d->nl_fd = nl_events_open(d->cfg.rcvbuf);
-	if (d->nl_fd < 0) {
-		err = d->nl_fd;
-		pr_err("cannot listen to rtnetlink: %s\n", strerror(-err));
-		goto out_close;
-	}
-	envelope_open(d);
-	err = silo_maps_ensure(d->silo, &d->maps, 0, SILO_CACHE_DEFAULT,
-			       &(bool){ false });
-	if (!err)
-		err = index_open(d);
+	err = daemon_open(d, &sig_fd);
 	if (err)
 		goto out_close;
-	d->state.pid = getpid();
-	d->state.started_ns = now_ns();
-	publish(d);
-	notify("STATUS=resyncing with the kernel (routes, addresses, devices, topology)");
-	/* A failed first resync is tried again by run(), like any other;
-	 * until one succeeds there is no heartbeat. */
-	resync(d);
-	err = regrace_start(d);
+	err = daemon_start(d, &metrics_fd);
 	if (err)
 		goto out_release;
-	beat(d);
-	if (metrics_fd >= 0) {
-		err = metrics_start(d, metrics_fd);
-		metrics_fd = -1; /* the server's now, or closed */
-		if (err) {
-			regrace_stop(d);
-			goto out_release;
-		}
-		pr_info("metrics: GET /metrics on %s\n", d->cfg.metrics);
-	}
 	pr_info("serving %s (%s invalidation, heartbeat %d ms, timeout %d ms)\n",
 		silo_pin_dir(d->silo), d->cfg.global ? "global" : "scoped",
 		d->cfg.heartbeat_ms, d->cfg.timeout_ms);

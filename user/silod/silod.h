@@ -136,6 +136,41 @@ static inline __u64 coarse_ns(void)
 	return silo_clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
+/*
+ * Who calls whom: one way, down this list (no file of silod calls one
+ * above it; what a lower one finds for an upper one, it returns).
+ *
+ *   main.c       startup, the event loop, signals, SIGHUP's reload
+ *   tick.c       the loop's periodic work: heartbeat, watchdog, envelope,
+ *                the once-a-second polls (sync.c, service.c)
+ *   burst.c      what a burst of notifications asks for; resync
+ *   events.c     rtnetlink notifications into a burst
+ *   sync.c       the side maps: topology, devices, genid's counted fields
+ *   sweep.c      scoped invalidation, the regrace thread, genid bumps
+ *   index.c      the caches' keys by address
+ *   neigh.c      neighbour confirmation (its own thread)
+ *   cache.c      walks of the route caches, their fill count
+ *   heartbeat.c  the heartbeat and the daemon map
+ *
+ * envelope.c, service.c, config.c, metrics.c and notify.c call none of
+ * these; libsilo is below them all.
+ */
+
+/* tick.c: the periodic work, from run()'s loop. */
+struct pollfd;
+struct tick {
+	__u64 next_beat;
+	__u64 next_watchdog;
+	__u64 watchdog; /* notify_watchdog_ns(), this turn; 0: none */
+};
+/* Before the wait: beats when due (or as soon as synced, not ready yet),
+ * feeds the watchdog. */
+void tick_run(struct silod *d, struct tick *t, __u64 now);
+/* How long the loop may wait for the next periodic work. */
+__u64 tick_wait(struct silod *d, const struct tick *t, __u64 now);
+/* After ppoll: the envelope's sockets (pfd, n) and the polls when due. */
+void tick_poll(struct silod *d, const struct pollfd *pfd, int n);
+
 /* burst.c */
 /*
  * Everything from the kernel again; a failure leaves silod unsynced (no
@@ -162,7 +197,7 @@ int refresh_devices(struct silod *d);
 void nexthop_groups(struct silod *d);
 /* silo_sync_genid's what (SILO_SYNC_*), routes counted with their MTUs. */
 int sync_routes(struct silod *d, unsigned int what);
-/* Every envelope poll: what changes without a notification
+/* Every tick's poll: what changes without a notification
  * (sysctls: multipath hash, min_pmtu, accept_local, rp_filter; the least
  * route MTU while one exists, since a route that loses its MTU says
  * nothing of the one it had; the key's route flags after a deletion). */
@@ -200,7 +235,6 @@ int index_sweep(struct silod *d, const struct sweep_work *w);
 bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a);
 
 /* envelope.c */
-struct pollfd;
 void envelope_init(struct silod *d); /* no sockets yet */
 /* Listens to nftables, xfrm and tc changes (in the served namespace). */
 int envelope_open(struct silod *d);
@@ -211,8 +245,9 @@ int envelope_update(struct silod *d);
 int envelope_pollfds(struct silod *d, struct pollfd *pfd);
 /* wait, or less when the next poll is due sooner. */
 __u64 envelope_wait(struct silod *d, __u64 now, __u64 wait);
-/* After ppoll: on a notification, or when the poll is due, updates. */
-void envelope_poll(struct silod *d, const struct pollfd *pfd, int n);
+/* After ppoll: on a notification, or when the poll is due, updates. True
+ * when the poll was due: the caller's once-a-second polls follow it. */
+bool envelope_poll(struct silod *d, const struct pollfd *pfd, int n);
 
 /* neigh.c: once a second, NTF_USE for the neighbours the caches send to. */
 void neigh_confirm(struct silod *d);

@@ -46,7 +46,6 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include "silod.h"
 
 void work_reset(struct sweep_work *w)
