@@ -182,7 +182,7 @@ __u64 envelope_wait(struct silod *d, __u64 now, __u64 wait)
 
 /* Empties a notification socket; what the messages say does not matter,
  * only that something changed (an overrun too). */
-static bool drain(int fd)
+static bool drain_socket(int fd)
 {
 	char buf[8192];
 	bool any = false;
@@ -202,19 +202,15 @@ static bool drain(int fd)
 	}
 }
 
-void envelope_poll(struct silod *d, const struct pollfd *pfd, int n)
+bool envelope_poll(struct silod *d, const struct pollfd *pfd, int n)
 {
 	bool changed = false, due = now_ns() >= d->env.next_poll_ns;
 	int i;
 
 	for (i = 0; i < n; i++)
-		if (pfd[i].revents && drain(pfd[i].fd))
+		if (pfd[i].revents && drain_socket(pfd[i].fd))
 			changed = true;
 	if (changed || due)
 		envelope_update(d);
-	if (due) {
-		config_poll(d);
-		service_poll(d);
-		queues_poll(d);
-	}
+	return due;
 }

@@ -326,7 +326,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* Messages were lost: only a resync is exact. */
-static void lost(struct silod *d, struct burst *b)
+static void messages_lost(struct silod *d, struct burst *b)
 {
 	neigh_seen_reset(); /* a change may be among the lost */
 	DSTAT_ADD(d, overruns, 1);
@@ -363,7 +363,7 @@ int nl_events_drain(struct silod *d, struct burst *b)
 			if (errno == EAGAIN)
 				break;
 			if (errno == ENOBUFS) {
-				lost(d, b);
+				messages_lost(d, b);
 				overrun = -ENOBUFS;
 				continue;
 			}
@@ -373,7 +373,7 @@ int nl_events_drain(struct silod *d, struct burst *b)
 			/* Its tail is gone: lost, and room for the next. */
 			void *p = malloc(n);
 
-			lost(d, b);
+			messages_lost(d, b);
 			overrun = -ENOBUFS;
 			if (p) {
 				free(d->rx_buf);
@@ -385,7 +385,7 @@ int nl_events_drain(struct silod *d, struct burst *b)
 		/* Notifications: any sequence number, from the kernel. A
 		 * message it cannot parse hides those after it. */
 		if (mnl_cb_run(d->rx_buf, n, 0, 0, event_cb, data) < 0) {
-			lost(d, b);
+			messages_lost(d, b);
 			overrun = -ENOBUFS;
 		}
 	}

@@ -297,6 +297,17 @@ int index_rebuild(struct silod *d)
 	return err;
 }
 
+bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a)
+{
+	unsigned int full = p->len / 8, rest = p->len % 8;
+
+	if (p->family != family)
+		return false;
+	if (memcmp(p->addr, a, full))
+		return false;
+	return !rest || !((p->addr[full] ^ a[full]) & (0xFF << (8 - rest)));
+}
+
 /* Deletes the keys of b inside p; drops the ones the cache lacks. */
 static int visit(struct silod *d, struct cache_index *ix, struct bucket *b,
 		 const struct prefix *p, int *deleted)

@@ -18,8 +18,6 @@
 #include <unistd.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include "config.h"
 #include "silod.h"
 
@@ -85,335 +83,6 @@ static void print(enum silo_log_level level, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
-static int refresh_group(struct silo_group *g, void *ctx)
-{
-	struct silo_group_info info;
-
-	(void)ctx;
-	/* Setting its policy again rebuilds its per-node socket lists. */
-	if (!silo_group_info(g, &info))
-		silo_group_set_policy(g, info.group.policy);
-	return 0;
-}
-
-/* cpu_node from the configuration or sysfs; one cache per node; and the
- * reuseport groups' node lists, which follow cpu_node. */
-static int apply_topology(struct silod *d)
-{
-	int nr_cpus = libbpf_num_possible_cpus();
-	__u32 *node_of, nr_nodes;
-	int err;
-
-	node_of = calloc(nr_cpus, sizeof(*node_of));
-	if (!node_of)
-		return -ENOMEM;
-	if (d->cfg.cpu_nodes[0])
-		err = parse_cpu_nodes(d->cfg.cpu_nodes, node_of, nr_cpus,
-				      &nr_nodes);
-	else
-		err = silo_read_cpu_nodes(node_of, nr_cpus, &nr_nodes);
-	/* Caches first: a CPU must never point at a missing one. */
-	if (!err)
-		err = silo_maps_set_nodes(d->silo, &d->maps, nr_nodes);
-	if (!err)
-		err = silo_write_cpu_node(d->maps.fd[SILO_MAP_CPU_NODE],
-					  node_of, nr_cpus);
-	free(node_of);
-	if (err) {
-		pr_err("cannot set the CPU to node map: %s\n", strerror(-err));
-		return err;
-	}
-	if (d->cfg.cpu_nodes[0])
-		pr_info("CPU to node map: %s (%u nodes)\n", d->cfg.cpu_nodes,
-			nr_nodes);
-	silo_group_foreach(d->silo, refresh_group, NULL);
-	return 0;
-}
-
-/* The data path stops using the cache now, not after the timeout. */
-static void heartbeat_expire(struct silod *d)
-{
-	struct silo_heartbeat hb = {
-		.last_ns = 0, /* no silod */
-		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
-	};
-	__u32 zero = 0;
-
-	if (bpf_map_update_elem(d->maps.fd[SILO_MAP_HEARTBEAT], &zero, &hb,
-				BPF_ANY))
-		pr_err("cannot expire the heartbeat: %s\n", strerror(errno));
-}
-
-/*
- * An invalidation may have been lost (a failed refresh, sweep or bump): the
- * cache is not to be trusted until a resync succeeds. Either thread.
- */
-void invalidation_lost(struct silod *d)
-{
-	pthread_mutex_lock(&d->lock);
-	__atomic_add_fetch(&d->lost, 1, __ATOMIC_SEQ_CST);
-	heartbeat_expire(d);
-	pthread_mutex_unlock(&d->lock);
-}
-
-static bool synced(struct silod *d)
-{
-	return __atomic_load_n(&d->lost, __ATOMIC_SEQ_CST) == d->synced;
-}
-
-/* Only while synced; under d->lock, so that a beat never lands just after
- * invalidation_lost() expired the heartbeat. True when it was written. */
-static bool beat(struct silod *d)
-{
-	struct silo_heartbeat hb = {
-		.last_ns = coarse_ns(),
-		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
-	};
-	bool written = false;
-	__u32 zero = 0;
-
-	if (!hb.last_ns)
-		hb.last_ns = 1; /* 0 means "no daemon" */
-	pthread_mutex_lock(&d->lock);
-	if (synced(d)) {
-		written = !bpf_map_update_elem(d->maps.fd[SILO_MAP_HEARTBEAT],
-					       &zero, &hb, BPF_ANY);
-		if (!written)
-			pr_err("cannot write the heartbeat: %s\n",
-			       strerror(errno));
-	}
-	pthread_mutex_unlock(&d->lock);
-	return written;
-}
-
-static void publish(struct silod *d)
-{
-	struct silo_daemon state;
-	__u32 zero = 0;
-
-	pthread_mutex_lock(&d->lock);
-	d->state.dumps_retried =
-		__atomic_load_n(&silo_nl_dumps_retried, __ATOMIC_RELAXED);
-	state = d->state;
-	pthread_mutex_unlock(&d->lock);
-	bpf_map_update_elem(d->maps.fd[SILO_MAP_DAEMON], &zero, &state,
-			    BPF_ANY);
-}
-
-static int refresh_device(struct silo *s, __u32 ifindex, void *ctx)
-{
-	struct silod *d = ctx;
-	char name[IF_NAMESIZE];
-	int err;
-
-	(void)s;
-	/* A device that went away keeps its link pin until unloaded. */
-	if (!if_indextoname(ifindex, name))
-		return 0;
-	err = silo_fill_device(d->maps.fd[SILO_MAP_DEVICES],
-			       d->maps.fd[SILO_MAP_GENID], ifindex);
-	if (err) {
-		pr_warn("cannot refresh device %s\n", name);
-		/* The others still get theirs; the caller fails. */
-		d->device_err = err < 0 ? err : -EIO;
-	}
-	return 0;
-}
-
-static int refresh_devices(struct silod *d)
-{
-	int err;
-
-	d->device_err = 0;
-	/* A changed device bumps genid, as the regrace thread may. */
-	pthread_mutex_lock(&d->genid_lock);
-	err = silo_for_each_link_pin(d->silo, refresh_device, d);
-	pthread_mutex_unlock(&d->genid_lock);
-	return err ? err : d->device_err;
-}
-
-static int sync_genid(struct silod *d, unsigned int what)
-{
-	int err;
-
-	/* The regrace thread may bump genid meanwhile. */
-	pthread_mutex_lock(&d->genid_lock);
-	err = silo_sync_genid(d->maps.fd[SILO_MAP_GENID], what);
-	pthread_mutex_unlock(&d->genid_lock);
-	return err;
-}
-
-/* Whether a nexthop group may exist: a failure to tell says yes. */
-static void nexthop_groups(struct silod *d)
-{
-	d->nh_groups = silo_nl_nexthop_groups() != 0;
-	d->nh_lazy = false;
-}
-
-/* Routes too, in the same walk as their MTUs. */
-static int sync_routes(struct silod *d, unsigned int what)
-{
-	int err;
-
-	if (d->nh_lazy)
-		nexthop_groups(d);
-	/* Tests count these: an ordinary route must cost none. */
-	if (what & SILO_SYNC_ROUTES)
-		pr_debug("counting multipath and source routes\n");
-	err = sync_genid(d, what);
-	if (!err && (what & SILO_SYNC_ROUTES))
-		d->routes_lazy = false;
-	return err;
-}
-
-void config_poll(struct silod *d)
-{
-	unsigned int what = SILO_SYNC_SYSCTLS;
-	struct silo_genid g;
-	__u32 zero = 0;
-
-	if (!bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g)) {
-		if (g.route_mtu[SILO_FAM_V4] || g.route_mtu[SILO_FAM_V6])
-			what |= SILO_SYNC_ROUTE_MTU;
-		/* A field set by the routes may have stopped mattering;
-		 * unset ones are set as the routes come. */
-		if (d->routes_lazy && (g.flags & SILO_GENID_ROUTES_BITS))
-			what |= SILO_SYNC_ROUTES;
-		else
-			d->routes_lazy = false;
-	}
-	/* Changes bump genid; a failure leaves silod unsynced. */
-	if (sync_routes(d, what) || refresh_devices(d))
-		invalidation_lost(d);
-}
-
-/*
- * Everything from the kernel again. genid is bumped first, so no entry from
- * before is used whatever fails next, and last, so none filled from the
- * side maps while they were rewritten is. A failure leaves silod unsynced:
- * no heartbeat, and run() tries again every resync-interval-ms.
- */
-static int resync(struct silod *d)
-{
-	__u32 lost = __atomic_load_n(&d->lost, __ATOMIC_SEQ_CST);
-	int err;
-
-	d->last_resync_ns = now_ns();
-	err = genid_bump(d);
-	if (!err && d->fail_skip > 0)
-		d->fail_skip--;
-	else if (!err && d->fail_resyncs > 0) {
-		d->fail_resyncs--;
-		err = -EIO; /* SILOD_TEST_FAIL_RESYNC */
-	}
-	if (!err)
-		err = silo_fill_local_addrs(d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
-	if (!err)
-		err = refresh_devices(d);
-	if (!err) {
-		nexthop_groups(d);
-		err = sync_routes(d, SILO_SYNC_ALL);
-	}
-	if (!err)
-		err = apply_topology(d);
-	if (!err)
-		err = envelope_update(d);
-	if (!err) {
-		neigh_seen_reset();
-		err = index_rebuild(d);
-	}
-	if (!err)
-		err = genid_bump(d);
-	if (err) {
-		/* Once a second is enough, however often it is retried. */
-		if (d->last_resync_ns >= d->resync_warned + 1000000000ULL) {
-			pr_err("resync failed (%s): the data path stands aside (every packet to the stack) until one succeeds; retrying every %d ms\n",
-			       strerror(-err), d->cfg.resync_interval_ms);
-			notify("STATUS=resync failed (%s): the data path stands aside until one succeeds; retrying every %d ms",
-			       strerror(-err), d->cfg.resync_interval_ms);
-			d->resync_warned = d->last_resync_ns;
-		}
-		invalidation_lost(d);
-		return err;
-	}
-	if (d->resync_warned) {
-		pr_info("resynced with the kernel: the route cache is used again\n");
-		if (d->ready)
-			notify_serving(d);
-	}
-	d->resync_warned = 0;
-	d->synced = lost;
-	DSTAT_ADD(d, resyncs, 1);
-	pr_debug("resynced with the kernel\n");
-	return 0;
-}
-
-/* Sweeps of more prefixes than this cost more than a global bump. */
-#define MAX_SCOPED_PREFIXES 4096
-
-/*
- * resync_due: the resync interval has passed. A resync still to come (after
- * lost messages or a failure) makes every burst a genid bump: nothing it
- * holds can be scoped, and its side maps wait for the resync.
- */
-static int process(struct silod *d, struct burst *b, bool resync_due)
-{
-	bool keep_resync = false;
-	unsigned int what;
-	int err = 0;
-
-	if (b->resync && resync_due) {
-		err = resync(d);
-	} else if (b->resync) {
-		err = genid_bump(d);
-		if (err)
-			invalidation_lost(d);
-		keep_resync = true;
-	} else {
-		if (b->addrs)
-			err = silo_fill_local_addrs(
-				d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
-		if (!err && b->devices)
-			silo_xdp_prune(d->silo); /* devices deleted: pins go */
-		/* Addresses too: a device's source check depends on them. */
-		if (!err && (b->devices || b->addrs))
-			err = refresh_devices(d);
-		/* The key first: the invalidation below is then made
-		 * under the new one. */
-		what = (b->rules ? SILO_SYNC_RULES : 0) |
-		       (b->route_mtu ? SILO_SYNC_ROUTE_MTU : 0) |
-		       (b->routes ? SILO_SYNC_ROUTES : 0);
-		if (!err && what)
-			err = sync_routes(d, what);
-		if (!err && b->route_bumps)
-			err = genid_bump_by(d, b->route_bumps);
-		if (!err &&
-		    (b->bump || b->work.nr_prefixes > MAX_SCOPED_PREFIXES))
-			err = genid_bump(d);
-		else if (!err && (b->work.nr_prefixes || b->work.nr_neighs))
-			err = invalidate(d, &b->work);
-		if (err < 0) {
-			/* Whatever failed, a bump keeps the cache honest, and
-			 * a resync makes the side maps right again. */
-			pr_err("invalidation failed (%s): bumping genid and resyncing\n",
-			       strerror(-err));
-			genid_bump(d);
-			invalidation_lost(d);
-		}
-	}
-	pthread_mutex_lock(&d->lock);
-	d->state.bursts++;
-	d->state.coalesced += b->messages > 1 ? b->messages - 1 : 0;
-	pthread_mutex_unlock(&d->lock);
-	work_reset(&b->work);
-	b->messages = 0;
-	b->route_bumps = 0;
-	b->bump = b->addrs = b->devices = b->rules = b->route_mtu = false;
-	b->routes = false;
-	b->resync = keep_resync;
-	return err;
-}
-
 static int reload(struct silod *d, int argc, char **argv)
 {
 	struct silod_config c;
@@ -463,49 +132,66 @@ static int signals_open(void)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+/* The rtnetlink socket is readable: its messages into b. */
+static int events_read(struct silod *d, struct burst *b, __u64 now,
+		       __u64 *last_warn)
+{
+	int err = nl_events_drain(d, b);
+
+	/* Lost messages: no entry from before is used, now;
+	 * the resync follows within resync-interval-ms. */
+	if (err == -ENOBUFS && genid_bump(d))
+		invalidation_lost(d);
+	/* At most once a second, however many overruns. */
+	if (err == -ENOBUFS && now > *last_warn + 1000000000ULL) {
+		pr_warn("netlink overrun: messages lost, resyncing\n");
+		*last_warn = now;
+	} else if (err && err != -ENOBUFS) {
+		return err;
+	}
+	return 0;
+}
+
+/* A signal: SIGHUP reloads; true for one that ends the loop. */
+static bool signal_read(struct silod *d, int sig_fd, struct burst *b, int argc,
+			char **argv)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sig_fd, &si, sizeof(si)) != sizeof(si))
+		return false;
+	if (si.ssi_signo == SIGHUP) {
+		reload(d, argc, argv);
+		return false;
+	}
+	pr_info("signal %u: exiting, the data path stays\n", si.ssi_signo);
+	/* Finish what is known, so no entry outlives it
+	 * (the heartbeat expires next anyway). */
+	if (b->messages || b->resync)
+		process(d, b, false);
+	return true;
+}
+
 static int run(struct silod *d, int sig_fd, int argc, char **argv)
 {
 	struct burst b = {};
-	__u64 now, next_beat = 0, last_sweep = 0, last_warn = 0;
-	__u64 resync_at, sweep_at, next_watchdog = 0, watchdog;
+	struct tick t = {};
+	__u64 now, wait, last_sweep = 0, last_warn = 0, resync_at, sweep_at;
 	struct pollfd pfd[6] = {
 		{ .fd = d->nl_fd, .events = POLLIN },
 		{ .fd = sig_fd, .events = POLLIN },
 		{ .fd = index_pollfd(d), .events = POLLIN },
 	};
 	int err = 0, nfds = 3 + envelope_pollfds(d, pfd + 3);
+	struct timespec ts;
 
 	for (;;) {
-		struct signalfd_siginfo si;
-		struct timespec ts;
-		__u64 wait;
-
 		now = now_ns();
 		/* Unsynced (a failure, maybe in the regrace thread): resync
 		 * until it works, and no heartbeat meanwhile. */
 		if (!synced(d))
 			b.resync = true;
-		/* Not ready yet: beat as soon as a resync made it synced. */
-		if (now >= next_beat || (!d->ready && synced(d))) {
-			bool beating = beat(d);
-
-			neigh_confirm(d);
-			publish(d);
-			next_beat = now + (__u64)d->cfg.heartbeat_ms * 1000000;
-			/* The first beat: the data path trusts the cache. */
-			if (beating && !d->ready) {
-				d->ready = true;
-				notify("READY=1");
-				notify_serving(d);
-			}
-		}
-		/* The loop turns: systemd's watchdog is fed. Also while a
-		 * resync fails, which the loop retries itself. */
-		watchdog = notify_watchdog_ns(d);
-		if (watchdog && now >= next_watchdog) {
-			notify("WATCHDOG=1");
-			next_watchdog = now + watchdog;
-		}
+		tick_run(d, &t, now);
 		/* Coalesce: act at most every min-sweep (resyncs more
 		 * rarely still), and take in whatever arrives meanwhile. */
 		resync_at = d->last_resync_ns +
@@ -521,68 +207,37 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 			publish(d);
 			continue;
 		}
-		wait = next_beat - now;
-		if (watchdog && next_watchdog - now < wait)
-			wait = next_watchdog - now;
+		wait = tick_wait(d, &t, now);
 		if (b.resync && resync_at - now < wait)
 			wait = resync_at - now;
 		if (b.messages && sweep_at - now < wait)
 			wait = sweep_at - now;
-		wait = envelope_wait(d, now, wait);
 		ts.tv_sec = wait / 1000000000;
 		ts.tv_nsec = wait % 1000000000;
 		if (ppoll(pfd, nfds, &ts, NULL) < 0 && errno != EINTR)
 			return -errno;
-		envelope_poll(d, pfd + 3, nfds - 3);
+		tick_poll(d, pfd + 3, nfds - 3);
 		/* The fill log, a quarter full or at least every beat. */
 		index_drain(d);
 		if (pfd[0].revents) {
-			err = nl_events_drain(d, &b);
-			/* Lost messages: no entry from before is used, now;
-			 * the resync follows within resync-interval-ms. */
-			if (err == -ENOBUFS && genid_bump(d))
-				invalidation_lost(d);
-			/* At most once a second, however many overruns. */
-			if (err == -ENOBUFS &&
-			    now > last_warn + 1000000000ULL) {
-				pr_warn("netlink overrun: messages lost, resyncing\n");
-				last_warn = now;
-			} else if (err && err != -ENOBUFS) {
+			err = events_read(d, &b, now, &last_warn);
+			if (err)
 				return err;
-			}
 		}
-		if (pfd[1].revents &&
-		    read(sig_fd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo == SIGHUP) {
-				reload(d, argc, argv);
-				continue;
-			}
-			pr_info("signal %u: exiting, the data path stays\n",
-				si.ssi_signo);
-			/* Finish what is known, so no entry outlives it
-			 * (the heartbeat expires next anyway). */
-			if (b.messages || b.resync)
-				process(d, &b, false);
+		if (pfd[1].revents && signal_read(d, sig_fd, &b, argc, argv))
 			break;
-		}
 	}
 	work_free(&b.work);
 	neigh_confirm_stop();
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The state before anything is opened; -errno (said why) on failure. */
+static int daemon_init(struct silod *d)
 {
-	struct silod *d = &daemon_state;
-	struct silo_opts opts = {};
 	const char *test_env;
-	struct silod_args a;
-	int err, sig_fd = -1, pid, metrics_fd = -1;
+	int err;
 
-	silo_set_print(print);
-	err = load_config(argc, argv, &a, &d->cfg);
-	if (err)
-		return 2;
 	log_level = d->cfg.log_level;
 	if (use_syslog)
 		openlog("silod", LOG_PID, LOG_DAEMON);
@@ -600,13 +255,89 @@ int main(int argc, char **argv)
 		d->fail_resyncs = 0;
 	err = check_time_ns();
 	if (err)
-		return 1;
+		return err;
 	err = silo_proc_start_ticks(0, &d->state.start_ticks);
 	if (err) {
 		pr_err("cannot read /proc/self/stat: %s\n", strerror(-err));
-		return 1;
+		return err;
 	}
+	return 0;
+}
 
+/* silo opened: the sockets and maps silod serves with; main() closes them
+ * whatever fails. */
+static int daemon_open(struct silod *d, int *sig_fd)
+{
+	int err, pid;
+
+	pid = silo_daemon_pid(d->silo);
+	if (pid && pid != getpid()) {
+		pr_err("silod already runs for %s (pid %d)\n",
+		       silo_pin_dir(d->silo), pid);
+		return -EEXIST;
+	}
+	*sig_fd = signals_open();
+	if (*sig_fd < 0)
+		return *sig_fd;
+	/* Listen before reading the state, so no change falls between. */
+	d->nl_fd = nl_events_open(d->cfg.rcvbuf);
+	if (d->nl_fd < 0) {
+		err = d->nl_fd;
+		pr_err("cannot listen to rtnetlink: %s\n", strerror(-err));
+		return err;
+	}
+	envelope_open(d);
+	err = silo_maps_ensure(d->silo, &d->maps, 0, SILO_CACHE_DEFAULT,
+			       &(bool){ false });
+	if (!err)
+		err = index_open(d);
+	return err;
+}
+
+/* The first resync, the regrace thread, the first beat and --metrics's
+ * server (metrics_fd is taken). */
+static int daemon_start(struct silod *d, int *metrics_fd)
+{
+	int err;
+
+	d->state.pid = getpid();
+	d->state.started_ns = now_ns();
+	publish(d);
+	notify("STATUS=resyncing with the kernel (routes, addresses, devices, topology)");
+	/* A failed first resync is tried again by run(), like any other;
+	 * until one succeeds there is no heartbeat. */
+	resync(d);
+	err = regrace_start(d);
+	if (err)
+		return err;
+	beat(d);
+	if (*metrics_fd >= 0) {
+		err = metrics_start(d, *metrics_fd);
+		*metrics_fd = -1; /* the server's now, or closed */
+		if (err)
+			goto err_regrace;
+		pr_info("metrics: GET /metrics on %s\n", d->cfg.metrics);
+	}
+	return 0;
+
+err_regrace:
+	regrace_stop(d);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct silod *d = &daemon_state;
+	struct silo_opts opts = {};
+	struct silod_args a;
+	int err, sig_fd = -1, metrics_fd = -1;
+
+	silo_set_print(print);
+	err = load_config(argc, argv, &a, &d->cfg);
+	if (err)
+		return 2;
+	if (daemon_init(d))
+		return 1;
 	/* Before entering --netns: the scraper is where silod starts. */
 	if (d->cfg.metrics[0]) {
 		metrics_fd = metrics_listen(d->cfg.metrics);
@@ -621,52 +352,12 @@ int main(int argc, char **argv)
 			close(metrics_fd);
 		return 1;
 	}
-	pid = silo_daemon_pid(d->silo);
-	if (pid && pid != getpid()) {
-		pr_err("silod already runs for %s (pid %d)\n",
-		       silo_pin_dir(d->silo), pid);
-		err = -EEXIST;
-		goto out_close;
-	}
-	sig_fd = signals_open();
-	if (sig_fd < 0) {
-		err = sig_fd;
-		goto out_close;
-	}
-	/* Listen before reading the state, so no change falls between. */
-	d->nl_fd = nl_events_open(d->cfg.rcvbuf);
-	if (d->nl_fd < 0) {
-		err = d->nl_fd;
-		pr_err("cannot listen to rtnetlink: %s\n", strerror(-err));
-		goto out_close;
-	}
-	envelope_open(d);
-	err = silo_maps_ensure(d->silo, &d->maps, 0, SILO_CACHE_DEFAULT,
-			       &(bool){ false });
-	if (!err)
-		err = index_open(d);
+	err = daemon_open(d, &sig_fd);
 	if (err)
 		goto out_close;
-	d->state.pid = getpid();
-	d->state.started_ns = now_ns();
-	publish(d);
-	notify("STATUS=resyncing with the kernel (routes, addresses, devices, topology)");
-	/* A failed first resync is tried again by run(), like any other;
-	 * until one succeeds there is no heartbeat. */
-	resync(d);
-	err = regrace_start(d);
+	err = daemon_start(d, &metrics_fd);
 	if (err)
 		goto out_release;
-	beat(d);
-	if (metrics_fd >= 0) {
-		err = metrics_start(d, metrics_fd);
-		metrics_fd = -1; /* the server's now, or closed */
-		if (err) {
-			regrace_stop(d);
-			goto out_release;
-		}
-		pr_info("metrics: GET /metrics on %s\n", d->cfg.metrics);
-	}
 	pr_info("serving %s (%s invalidation, heartbeat %d ms, timeout %d ms)\n",
 		silo_pin_dir(d->silo), d->cfg.global ? "global" : "scoped",
 		d->cfg.heartbeat_ms, d->cfg.timeout_ms);

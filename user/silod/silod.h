@@ -136,6 +136,50 @@ static inline __u64 coarse_ns(void)
 	return silo_clock_ns(CLOCK_MONOTONIC_COARSE);
 }
 
+/*
+ * Who calls whom: one way, down this list (no file of silod calls one
+ * above it; what a lower one finds for an upper one, it returns).
+ *
+ *   main.c       startup, the event loop, signals, SIGHUP's reload
+ *   tick.c       the loop's periodic work: heartbeat, watchdog, envelope,
+ *                the once-a-second polls (sync.c, service.c)
+ *   burst.c      what a burst of notifications asks for; resync
+ *   events.c     rtnetlink notifications into a burst
+ *   sync.c       the side maps: topology, devices, genid's counted fields
+ *   sweep.c      scoped invalidation, the regrace thread, genid bumps
+ *   index.c      the caches' keys by address
+ *   neigh.c      neighbour confirmation (its own thread)
+ *   cache.c      walks of the route caches, their fill count
+ *   heartbeat.c  the heartbeat and the daemon map
+ *
+ * envelope.c, service.c, config.c, metrics.c and notify.c call none of
+ * these; libsilo is below them all.
+ */
+
+/* tick.c: the periodic work, from run()'s loop. */
+struct pollfd;
+struct tick {
+	__u64 next_beat;
+	__u64 next_watchdog;
+	__u64 watchdog; /* notify_watchdog_ns(), this turn; 0: none */
+};
+/* Before the wait: beats when due (or as soon as synced, not ready yet),
+ * feeds the watchdog. */
+void tick_run(struct silod *d, struct tick *t, __u64 now);
+/* How long the loop may wait for the next periodic work. */
+__u64 tick_wait(struct silod *d, const struct tick *t, __u64 now);
+/* After ppoll: the envelope's sockets (pfd, n) and the polls when due. */
+void tick_poll(struct silod *d, const struct pollfd *pfd, int n);
+
+/* burst.c */
+/*
+ * Everything from the kernel again; a failure leaves silod unsynced (no
+ * heartbeat) until one succeeds.
+ */
+int resync(struct silod *d);
+/* Acts on b and empties it; resync_due: a resync may run now. */
+int process(struct silod *d, struct burst *b, bool resync_due);
+
 /* events.c */
 int nl_events_open(int rcvbuf);
 /* Reads every pending message into b; -ENOBUFS after an overrun or a
@@ -144,6 +188,20 @@ int nl_events_open(int rcvbuf);
 int nl_events_drain(struct silod *d, struct burst *b);
 /* Forgets the neighbours' last states: each next message sweeps. */
 void neigh_seen_reset(void);
+
+/* sync.c: cpu_node from the configuration or sysfs, one cache per node. */
+int apply_topology(struct silod *d);
+/* Every device's entry again; a changed one bumps genid. */
+int refresh_devices(struct silod *d);
+/* Whether a nexthop group may exist (d->nh_groups). */
+void nexthop_groups(struct silod *d);
+/* silo_sync_genid's what (SILO_SYNC_*), routes counted with their MTUs. */
+int sync_routes(struct silod *d, unsigned int what);
+/* Every tick's poll: what changes without a notification
+ * (sysctls: multipath hash, min_pmtu, accept_local, rp_filter; the least
+ * route MTU while one exists, since a route that loses its MTU says
+ * nothing of the one it had; the key's route flags after a deletion). */
+void config_poll(struct silod *d);
 
 /* sweep.c */
 void work_reset(struct sweep_work *w);
@@ -157,6 +215,49 @@ int sweep(struct silod *d, const struct sweep_work *w);
 int invalidate(struct silod *d, const struct sweep_work *w);
 int regrace_start(struct silod *d);
 void regrace_stop(struct silod *d);
+int genid_bump(struct silod *d);
+int genid_bump_by(struct silod *d, unsigned int n);
+
+/*
+ * index.c: the route caches' keys by address, fed by the data path's fill
+ * log. index_sweep() deletes the entries w's prefixes hold (returns how
+ * many, or -errno); it and index_drain() take in the log first.
+ * index_rebuild() builds it again from a walk of the caches.
+ */
+struct cache_index;
+int index_open(struct silod *d);
+void index_close(struct silod *d);
+int index_pollfd(struct silod *d);
+int index_drain(struct silod *d);
+int index_rebuild(struct silod *d);
+int index_sweep(struct silod *d, const struct sweep_work *w);
+/* Does p hold address a of family? */
+bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a);
+
+/* envelope.c */
+void envelope_init(struct silod *d); /* no sockets yet */
+/* Listens to nftables, xfrm and tc changes (in the served namespace). */
+int envelope_open(struct silod *d);
+void envelope_close(struct silod *d);
+/* Evaluates the envelope and writes it to genid.outside (override kept). */
+int envelope_update(struct silod *d);
+/* Puts its sockets in pfd (room for 3); returns how many. */
+int envelope_pollfds(struct silod *d, struct pollfd *pfd);
+/* wait, or less when the next poll is due sooner. */
+__u64 envelope_wait(struct silod *d, __u64 now, __u64 wait);
+/* After ppoll: on a notification, or when the poll is due, updates. True
+ * when the poll was due: the caller's once-a-second polls follow it. */
+bool envelope_poll(struct silod *d, const struct pollfd *pfd, int n);
+
+/* neigh.c: once a second, NTF_USE for the neighbours the caches send to. */
+void neigh_confirm(struct silod *d);
+void neigh_confirm_stop(void);
+/* service.c: services that follow a group get its slots' CPUs. */
+void service_poll(struct silod *d);
+/* Policy queue tables read from a device, kept as the device has them. */
+void queues_poll(struct silod *d);
+
+/* cache.c */
 /* Sum over CPUs of the data path's cache fills (inserts, refreshes). */
 __u64 cache_fills(struct silod *d);
 /*
@@ -175,54 +276,18 @@ struct cache_cursor {
 };
 int cache_walk_slice(struct silod *d, struct cache_cursor *c, __u32 max,
 		     cache_entry_fn fn, void *ctx);
-int genid_bump(struct silod *d);
-int genid_bump_by(struct silod *d, unsigned int n);
-/* Does p hold address a of family? */
-bool in_prefix(const struct prefix *p, __u8 family, const __u8 *a);
 
-/*
- * index.c: the route caches' keys by address, fed by the data path's fill
- * log. index_sweep() deletes the entries w's prefixes hold (returns how
- * many, or -errno); it and index_drain() take in the log first.
- * index_rebuild() builds it again from a walk of the caches.
- */
-struct cache_index;
-int index_open(struct silod *d);
-void index_close(struct silod *d);
-int index_pollfd(struct silod *d);
-int index_drain(struct silod *d);
-int index_rebuild(struct silod *d);
-int index_sweep(struct silod *d, const struct sweep_work *w);
-
-/* envelope.c */
-struct pollfd;
-void envelope_init(struct silod *d); /* no sockets yet */
-/* Listens to nftables, xfrm and tc changes (in the served namespace). */
-int envelope_open(struct silod *d);
-void envelope_close(struct silod *d);
-/* Evaluates the envelope and writes it to genid.outside (override kept). */
-int envelope_update(struct silod *d);
-/* Puts its sockets in pfd (room for 3); returns how many. */
-int envelope_pollfds(struct silod *d, struct pollfd *pfd);
-/* wait, or less when the next poll is due sooner. */
-__u64 envelope_wait(struct silod *d, __u64 now, __u64 wait);
-/* After ppoll: on a notification, or when the poll is due, updates. */
-void envelope_poll(struct silod *d, const struct pollfd *pfd, int n);
-
-/* neigh.c: once a second, NTF_USE for the neighbours the caches send to. */
-void neigh_confirm(struct silod *d);
-void neigh_confirm_stop(void);
-/* main.c: the cache must not be trusted until a resync succeeds. */
+/* heartbeat.c: the heartbeat and the daemon map. The data path stops
+ * using the cache now, not after the timeout. */
+void heartbeat_expire(struct silod *d);
+/* The cache must not be trusted until a resync succeeds. */
 void invalidation_lost(struct silod *d);
-/* main.c, every envelope poll: what changes without a notification
- * (sysctls: multipath hash, min_pmtu, accept_local, rp_filter; the least
- * route MTU while one exists, since a route that loses its MTU says
- * nothing of the one it had; the key's route flags after a deletion). */
-void config_poll(struct silod *d);
-/* service.c: services that follow a group get its slots' CPUs. */
-void service_poll(struct silod *d);
-/* Policy queue tables read from a device, kept as the device has them. */
-void queues_poll(struct silod *d);
+/* No invalidation lost since the last good resync began. */
+bool synced(struct silod *d);
+/* Only while synced: true when the heartbeat was written. */
+bool beat(struct silod *d);
+/* The daemon counters to the daemon map. */
+void publish(struct silod *d);
 
 /* metrics.c: --metrics. 0 when spec is an address silod can listen on. */
 int metrics_check(const char *spec);
