@@ -121,12 +121,29 @@ SILOD_SRCS := $(wildcard user/silod/*.c)
 SILOD_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(SILOD_SRCS))
 SILOD := $(OUTPUT)/silod
 
-# One binary per C file under tests/, tools/ and examples/.
+# One binary per C file of tests/, of tools/ by kind (tools/bench/,
+# tools/lab/, tools/fuzz/, ...) and of examples/. The tools' binaries all
+# land in $(OUTPUT)/tools/, whatever their folder (tests, benchmarks and
+# silod_child.h's ../silod find them there); their objects follow the tree.
 TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/*.c))
-TOOL_BINS := $(patsubst tools/%.c,$(OUTPUT)/tools/%,$(wildcard tools/*.c))
+TOOL_SRCS := $(wildcard tools/*.c tools/*/*.c)
+TOOL_BINS := $(addprefix $(OUTPUT)/tools/,$(notdir $(TOOL_SRCS:.c=)))
+TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_SRCS))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%, \
 		$(wildcard examples/*.c))
-BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(TOOL_BINS) $(EXAMPLE_BINS))
+BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(EXAMPLE_BINS)) $(TOOL_OBJS)
+ifneq ($(words $(TOOL_BINS)),$(words $(sort $(TOOL_BINS))))
+$(error two tools under tools/ share a name: $(sort $(notdir $(TOOL_SRCS))))
+endif
+ifneq ($(filter $(addprefix $(OUTPUT)/,$(wildcard tools/*)),$(TOOL_BINS)),)
+$(error a tool is named as a folder of tools/: $(notdir $(TOOL_SRCS)))
+endif
+
+# The harness both tests and tools include ("fwd.h", "pkt.h", ...): frame
+# builders, the test and forwarding helpers, silod as a child. Not the
+# product's: only the tests' and tools' objects see it.
+TESTLIB := tests/lib
+$(OUTPUT)/tests/%.o $(OUTPUT)/tools/%.o: private SILO_CPPFLAGS += -I$(TESTLIB)
 
 .PHONY: all clean test mutate bench lab vmlinux format lint install uninstall \
 	fuzz man man-skip
@@ -244,9 +261,16 @@ $(SILOD): $(SILOD_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(TEST_BINS) $(TOOL_BINS) $(EXAMPLE_BINS): %: %.o $(LIBSILO)
+$(TEST_BINS) $(EXAMPLE_BINS): %: %.o $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+
+# $(OUTPUT)/tools/NAME from $(OUTPUT)/tools/KIND/NAME.o.
+$(foreach s,$(TOOL_SRCS),$(eval \
+	$(OUTPUT)/tools/$(notdir $(s:.c=)): $(OUTPUT)/$(s:.c=.o)))
+$(TOOL_BINS): $(LIBSILO)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $(filter %.o,$^) $(LIBSILO) $(LDLIBS) -o $@
 
 # Keep test and tool objects: they carry -MMD dependency files.
 .SECONDARY:
@@ -260,7 +284,7 @@ test:
 	$(Q)tests/run.sh $(OUTPUT)/san
 
 # A million mutated frames through silo's XDP program (BPF_PROG_TEST_RUN),
-# and the ones it redirects replayed through the kernel (tools/fuzz_xdp.c).
+# and the ones it redirects replayed through the kernel (tools/fuzz/fuzz_xdp.c).
 FUZZ_COUNT ?= 1000000
 FUZZ_REPLAY ?= 10000
 fuzz: all
@@ -272,10 +296,10 @@ mutate:
 	$(Q)tools/mutate.sh $(OUTPUT)/san $(M)
 
 bench: all
-	$(Q)tools/bench.sh $(OUTPUT)
+	$(Q)tools/bench/bench.sh $(OUTPUT)
 
 lab: all
-	$(Q)tools/lab.sh $(OUTPUT)
+	$(Q)tools/lab/lab.sh $(OUTPUT)
 
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
@@ -378,5 +402,7 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/bpf/lib/*.d $(OUTPUT)/*/*.d \
-	   $(OUTPUT)/*/*/*.d)
+# The dependency files of every object (-MMD), wherever its folder, and of
+# the bpf/lib header checks.
+-include $(patsubst %.o,%.d,$(BPF_OBJS) $(LIB_OBJS) $(CLI_OBJS) \
+	   $(SILOD_OBJS) $(BIN_OBJS)) $(addsuffix .d,$(BPF_LIB_CHECKS))

@@ -4,7 +4,7 @@
 #   client (eth0) --- (r-c) router (r-s) --- (eth0) server
 #                              (r-t) --- (eth0) server2
 #
-# For each router configuration below, the corpus of tools/frames.h (normal
+# For each router configuration below, the corpus of tests/lib/frames.h (normal
 # and malformed IPv4/IPv6 frames, exact bytes, twice) is sent from the
 # client's veth and everything leaving the router towards the client, the
 # server and server2 is captured on the far ends. Three runs: the kernel
@@ -155,7 +155,7 @@ topo_up() {
 			name r-t address $RTMAC netns "$R" || return 1
 	for n in "$C" "$S" "$T"; do
 		# No checksum offload on the wire; GRO lets the veth take
-		# frames redirected into it (NAPI), as in tools/lab.sh.
+		# frames redirected into it (NAPI), as in tools/lab/lab.sh.
 		ip netns exec "$n" ethtool -K eth0 tx off gro on >/dev/null ||
 			return 1
 		ip -n "$n" link set eth0 up
@@ -175,7 +175,7 @@ topo_up() {
 	r addr add 10.3.0.1/24 dev r-t
 	r addr add fd03::1/64 dev r-t nodad
 	neighbours
-	# The corpus's IPv4 sources, one per frame (tools/frames.h).
+	# The corpus's IPv4 sources, one per frame (tests/lib/frames.h).
 	r route add 10.10.0.0/16 via 10.1.0.2 &&
 		r route add 10.20.0.0/16 via 10.2.0.2 &&
 		r route add 10.40.0.0/16 via 10.2.0.2 &&

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# End to end: client -- router -- server in three namespaces (tools/lab.sh),
+# End to end: client -- router -- server in three namespaces (tools/lab/lab.sh),
 # silo loaded on the router's veths by the CLI with --netns, UDP and TCP over
 # IPv4 and IPv6 arrive whole, the router's counters say XDP forwarded them
 # from the route cache, every pinned map reads with bpftool, and unload
 # leaves the devices and bpffs clean.
 . "$TESTS_DIR/lib.sh"
-. "$TESTS_DIR/../tools/lab.sh"
+. "$TESTS_DIR/../tools/lab/lab.sh"
 
 P="${NS}e2e"
 R="$P-router"

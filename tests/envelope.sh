@@ -8,7 +8,7 @@
 # their family and clearing them clears it; and end to end, an nftables drop
 # rule added after the load wins over XDP forwarding.
 . "$TESTS_DIR/lib.sh"
-. "$TESTS_DIR/../tools/lab.sh"
+. "$TESTS_DIR/../tools/lab/lab.sh"
 
 A="${NS}env"
 ADIR="$PIN_ROOT/netns/$A"

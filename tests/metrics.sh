@@ -8,7 +8,7 @@
 # lives with a stale heartbeat. Bad addresses are refused before silod
 # starts; [::1]:PORT works.
 . "$TESTS_DIR/lib.sh"
-. "$TESTS_DIR/../tools/lab.sh"
+. "$TESTS_DIR/../tools/lab/lab.sh"
 
 P="${NS}met"
 R="$P-router"

@@ -10,7 +10,7 @@
 # and the group's datagrams reach the socket of the sender's CPU; the new
 # CLI removes it all and leaves no pins.
 . "$TESTS_DIR/lib.sh"
-. "$TESTS_DIR/../tools/lab.sh"
+. "$TESTS_DIR/../tools/lab/lab.sh"
 
 FROM=${SILO_UPGRADE_FROM:-09c5efa}
 # tools/mutate.sh runs the tests in a copy that is no repository: it names

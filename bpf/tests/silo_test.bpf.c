@@ -30,7 +30,7 @@ int xdp_pass(struct xdp_md *ctx __attribute__((unused)))
 }
 
 /*
- * A live traffic generator (tools/bench_live.c), run with
+ * A live traffic generator (tools/bench/bench_live.c), run with
  * BPF_F_TEST_XDP_LIVE_FRAMES and sent out of tx_ifindex. The kernel recycles
  * the frames' pages and a page keeps what a forwarder rewrote (MACs, hop
  * limit), so every header byte is written again from gen_tmpl (Ethernet,

@@ -12,7 +12,8 @@ checked on every change.
            silo/silo.h of libsilo; silod (user/silod/) only what user/lib/
            gives it (user/lib/silod.h); BPF programs only bpf/lib/ and
            include/silo/; tests and tools may include a module's private
-           header (a unit test tests one module)
+           header (a unit test tests one module), and name the harness
+           they share (tests/lib/, -Itests/lib) only by its file name
   circle   the .c files of one folder call each other one way: no two
            files (or more, in a ring) call each other
 
@@ -40,6 +41,8 @@ WALLS = {
     "examples": ("include/silo/silo.h",),
     "user/silod": ("include/silo/", "user/lib/silod.h"),
 }
+# The harness of tests and tools, included by file name only.
+TESTLIB = "tests/lib"
 # Inside user/lib/ a module's folder may use its parent's headers.
 LIB = "user/lib"
 
@@ -194,6 +197,16 @@ def main():
                 continue
             target = resolve(root, f, m.group(1))
             if target and not wall_ok(f, target):
+                found[("include", "%s %s" % (f, target))] = 0
+    for f in files:
+        if not f.startswith(("tests/", "tools/")):
+            continue
+        for line in open(os.path.join(root, f)):
+            m = INCLUDE.match(line)
+            if not m or "/" not in m.group(1):
+                continue
+            target = resolve(root, f, m.group(1))
+            if target and target.startswith(TESTLIB + "/"):
                 found[("include", "%s %s" % (f, target))] = 0
     for ring in circles(root, files):
         found[("circle", ring)] = 0

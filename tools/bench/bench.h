@@ -95,7 +95,7 @@ static inline double bench_median(double *v, int n)
  * rules (pref 100+i lookup 100+i) whose tables hold 90 % of the routes, none
  * of them the benchmark's destination; the rest in main, the last of them
  * the benchmark's own route (last). route() writes route n of rule i's
- * table (i < 0: of main) as a batch line. Needs sh() (tests/test.h).
+ * table (i < 0: of main) as a batch line. Needs sh() (tests/lib/test.h).
  */
 static inline int bench_routes(const char *ip_args, int routes, int rules,
 			       void (*route)(FILE *f, int i, int n,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/lab.sh [BUILD_DIR]
+# tools/lab/lab.sh [BUILD_DIR]
 #
 # silo's built-in lab: three network namespaces joined by veth,
 #

@@ -4,7 +4,8 @@
  * Ethernet frames for a client -- router -- {server, server2} topology, raw
  * AF_PACKET sockets opened inside named network namespaces, and the
  * normalisation that makes two captures comparable byte for byte. Shared by
- * tools/frames.c (tests/differential.sh) and tools/fuzz_xdp.c (make fuzz).
+ * tools/lab/frames.c (tests/differential.sh) and tools/fuzz/fuzz_xdp.c
+ * (make fuzz).
  *
  * Addresses (tests/differential.sh builds the same):
  *   client  10.1.0.2  fd01::2   router r-c 10.1.0.1 fd01::1
@@ -17,8 +18,8 @@
  * (FRAME_MAGIC, the pass, the frame's index), so a captured frame, or an
  * ICMP error quoting it, names the frame it came from.
  */
-#ifndef SILO_TOOLS_FRAMES_H
-#define SILO_TOOLS_FRAMES_H
+#ifndef SILO_TEST_FRAMES_H
+#define SILO_TEST_FRAMES_H
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -811,4 +812,4 @@ static inline void packet_drain(int fd)
 		;
 }
 
-#endif /* SILO_TOOLS_FRAMES_H */
+#endif /* SILO_TEST_FRAMES_H */

@@ -42,7 +42,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
-#include "../tests/fwd.h"
+#include "fwd.h"
 #include "silo_test.skel.h"
 #include "bench.h"
 #include "silod_child.h"

@@ -8,7 +8,7 @@
  *              [--only SUBSTRING]
  *
  * "run" opens a raw packet socket on every capture device (each in its own
- * namespace), sends the corpus (tools/frames.h) N times from the client's
+ * namespace), sends the corpus (tests/lib/frames.h) N times from the client's
  * device, exact bytes, and collects what arrives until the ports have been
  * quiet for --idle-ms (and at least --wait-ms after the last frame sent).
  * It prints one line per captured frame: "LABEL NAME#PASS HEX", NAME being

@@ -86,8 +86,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
-#include "../tests/test.h"
-#include "../tests/pkt.h"
+#include "test.h"
+#include "pkt.h"
 #include "silo_test.skel.h"
 #include "bench.h"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * silod as a child of a tool that runs silo in a namespace of its own:
- * silo forwards only while silod beats. The binary sits beside tools/ in
- * the build directory.
+ * silo forwards only while silod beats. Every tool's binary is in
+ * $(OUTPUT)/tools/, whatever its folder of tools/; silod is in $(OUTPUT).
  */
-#ifndef SILO_TOOLS_SILOD_CHILD_H
-#define SILO_TOOLS_SILOD_CHILD_H
+#ifndef SILO_TEST_SILOD_CHILD_H
+#define SILO_TEST_SILOD_CHILD_H
 
 #include <libgen.h>
 #include <limits.h>
@@ -60,4 +60,4 @@ static inline void silod_child_stop(pid_t pid)
 	}
 }
 
-#endif /* SILO_TOOLS_SILOD_CHILD_H */
+#endif /* SILO_TEST_SILOD_CHILD_H */

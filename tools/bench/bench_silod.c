@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
-#include "../tests/fwd.h"
+#include "fwd.h"
 #include "bench.h"
 
 #define PROBE_EVERY_MS 40

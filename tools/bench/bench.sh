@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# tools/bench.sh BUILD_DIR: silo's benchmarks, one JSON object per line.
+# tools/bench/bench.sh BUILD_DIR: silo's benchmarks, one JSON object per line.
 # Each compares variants measured side by side in one run; see the header of
 # each benchmark program for what it measures.
 set -u

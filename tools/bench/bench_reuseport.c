@@ -27,8 +27,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
-#include "../tests/test.h"
-#include "../tests/reuseport_util.h"
+#include "test.h"
+#include "reuseport_util.h"
 #include "bench.h"
 
 #define PORT 7400

@@ -9,7 +9,7 @@
  * router of tests/differential.sh (r-c, r-s, r-t; the hosts at their far
  * ends in namespaces silo-fuzz-PID-{c,s,t}), loads silo on the three devices with
  * forwarding, and runs N frames (default 1,000,000) through
- * BPF_PROG_TEST_RUN as if received on r-c: the corpus of tools/frames.h
+ * BPF_PROG_TEST_RUN as if received on r-c: the corpus of tests/lib/frames.h
  * mutated (bit flips, bytes set, truncation, growth, length and header
  * length fields, TTL, ethertype, splices) and wholly random frames. Every
  * verdict must be XDP_PASS, XDP_TX or XDP_REDIRECT: silo never drops and
