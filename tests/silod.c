@@ -4,7 +4,8 @@
  * neighbour changes, the race a second sweep exists for (driven step by step
  * through silod's test hook), netlink overrun and resync, SIGKILL and
  * restart with the heartbeat fail-safe, SIGTERM, and a faked two-node
- * topology set through the config file and SIGHUP.
+ * topology set through the config file and SIGHUP, with a route change
+ * while both nodes' caches hold the route.
  */
 #include <poll.h>
 #include "silod_util.h"
@@ -559,6 +560,7 @@ static void run_on_cpu(int cpu, const struct pkt_spec *sp, struct result *r)
 
 struct node_find {
 	const struct pkt_spec *sp;
+	__u64 genid; /* 0: any entry; else only entries of this genid */
 	__u32 nodes; /* bit per node holding the entry */
 };
 
@@ -567,8 +569,8 @@ static int node_cb(__u32 node, const struct silo_route_key *k,
 {
 	struct node_find *f = data;
 
-	(void)e;
-	if (!memcmp(k->dst, f->sp->dst, 16) && k->ifindex == in0)
+	if (!memcmp(k->dst, f->sp->dst, 16) && k->ifindex == in0 &&
+	    (!f->genid || e->genid == f->genid))
 		f->nodes |= 1U << node;
 	return 0;
 }
@@ -581,29 +583,54 @@ static __u32 nodes_of(const struct pkt_spec *sp)
 	return f.nodes;
 }
 
-static void test_two_nodes_each_cpu_its_own_cache(void)
+/* The nodes whose cache holds an entry for sp that the data path uses. */
+static __u32 nodes_current(const struct pkt_spec *sp)
 {
-	struct pkt_spec a = spec4("10.99.5.1"), b = spec4("10.99.5.2");
-	struct silo_info info;
-	struct result r;
+	struct node_find f = { .sp = sp, .genid = genid_now() };
+
+	silo_route_foreach(s, node_cb, &f);
+	return f.nodes;
+}
+
+/*
+ * Fakes two nodes through the config file and SIGHUP: CPU 0 on node 0,
+ * CPU 1 on node 1. Applied: two caches, and genid bumped after them.
+ */
+static int fake_two_nodes(void)
+{
+	struct silo_info info = {};
+	__u64 g = genid_now();
 	FILE *f;
 	int i;
 
-	if (silo_nr_cpus() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		SKIP("needs two CPUs");
 	f = fopen(config_path, "w");
-	REQUIRE(f, "config file");
+	if (!f)
+		return -1;
 	fprintf(f, "# faked: CPU 0 on node 0, CPU 1 on node 1\n"
 		   "cpu-nodes = 0:0,1:1\n");
 	fclose(f);
 	kill(silod_pid, SIGHUP);
 	for (i = 0; i < 200; i++) {
-		if (!silo_info(s, &info) && info.nr_nodes == 2)
+		if (!silo_info(s, &info) && info.nr_nodes == 2 &&
+		    info.genid != g)
 			break;
 		usleep(10000);
 	}
-	REQUIRE(info.nr_nodes == 2, "SIGHUP did not apply the config");
-	usleep(50000);
+	if (info.nr_nodes != 2 || info.genid == g)
+		return -1;
+	silod_quiet();
+	return 0;
+}
+
+static void test_two_nodes_each_cpu_its_own_cache(void)
+{
+	struct pkt_spec a = spec4("10.99.5.1"), b = spec4("10.99.5.2");
+	struct result r;
+	FILE *f;
+
+	if (silo_nr_cpus() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("needs two CPUs");
+	REQUIRE(!fake_two_nodes(), "SIGHUP did not apply the config");
 
 	run_on_cpu(0, &a, &r);
 	CHECK_EQ(r.verdict, XDP_REDIRECT);
@@ -620,6 +647,56 @@ static void test_two_nodes_each_cpu_its_own_cache(void)
 	CHECK_EQ(r.d.cache_miss, 1);
 	CHECK_EQ(nodes_of(&a), 3);
 
+	f = fopen(config_path, "w");
+	if (f)
+		fclose(f);
+}
+
+/*
+ * A route change while both nodes' caches hold the route: each insert was
+ * logged with the node whose cache took it, so the sweep removes the entry
+ * from both caches, and a packet on either CPU resolves the new route.
+ */
+static void test_two_nodes_route_change_sweeps_both(void)
+{
+	struct pkt_spec sp = spec4("10.86.0.1");
+	struct result r;
+	__u64 sweeps;
+	FILE *f;
+	int cpu;
+
+	if (silo_nr_cpus() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("needs two CPUs");
+	REQUIRE(!fake_two_nodes(), "SIGHUP did not apply the config");
+	if (sh("ip route add 10.86.0.0/16 via 10.2.0.2")) {
+		CHECK(0, "route add");
+		goto out;
+	}
+	silod_quiet();
+	for (cpu = 0; cpu < 2; cpu++) {
+		run_on_cpu(cpu, &sp, &r);
+		check_forwarded(&sp, &r, mac_gw);
+	}
+	if (nodes_current(&sp) != 3) {
+		CHECK(0, "not both nodes' caches hold the entry (%#x)",
+		      nodes_current(&sp));
+		goto out;
+	}
+
+	sweeps = daemon_counters().sweeps;
+	CHECK(!sh("ip route replace 10.86.0.0/16 via 10.2.0.3"), "replace");
+	wait_settled(sweeps);
+	CHECK(nodes_current(&sp) == 0,
+	      "an entry of the replaced route is still used (nodes %#x)",
+	      nodes_current(&sp));
+	for (cpu = 0; cpu < 2; cpu++) {
+		run_on_cpu(cpu, &sp, &r);
+		check_forwarded(&sp, &r, mac_gw2);
+		CHECK(r.d.cache_hit == 0, "CPU %d: a hit on the old route",
+		      cpu);
+	}
+out:
+	sh("ip route del 10.86.0.0/16");
 	f = fopen(config_path, "w");
 	if (f)
 		fclose(f);
@@ -767,6 +844,7 @@ int main(void)
 	RUN(test_sigkill_restart_fail_safe);
 	RUN(test_sigterm_leaves_data_path);
 	RUN(test_two_nodes_each_cpu_its_own_cache);
+	RUN(test_two_nodes_route_change_sweeps_both);
 	if (silod_stop(silod_pid, SIGTERM) != 0)
 		printf("not ok - silod exit: not clean (a sanitizer report?)\n");
 	silo_test__destroy(store_skel);
