@@ -2,11 +2,15 @@
 /*
  * silod keeps the route cache exact: scoped invalidation of route and
  * neighbour changes, the race a second sweep exists for (driven step by step
- * through silod's test hook), netlink overrun and resync, SIGKILL and
- * restart with the heartbeat fail-safe, SIGTERM, and a faked two-node
- * topology set through the config file and SIGHUP.
+ * through silod's test hook), several first sweeps queued for one second
+ * sweep (the grace period held open by hold_rcu), netlink overrun and
+ * resync, SIGKILL and restart with the heartbeat fail-safe, SIGTERM, and a
+ * faked two-node topology set through the config file and SIGHUP, with a
+ * route change while both nodes' caches hold the route.
  */
+#include <dirent.h>
 #include <poll.h>
+#include <pthread.h>
 #include "silod_util.h"
 #include "silo_test.skel.h"
 
@@ -21,6 +25,7 @@ static int store_open(void)
 	if (!store_skel)
 		return -errno;
 	bpf_program__set_autoload(store_skel->progs.test_store, true);
+	bpf_program__set_autoload(store_skel->progs.hold_rcu, true);
 	err = fwd_reuse_pin(store_skel->maps.route_cache, "route_cache");
 	if (!err)
 		err = fwd_reuse_pin(store_skel->maps.fill_log, "fill_log");
@@ -392,6 +397,320 @@ static void test_race_without_second_sweep_is_seen(void)
 	race(false, "10.92.0.1", "10.92.0.0/16");
 }
 
+/*
+ * hold_rcu of bpf/silo_test.bpf.c in a thread of its own: an RCU reader
+ * that started before the grace periods it holds open, until hold_stop()
+ * (or 3 s).
+ */
+struct holder {
+	pthread_t thread;
+	bool started;
+	int ret; /* XDP_PASS: it held until released */
+};
+
+static void *hold_main(void *arg)
+{
+	int fd = bpf_program__fd(store_skel->progs.hold_rcu);
+	struct holder *h = arg;
+	__u8 frame[64] = {};
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame,
+		    .data_size_in = sizeof(frame));
+
+	h->ret = bpf_prog_test_run_opts(fd, &o) ? -errno : (int)o.retval;
+	return NULL;
+}
+
+static int hold_start(struct holder *h)
+{
+	struct timespec ts;
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	store_skel->bss->hold_release = 0;
+	/* At most 3 s: a route change may wait for it (see below). */
+	store_skel->bss->hold_until =
+		(ts.tv_sec + 3) * 1000000000ULL + ts.tv_nsec;
+	if (pthread_create(&h->thread, NULL, hold_main, h))
+		return -1;
+	h->started = true;
+	for (i = 0; i < 2000; i++) {
+		if (__atomic_load_n(&store_skel->bss->hold_running,
+				    __ATOMIC_SEQ_CST))
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+static int hold_stop(struct holder *h)
+{
+	if (!h->started)
+		return -1;
+	__atomic_store_n(&store_skel->bss->hold_release, 1, __ATOMIC_SEQ_CST);
+	pthread_join(h->thread, NULL);
+	h->started = false;
+	return h->ret;
+}
+
+/* Whether thread tid of process pid sleeps uninterruptibly (state D). */
+static bool task_blocked(pid_t pid, const char *tid)
+{
+	char path[300], buf[512], *p;
+	bool blocked = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		blocked = !strncmp(p, ") D", 3);
+	fclose(f);
+	return blocked;
+}
+
+/* A thread of pid but except that sleeps uninterruptibly, or 0. */
+static pid_t blocked_thread(pid_t pid, pid_t except)
+{
+	struct dirent *de;
+	char path[64];
+	pid_t tid = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && !tid && (de = readdir(dir)))
+		if (de->d_name[0] != '.' && atoi(de->d_name) != except &&
+		    task_blocked(pid, de->d_name))
+			tid = atoi(de->d_name);
+	if (dir)
+		closedir(dir);
+	return tid;
+}
+
+/* "ip -batch -", reading the commands the test writes; *pid its pid. */
+static FILE *ip_batch(pid_t *pid)
+{
+	FILE *f = NULL;
+	int fd[2];
+
+	if (pipe(fd))
+		return NULL;
+	fflush(stdout);
+	*pid = fork();
+	if (*pid == 0) {
+		dup2(fd[0], 0);
+		close(fd[0]);
+		close(fd[1]);
+		execlp("ip", "ip", "-batch", "-", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[0]);
+	if (*pid > 0)
+		f = fdopen(fd[1], "w");
+	if (!f) {
+		close(fd[1]);
+		if (*pid > 0)
+			waitpid(*pid, NULL, 0);
+	}
+	return f;
+}
+
+static int ip_batch_end(FILE *f, pid_t pid)
+{
+	int status;
+
+	fclose(f);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/* silod's first sweep of a change: it waits at the hook. */
+static int hook_wait_ms(int hook, int ms)
+{
+	struct pollfd pfd = { .fd = hook, .events = POLLIN };
+	char c;
+
+	if (poll(&pfd, 1, ms) != 1 || read(hook, &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Waits for silod's first sweep of a change: its hook. A route change
+ * takes the RTNL lock, which another may hold while it waits for a grace
+ * period (synchronize_net()): held open by h, that one waits for hold_rcu
+ * and the change for it. So while ip, or a thread of silod but the regrace
+ * one, sleeps uninterruptibly for 50 ms, h lets go, and *why says so.
+ */
+static int change_swept(int hook, struct holder *h, pid_t ip, pid_t regrace,
+			const char **why)
+{
+	int i, stuck = 0;
+
+	for (i = 0; i < 1000; i++) {
+		if (!hook_wait_ms(hook, 10))
+			return 0;
+		if (!h->started)
+			continue;
+		if (blocked_thread(ip, 0) || blocked_thread(silod_pid, regrace))
+			stuck++;
+		else
+			stuck = 0;
+		if (stuck == 5) {
+			if (!*why)
+				*why = "a route change waited for the grace period";
+			hold_stop(h);
+		}
+	}
+	return -1;
+}
+
+/*
+ * One try of the test below, with the prefixes 10.NET.0.0/16 (X) and the
+ * next three (A, B, C), routed through the first gateway. 1: the grace
+ * period after X held from before A's first sweep until C's was queued;
+ * 0: it did not, said why; -1: the test cannot go on. The changes go
+ * through one "ip -batch", quicker than an ip each.
+ */
+static int queued_changes(int hook, unsigned int net)
+{
+	const char *why = NULL;
+	struct pkt_spec late[2];
+	struct silo_route_entry e;
+	struct holder h = {};
+	pid_t ip_pid, regrace = 0;
+	__u64 sweeps, pending = 0;
+	char dst[32];
+	int i, j;
+	FILE *ip;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(dst, sizeof(dst), "10.%u.0.1", net + 1 + i);
+		late[i] = spec4(dst);
+	}
+	ip = ip_batch(&ip_pid);
+	if (!ip) {
+		CHECK(0, "ip -batch");
+		return -1;
+	}
+	if (hold_start(&h)) {
+		hold_stop(&h);
+		ip_batch_end(ip, ip_pid);
+		CHECK(0, "hold_rcu did not start");
+		return -1;
+	}
+	sweeps = daemon_counters().sweeps;
+	for (i = 0; i < 4; i++) {
+		fprintf(ip, "route replace 10.%u.0.0/16 via 10.2.0.3\n",
+			net + i);
+		fflush(ip);
+		if (change_swept(hook, &h, ip_pid, regrace, &why)) {
+			hold_stop(&h);
+			ip_batch_end(ip, ip_pid);
+			CHECK(0, "no first sweep of 10.%u.0.0/16", net + i);
+			return -1;
+		}
+		/* A and B: an entry resolved before the change, stored late */
+		if (i == 1 || i == 2) {
+			CHECK(cache_entry(&late[i - 1], &e) == 0,
+			      "an entry in 10.%u.0.0/16 before its late store",
+			      net + i);
+			CHECK(!late_store(&late[i - 1], mac_gw), "late store");
+		}
+		if (write(hook, "G", 1) != 1) {
+			hold_stop(&h);
+			ip_batch_end(ip, ip_pid);
+			CHECK(0, "release silod");
+			return -1;
+		}
+		/* X: the regrace thread takes it, waits for a grace period */
+		for (j = 0; i == 0 && h.started && j < 400 && !regrace; j++) {
+			regrace = blocked_thread(silod_pid, 0);
+			if (!regrace)
+				usleep(5000);
+		}
+		if (i == 0 && !regrace && !why)
+			why = "the regrace thread did not wait for a grace period";
+	}
+	/* X in its grace period; A, B and C queued */
+	for (j = 0;
+	     j < 400 && h.started &&
+	     (pending = daemon_counters().pending) != 4 &&
+	     __atomic_load_n(&store_skel->bss->hold_running, __ATOMIC_SEQ_CST);
+	     j++)
+		usleep(5000);
+	if (!why && pending != 4)
+		why = "the changes were not all queued";
+	if (!why && blocked_thread(silod_pid, 0) != regrace)
+		why = "the grace period ended too soon";
+	if (hold_stop(&h) != XDP_PASS && !why)
+		why = "hold_rcu ran out of time";
+	CHECK(!ip_batch_end(ip, ip_pid), "ip -batch failed");
+
+	/* one second sweep for A, B and C */
+	wait_settled(sweeps);
+	for (i = 0; i < 2; i++) {
+		CHECK(cache_entry(&late[i], &e) == 0,
+		      "an entry resolved before the change of 10.%u.0.0/16 outlived it",
+		      net + 1 + i);
+		prime(&late[i], mac_gw2);
+	}
+	if (why)
+		printf("# 10.%u.0.0/16 and the next three: the grace period did not hold: %s\n",
+		       net, why);
+	return !why;
+}
+
+#define QUEUED_TRIES 8
+
+/*
+ * Several first sweeps wait for one grace period. While the regrace thread
+ * waits for the grace period after a change of X, held open by hold_rcu,
+ * changes of A, B and C are swept once each and queued; an entry resolved
+ * before its change is stored late in A and in B, as in race(), none in C.
+ * The one second sweep after the next grace period must remove both: it
+ * covers every queued prefix, and it is due by the fill count of the
+ * earliest queued first sweep (C's own count has both late stores).
+ */
+static void test_second_sweep_covers_every_queued_change(void)
+{
+	int hook[2] = { -1, -1 }, held = 0, t;
+
+	/* hold_rcu keeps a CPU busy: the others do the test's work. */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("needs two CPUs");
+	/* Before silod starts: it stops at the hook only for the changes. */
+	sh("for n in $(seq 100 %d); do ip route add 10.$n.0.0/16 via 10.2.0.2; done",
+	   100 + 4 * QUEUED_TRIES - 1);
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, hook)) {
+		CHECK(0, "socketpair");
+		goto out;
+	}
+	if (silod_restart("", hook[1])) {
+		CHECK(0, "silod with the test hook");
+		goto out;
+	}
+	close(hook[1]);
+	hook[1] = -1;
+	for (t = 0; t < QUEUED_TRIES && !held && !t_failures; t++) {
+		held = queued_changes(hook[0], 100 + 4 * t);
+		if (held < 0)
+			break;
+	}
+out:
+	if (hook[0] >= 0)
+		close(hook[0]);
+	if (hook[1] >= 0)
+		close(hook[1]);
+	CHECK(!silod_restart("", -1), "silod");
+	sh("for n in $(seq 100 %d); do ip route del 10.$n.0.0/16; done",
+	   100 + 4 * QUEUED_TRIES - 1);
+	if (!held && !t_failures)
+		SKIP("the grace period did not hold in %d tries", QUEUED_TRIES);
+}
+
 /* Every valid entry agrees with what bpf_fib_lookup says now. */
 static int agree_cb(__u32 node, const struct silo_route_key *k,
 		    const struct silo_route_entry *e, void *data)
@@ -559,6 +878,7 @@ static void run_on_cpu(int cpu, const struct pkt_spec *sp, struct result *r)
 
 struct node_find {
 	const struct pkt_spec *sp;
+	__u64 genid; /* 0: any entry; else only entries of this genid */
 	__u32 nodes; /* bit per node holding the entry */
 };
 
@@ -567,8 +887,8 @@ static int node_cb(__u32 node, const struct silo_route_key *k,
 {
 	struct node_find *f = data;
 
-	(void)e;
-	if (!memcmp(k->dst, f->sp->dst, 16) && k->ifindex == in0)
+	if (!memcmp(k->dst, f->sp->dst, 16) && k->ifindex == in0 &&
+	    (!f->genid || e->genid == f->genid))
 		f->nodes |= 1U << node;
 	return 0;
 }
@@ -581,29 +901,54 @@ static __u32 nodes_of(const struct pkt_spec *sp)
 	return f.nodes;
 }
 
-static void test_two_nodes_each_cpu_its_own_cache(void)
+/* The nodes whose cache holds an entry for sp that the data path uses. */
+static __u32 nodes_current(const struct pkt_spec *sp)
 {
-	struct pkt_spec a = spec4("10.99.5.1"), b = spec4("10.99.5.2");
-	struct silo_info info;
-	struct result r;
+	struct node_find f = { .sp = sp, .genid = genid_now() };
+
+	silo_route_foreach(s, node_cb, &f);
+	return f.nodes;
+}
+
+/*
+ * Fakes two nodes through the config file and SIGHUP: CPU 0 on node 0,
+ * CPU 1 on node 1. Applied: two caches, and genid bumped after them.
+ */
+static int fake_two_nodes(void)
+{
+	struct silo_info info = {};
+	__u64 g = genid_now();
 	FILE *f;
 	int i;
 
-	if (silo_nr_cpus() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		SKIP("needs two CPUs");
 	f = fopen(config_path, "w");
-	REQUIRE(f, "config file");
+	if (!f)
+		return -1;
 	fprintf(f, "# faked: CPU 0 on node 0, CPU 1 on node 1\n"
 		   "cpu-nodes = 0:0,1:1\n");
 	fclose(f);
 	kill(silod_pid, SIGHUP);
 	for (i = 0; i < 200; i++) {
-		if (!silo_info(s, &info) && info.nr_nodes == 2)
+		if (!silo_info(s, &info) && info.nr_nodes == 2 &&
+		    info.genid != g)
 			break;
 		usleep(10000);
 	}
-	REQUIRE(info.nr_nodes == 2, "SIGHUP did not apply the config");
-	usleep(50000);
+	if (info.nr_nodes != 2 || info.genid == g)
+		return -1;
+	silod_quiet();
+	return 0;
+}
+
+static void test_two_nodes_each_cpu_its_own_cache(void)
+{
+	struct pkt_spec a = spec4("10.99.5.1"), b = spec4("10.99.5.2");
+	struct result r;
+	FILE *f;
+
+	if (silo_nr_cpus() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("needs two CPUs");
+	REQUIRE(!fake_two_nodes(), "SIGHUP did not apply the config");
 
 	run_on_cpu(0, &a, &r);
 	CHECK_EQ(r.verdict, XDP_REDIRECT);
@@ -620,6 +965,56 @@ static void test_two_nodes_each_cpu_its_own_cache(void)
 	CHECK_EQ(r.d.cache_miss, 1);
 	CHECK_EQ(nodes_of(&a), 3);
 
+	f = fopen(config_path, "w");
+	if (f)
+		fclose(f);
+}
+
+/*
+ * A route change while both nodes' caches hold the route: each insert was
+ * logged with the node whose cache took it, so the sweep removes the entry
+ * from both caches, and a packet on either CPU resolves the new route.
+ */
+static void test_two_nodes_route_change_sweeps_both(void)
+{
+	struct pkt_spec sp = spec4("10.86.0.1");
+	struct result r;
+	__u64 sweeps;
+	FILE *f;
+	int cpu;
+
+	if (silo_nr_cpus() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP("needs two CPUs");
+	REQUIRE(!fake_two_nodes(), "SIGHUP did not apply the config");
+	if (sh("ip route add 10.86.0.0/16 via 10.2.0.2")) {
+		CHECK(0, "route add");
+		goto out;
+	}
+	silod_quiet();
+	for (cpu = 0; cpu < 2; cpu++) {
+		run_on_cpu(cpu, &sp, &r);
+		check_forwarded(&sp, &r, mac_gw);
+	}
+	if (nodes_current(&sp) != 3) {
+		CHECK(0, "not both nodes' caches hold the entry (%#x)",
+		      nodes_current(&sp));
+		goto out;
+	}
+
+	sweeps = daemon_counters().sweeps;
+	CHECK(!sh("ip route replace 10.86.0.0/16 via 10.2.0.3"), "replace");
+	wait_settled(sweeps);
+	CHECK(nodes_current(&sp) == 0,
+	      "an entry of the replaced route is still used (nodes %#x)",
+	      nodes_current(&sp));
+	for (cpu = 0; cpu < 2; cpu++) {
+		run_on_cpu(cpu, &sp, &r);
+		check_forwarded(&sp, &r, mac_gw2);
+		CHECK(r.d.cache_hit == 0, "CPU %d: a hit on the old route",
+		      cpu);
+	}
+out:
+	sh("ip route del 10.86.0.0/16");
 	f = fopen(config_path, "w");
 	if (f)
 		fclose(f);
@@ -763,10 +1158,12 @@ int main(void)
 	RUN(test_index_rebuilt_past_its_limit);
 	RUN(test_race_entry_resolved_before_change_is_removed);
 	RUN(test_race_without_second_sweep_is_seen);
+	RUN(test_second_sweep_covers_every_queued_change);
 	RUN(test_overrun_resync_leaves_cache_consistent);
 	RUN(test_sigkill_restart_fail_safe);
 	RUN(test_sigterm_leaves_data_path);
 	RUN(test_two_nodes_each_cpu_its_own_cache);
+	RUN(test_two_nodes_route_change_sweeps_both);
 	if (silod_stop(silod_pid, SIGTERM) != 0)
 		printf("not ok - silod exit: not clean (a sanitizer report?)\n");
 	silo_test__destroy(store_skel);

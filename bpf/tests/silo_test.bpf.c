@@ -319,4 +319,43 @@ int log_fill(struct xdp_md *ctx __attribute__((unused)))
 	return XDP_PASS;
 }
 
+/*
+ * A grace period held open, for tests of silod's second sweeps (tests/
+ * silod.c): run once with BPF_PROG_TEST_RUN, which runs an XDP program
+ * inside rcu_read_lock(), hold_rcu spins until the test sets hold_release
+ * or the clock (bpf_ktime_get_ns(), CLOCK_MONOTONIC) passes hold_until. A
+ * grace period that starts meanwhile, as silod's regrace thread waits for
+ * one, ends only after it. It keeps its CPU busy all along. hold_running
+ * is 1 while it spins; it returns XDP_PASS when released, XDP_DROP when
+ * the time ran out.
+ */
+__u32 hold_release = 0;
+__u32 hold_running = 0;
+__u64 hold_until = 0;
+
+static long hold_spin(__u64 i __attribute__((unused)),
+		      void *ctx __attribute__((unused)))
+{
+	return 0;
+}
+
+static long hold_check(__u64 i __attribute__((unused)),
+		       void *ctx __attribute__((unused)))
+{
+	bpf_loop(1024, hold_spin, NULL, 0);
+	if (*(volatile __u32 *)&hold_release ||
+	    bpf_ktime_get_ns() > *(volatile __u64 *)&hold_until)
+		return 1;
+	return 0;
+}
+
+SEC("?xdp")
+int hold_rcu(struct xdp_md *ctx __attribute__((unused)))
+{
+	*(volatile __u32 *)&hold_running = 1;
+	bpf_loop(1 << 23, hold_check, NULL, 0);
+	*(volatile __u32 *)&hold_running = 0;
+	return *(volatile __u32 *)&hold_release ? XDP_PASS : XDP_DROP;
+}
+
 char LICENSE[] SEC("license") = "GPL";
