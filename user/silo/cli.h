@@ -13,13 +13,11 @@
 #define SILO_STR_(x) #x
 #define SILO_STR(x) SILO_STR_(x)
 
+/* A parameter a function of a table takes but does not need. */
+#define __maybe_unused __attribute__((unused))
+
 /* Exit codes: 0 done, 1 failed, 2 bad usage. */
 #define EXIT_USAGE 2
-
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-};
 
 struct cli {
 	bool json;
@@ -36,10 +34,6 @@ struct cli {
 extern struct cli cli;
 extern const char *prog_name;
 
-/* Runs the command in cmds named by argv[0]; help when argv[0] is
- * missing, "help" or "--help"/"-h". */
-int cmd_select(const struct cmd *cmds, int argc, char **argv,
-	       int (*help)(int argc, char **argv));
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* arg is a non-empty prefix of word (or word itself). */
 bool is_prefix(const char *arg, const char *word);
@@ -61,17 +55,19 @@ const char *fib_ret_name(int rc);
 void route_key_str(char *buf, size_t len, __u32 genid_flags);
 void route_key_json(json_object *o, __u32 genid_flags);
 
-int do_xdp(int argc, char **argv);
-int do_route(int argc, char **argv);
-int do_genid(int argc, char **argv);
-int do_stats(int argc, char **argv);
-int do_reuseport(int argc, char **argv);
+/* The objects, each in its file. */
+struct cmd_object;
+extern const struct cmd_object xdp_object;
+extern const struct cmd_object route_object;
+extern const struct cmd_object genid_object;
+extern const struct cmd_object stats_object;
+extern const struct cmd_object reuseport_object;
+extern const struct cmd_object service_object;
+extern const struct cmd_object daemon_object;
+extern const struct cmd_object doctor_object;
 /* silo reuseport queue-map (reuseport_queue.c) */
 struct cmd_spec;
 extern const struct cmd_spec reuseport_queue_map_spec;
-int reuseport_queue_map(int argc, char **argv);
-int do_service(int argc, char **argv);
-int do_daemon(int argc, char **argv);
-int do_doctor(int argc, char **argv);
+int reuseport_queue_map(void *cfg, int argc, char **argv);
 
 #endif /* SILO_CLI_H */

@@ -8,7 +8,7 @@
 #include "opts.h"
 #include "../lib/internal.h"
 
-static int daemon_status(int argc, char **argv);
+static int daemon_status(void *cfg, int argc, char **argv);
 
 static const struct cmd_spec daemon_status_spec = {
 	.name = "status",
@@ -28,18 +28,16 @@ static const struct cmd_spec *const daemon_specs[] = {
 	NULL,
 };
 
-static int daemon_status(int argc, char **argv)
+static int daemon_status(void *parsed __maybe_unused, int argc __maybe_unused,
+			 char **argv __maybe_unused)
 {
 	struct silo_daemon_info di;
 	const __u64 *counters;
 	struct silo *s;
 	double age, up;
 	unsigned int i;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&daemon_status_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -114,7 +112,8 @@ static int daemon_status(int argc, char **argv)
 	return 0;
 }
 
-int do_daemon(int argc, char **argv)
-{
-	return spec_select("daemon", daemon_specs, NULL, argc - 1, argv + 1);
-}
+const struct cmd_object daemon_object = {
+	.name = "daemon",
+	.summary = "silod's state",
+	.cmds = daemon_specs,
+};

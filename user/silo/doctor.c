@@ -48,27 +48,6 @@ static const struct opt doctor_opts[] = {
 	OPTION_END,
 };
 
-static const struct cmd_spec doctor_spec = {
-	.name = "doctor",
-	.fn = do_doctor,
-	.args = "[DEV]",
-	.max_args = 1,
-	.opts = doctor_opts,
-	.help = "checks that the CPUs line up for DEV (default: every device\n"
-		"silo runs on): irqbalance not running, each RX queue's IRQ on\n"
-		"one CPU (/proc/irq/N/smp_affinity_list) and on the device's\n"
-		"NUMA node, no RPS, the RSS table over the queues whose IRQs\n"
-		"are on the node (ethtool netlink), a non-zero hash key and\n"
-		"more than one queue, every CPU in a TX queue's XPS map, each\n"
-		"reuseport slot's reader pinned to the slot's CPU, silod\n"
-		"running with a live heartbeat, the forwarding envelope,\n"
-		"and that silo sees the VLAN tags DEV strips (a program\n"
-		"bound to DEV that asks its driver).\n"
-		"Prints ok, warn or fail and the command that fixes it, then\n"
-		"the map queue -> IRQ CPU (RSS entries) -> socket -> reader\n"
-		"CPU, and each TX queue's XPS CPUs. Exits 1 when a check fails.",
-};
-
 static void report(struct doctor *d, enum level lvl, const char *check,
 		   const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -1076,26 +1055,18 @@ static void check_silo(struct doctor *d, struct silo *s)
 	}
 }
 
-int do_doctor(int argc, char **argv)
+static int doctor_run(void *parsed, int argc, char **argv)
 {
-	struct doctor_cfg cfg = { .root = "" };
+	struct doctor_cfg *cfg = parsed;
 	struct doctor d = {};
 	struct silo_xdp_dev *devs = NULL;
 	struct silo *s = NULL;
 	const char *dev = NULL;
 	size_t n = 0, i;
-	int err, arg;
 
-	if (argc > 1 && !strcmp(argv[1], "help")) {
-		cmd_help(NULL, &doctor_spec);
-		return 0;
-	}
-	err = opts_parse(&doctor_spec, &cfg, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	d.root = cfg.root;
-	if (arg < argc)
-		dev = argv[arg];
+	d.root = cfg->root;
+	if (argc > 0)
+		dev = argv[0];
 	if (dev && !d.root[0] && !if_nametoindex(dev) && !cli.netns)
 		return usage_error("no device '%s': see 'ip link show'\n", dev);
 	if (cli.json) {
@@ -1146,3 +1117,32 @@ int do_doctor(int argc, char **argv)
 	}
 	return d.counts[FAIL] ? 1 : 0;
 }
+
+static const struct cmd_spec doctor_spec = {
+	.name = "doctor",
+	.fn = doctor_run,
+	.args = "[DEV]",
+	.max_args = 1,
+	.opts = doctor_opts,
+	.help = "checks that the CPUs line up for DEV (default: every device\n"
+		"silo runs on): irqbalance not running, each RX queue's IRQ on\n"
+		"one CPU (/proc/irq/N/smp_affinity_list) and on the device's\n"
+		"NUMA node, no RPS, the RSS table over the queues whose IRQs\n"
+		"are on the node (ethtool netlink), a non-zero hash key and\n"
+		"more than one queue, every CPU in a TX queue's XPS map, each\n"
+		"reuseport slot's reader pinned to the slot's CPU, silod\n"
+		"running with a live heartbeat, the forwarding envelope,\n"
+		"and that silo sees the VLAN tags DEV strips (a program\n"
+		"bound to DEV that asks its driver).\n"
+		"Prints ok, warn or fail and the command that fixes it, then\n"
+		"the map queue -> IRQ CPU (RSS entries) -> socket -> reader\n"
+		"CPU, and each TX queue's XPS CPUs. Exits 1 when a check fails.",
+	.cfg_size = sizeof(struct doctor_cfg),
+	.cfg_init = &(const struct doctor_cfg){ .root = "" },
+};
+
+const struct cmd_object doctor_object = {
+	.name = "doctor",
+	.summary = "do the CPUs line up: IRQs, RPS, readers, silod",
+	.self = &doctor_spec,
+};

@@ -97,7 +97,7 @@ static int set_value(const char *cmd, const struct opt *o, void *cfg,
 /* "xdp load" while a command of an object runs, for messages. */
 static char cur_cmd[64];
 
-void cmd_running(const char *object, const struct cmd_spec *spec)
+static void cmd_running(const char *object, const struct cmd_spec *spec)
 {
 	snprintf(cur_cmd, sizeof(cur_cmd), "%s %s", object, spec->name);
 }
@@ -272,20 +272,15 @@ static void synopsis(const char *object, const struct cmd_spec *spec,
 	printf("\n");
 }
 
-static void cmd_body(const struct cmd_spec *spec)
+/* Each option on its line(s), its help from column HELP_COL. */
+static void print_opts(const struct opt *opts)
 {
 	char label[96];
 	size_t i;
 	int l;
 
-	l = printf("%s", spec->name);
-	if (l < 9)
-		printf("%*s", 10 - l, "");
-	else
-		printf("\n%10s", "");
-	print_indented(spec->help, 10);
-	for (i = 0; i < nopts(spec->opts); i++) {
-		const struct opt *o = &spec->opts[i];
+	for (i = 0; i < nopts(opts); i++) {
+		const struct opt *o = &opts[i];
 
 		opt_label(label, sizeof(label), o);
 		l = printf("  %s", label);
@@ -296,6 +291,19 @@ static void cmd_body(const struct cmd_spec *spec)
 		}
 		print_indented(o->help, HELP_COL);
 	}
+}
+
+static void cmd_body(const struct cmd_spec *spec)
+{
+	int l;
+
+	l = printf("%s", spec->name);
+	if (l < 9)
+		printf("%*s", 10 - l, "");
+	else
+		printf("\n%10s", "");
+	print_indented(spec->help, 10);
+	print_opts(spec->opts);
 }
 
 static const char common_line[] =
@@ -318,88 +326,222 @@ void cmd_help(const char *object, const struct cmd_spec *spec)
 	printf("\n%s", common_line);
 }
 
-int object_help(const char *object, const struct cmd_spec *const *specs,
-		const char *notes)
+int object_help(const struct cmd_object *obj)
 {
+	const struct cmd_spec *const *specs = obj->cmds;
 	size_t i;
 
+	if (!specs) {
+		cmd_help(NULL, obj->self);
+		return 0;
+	}
 	for (i = 0; specs[i]; i++)
-		synopsis(object, specs[i], i == 0);
+		synopsis(obj->name, specs[i], i == 0);
 	printf("\n");
 	for (i = 0; specs[i]; i++)
 		cmd_body(specs[i]);
-	if (notes)
-		printf("\n%s", notes);
+	if (obj->notes)
+		printf("\n%s", obj->notes);
 	printf("\n%s", common_line);
 	return 0;
 }
 
-static bool match_exact(const struct cmd_spec *spec, const char *arg)
+int tree_help(const struct cmd_tree *tree)
+{
+	const struct cmd_object *const *obj;
+	int col;
+
+	printf("Usage: %s [OPTIONS] OBJECT COMMAND [ARGS]\n"
+	       "       %s OBJECT help\n\nOBJECT := {",
+	       prog_name, prog_name);
+	col = 10;
+	for (obj = tree->objects; *obj; obj++) {
+		int l = strlen((*obj)->name) + 3;
+
+		if (col + l > WIDTH - 8) {
+			printf("\n           ");
+			col = 11;
+		}
+		col += printf(" %s%s", (*obj)->name, obj[1] ? " |" : " }");
+	}
+	printf("\n");
+	for (obj = tree->objects; *obj; obj++)
+		printf("  %-10s %s\n", (*obj)->name, (*obj)->summary);
+	printf("\nOPTIONS:\n");
+	print_opts(tree->global_opts);
+	return 0;
+}
+
+/* A name and its aliases, the same for objects and commands. */
+struct names {
+	const char *name;
+	const char *const *aliases;
+};
+
+static bool match_exact(const struct names *n, const char *arg)
 {
 	size_t i;
 
-	if (!strcmp(spec->name, arg))
+	if (!strcmp(n->name, arg))
 		return true;
-	for (i = 0; spec->aliases && spec->aliases[i]; i++)
-		if (!strcmp(spec->aliases[i], arg))
+	for (i = 0; n->aliases && n->aliases[i]; i++)
+		if (!strcmp(n->aliases[i], arg))
 			return true;
 	return false;
 }
 
-/* The first of spec's names that arg is a prefix of, or NULL. */
-static const char *prefixed(const struct cmd_spec *spec, const char *arg)
+/* The first of n's names that arg is a prefix of, or NULL. */
+static const char *prefixed(const struct names *n, const char *arg)
 {
 	size_t i;
 
-	if (is_prefix(arg, spec->name))
-		return spec->name;
-	for (i = 0; spec->aliases && spec->aliases[i]; i++)
-		if (is_prefix(arg, spec->aliases[i]))
-			return spec->aliases[i];
+	if (is_prefix(arg, n->name))
+		return n->name;
+	for (i = 0; n->aliases && n->aliases[i]; i++)
+		if (is_prefix(arg, n->aliases[i]))
+			return n->aliases[i];
 	return NULL;
 }
 
-int spec_select(const char *object, const struct cmd_spec *const *specs,
-		const char *notes, int argc, char **argv)
-{
-	const struct cmd_spec *match = NULL, *candidate = NULL;
-	char names[256] = "";
-	bool ambiguous = false;
-	size_t i, len;
+#define SELECT_NONE (-1)
+#define SELECT_AMBIGUOUS (-2)
 
-	if (argc < 1) {
-		object_help(object, specs, notes);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[0], "help") || !strcmp(argv[0], "-h") ||
-	    !strcmp(argv[0], "--help"))
-		return object_help(object, specs, notes);
-	/* An exact name or alias first, then a prefix of exactly one. */
-	for (i = 0; specs[i] && !match; i++)
-		if (match_exact(specs[i], argv[0]))
-			match = specs[i];
-	for (i = 0; !match && specs[i]; i++) {
-		const char *name = prefixed(specs[i], argv[0]);
+/*
+ * The entry of tbl[0..n-1] that arg names: an exact name or alias first,
+ * then a prefix of exactly one (as in bpftool and ip). On SELECT_AMBIGUOUS
+ * the names it is a prefix of are in names.
+ */
+static int select_name(const struct names *tbl, size_t n, const char *arg,
+		       char *names, size_t len)
+{
+	int match = SELECT_NONE;
+	size_t i, l;
+
+	for (i = 0; i < n; i++)
+		if (match_exact(&tbl[i], arg))
+			return i;
+	names[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *name = prefixed(&tbl[i], arg);
 
 		if (!name)
 			continue;
-		len = strlen(names);
-		snprintf(names + len, sizeof(names) - len, "%s%s",
-			 len ? ", " : "", name);
-		ambiguous = ambiguous || candidate;
-		candidate = specs[i];
+		l = strlen(names);
+		snprintf(names + l, len - l, "%s%s", l ? ", " : "", name);
+		match = match == SELECT_NONE ? (int)i : SELECT_AMBIGUOUS;
 	}
-	if (!match)
-		match = candidate;
-	if (ambiguous)
-		return usage_error("ambiguous command '%s' for %s: %s\n",
-				   argv[0], object, names);
-	if (!match) {
-		usage_error("unknown command '%s' for %s\n", argv[0], object);
-		if (!cli.json) /* the JSON is the error alone */
-			object_help(object, specs, notes);
+	return match;
+}
+
+#define MAX_NAMES 32
+
+static bool is_help(const char *arg)
+{
+	return !strcmp(arg, "help") || !strcmp(arg, "-h") ||
+	       !strcmp(arg, "--help");
+}
+
+/*
+ * Parses the options of spec into a config of its own, then runs it.
+ * argv[0] is the command's name, argv[1..] its options and arguments.
+ */
+static int cmd_run(const struct cmd_object *obj, const struct cmd_spec *spec,
+		   int argc, char **argv)
+{
+	void *cfg = NULL;
+	int ret, first;
+
+	if (obj->cmds)
+		cmd_running(obj->name, spec);
+	if (spec->cfg_size) {
+		cfg = calloc(1, spec->cfg_size);
+		if (!cfg) {
+			fprintf(stderr, "%s: error: out of memory\n",
+				prog_name);
+			return 1;
+		}
+		if (spec->cfg_init)
+			memcpy(cfg, spec->cfg_init, spec->cfg_size);
+	}
+	ret = opts_parse(spec, cfg, argc, argv, &first);
+	if (!ret)
+		ret = spec->fn(cfg, argc - first, argv + first);
+	else if (ret == OPTS_HELP)
+		ret = 0;
+	free(cfg);
+	return ret;
+}
+
+/* 'OBJECT COMMAND ...' once OBJECT is found (argv[0]). */
+static int object_run(const struct cmd_object *obj, int argc, char **argv)
+{
+	struct names tbl[MAX_NAMES];
+	char names[256];
+	size_t n = 0;
+	int i;
+
+	if (obj->self) {
+		if (argc > 1 && !strcmp(argv[1], "help"))
+			return object_help(obj);
+		return cmd_run(obj, obj->self, argc, argv);
+	}
+	/* 'silo stats' alone, or with options, is 'silo stats show'. */
+	if (obj->dflt && (argc < 2 || argv[1][0] == '-'))
+		return cmd_run(obj, obj->dflt, argc, argv);
+	argc--;
+	argv++;
+	if (argc < 1) {
+		object_help(obj);
 		return EXIT_USAGE;
 	}
-	cmd_running(object, match);
-	return match->fn(argc, argv);
+	if (is_help(argv[0]))
+		return object_help(obj);
+	for (; obj->cmds[n] && n < MAX_NAMES; n++)
+		tbl[n] = (struct names){ obj->cmds[n]->name,
+					 obj->cmds[n]->aliases };
+	i = select_name(tbl, n, argv[0], names, sizeof(names));
+	if (i == SELECT_AMBIGUOUS)
+		return usage_error("ambiguous command '%s' for %s: %s\n",
+				   argv[0], obj->name, names);
+	if (i == SELECT_NONE) {
+		usage_error("unknown command '%s' for %s\n", argv[0],
+			    obj->name);
+		if (!cli.json) /* the JSON is the error alone */
+			object_help(obj);
+		return EXIT_USAGE;
+	}
+	return cmd_run(obj, obj->cmds[i], argc, argv);
+}
+
+int cmd_dispatch(const struct cmd_tree *tree, int argc, char **argv)
+{
+	const struct cmd_object *obj;
+	struct names tbl[MAX_NAMES];
+	char names[256];
+	size_t n = 0;
+	int i, ret;
+
+	if (argc < 1) {
+		tree_help(tree);
+		return EXIT_USAGE;
+	}
+	if (is_help(argv[0]))
+		return tree_help(tree);
+	for (; tree->objects[n] && n < MAX_NAMES; n++)
+		tbl[n] = (struct names){ tree->objects[n]->name, NULL };
+	i = select_name(tbl, n, argv[0], names, sizeof(names));
+	if (i == SELECT_AMBIGUOUS)
+		return usage_error("ambiguous command '%s': %s\n", argv[0],
+				   names);
+	if (i == SELECT_NONE) {
+		usage_error("unknown command '%s'\n", argv[0]);
+		if (!cli.json) /* the JSON is the error alone */
+			tree_help(tree);
+		return EXIT_USAGE;
+	}
+	obj = tree->objects[i];
+	ret = object_run(obj, argc, argv);
+	if (!ret && obj->done)
+		obj->done();
+	return ret;
 }

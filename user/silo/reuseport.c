@@ -10,10 +10,10 @@
 #include "cli.h"
 #include "opts.h"
 
-static int reuseport_show(int argc, char **argv);
-static int reuseport_attach(int argc, char **argv);
-static int reuseport_policy(int argc, char **argv);
-static int reuseport_detach(int argc, char **argv);
+static int reuseport_show(void *cfg, int argc, char **argv);
+static int reuseport_attach(void *cfg, int argc, char **argv);
+static int reuseport_policy(void *cfg, int argc, char **argv);
+static int reuseport_detach(void *cfg, int argc, char **argv);
 
 struct rshow_cfg {
 	bool per_cpu;
@@ -33,6 +33,7 @@ static const struct cmd_spec show_spec = {
 	.max_args = 1,
 	.opts = show_opts,
 	.help = "groups, their slots (socket cookie, owning pid) and counters",
+	.cfg_size = sizeof(struct rshow_cfg),
 };
 
 #define MAX_PIDS 64
@@ -125,6 +126,8 @@ static const struct cmd_spec attach_spec = {
 		"and other sockets stay; one in it already is not added\n"
 		"twice): servers started one by one are attached one by one.\n"
 		"A socket whose slot is taken fails the whole attach",
+	.cfg_size = sizeof(struct attach_cfg),
+	.cfg_init = &(const struct attach_cfg){ .policy = SILO_REUSEPORT_CPU },
 };
 
 static const struct cmd_spec policy_spec = {
@@ -370,18 +373,15 @@ out:
 	return err;
 }
 
-static int reuseport_show(int argc, char **argv)
+static int reuseport_show(void *parsed, int argc, char **argv)
 {
-	struct rshow_cfg cfg = {};
+	struct rshow_cfg *cfg = parsed;
 	struct show_ctx c = {};
 	struct silo *s;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&show_spec, &cfg, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	c.per_cpu = cfg.per_cpu;
-	c.only = arg < argc ? argv[arg] : NULL;
+	c.per_cpu = cfg->per_cpu;
+	c.only = argc > 0 ? argv[0] : NULL;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -468,36 +468,34 @@ static void print_placement(const struct silo_placement *p)
 		printf(": not placed: %s\n", p->why);
 }
 
-static int reuseport_attach(int argc, char **argv)
+static int reuseport_attach(void *parsed, int argc __maybe_unused,
+			    char **argv __maybe_unused)
 {
-	struct attach_cfg cfg = { .policy = SILO_REUSEPORT_CPU };
+	struct attach_cfg *cfg = parsed;
 	struct silo_attach_pid_opts ao = {};
 	struct silo_placement *placed = NULL;
 	size_t n = 0, i, nr_pids;
 	__u32 port;
 	int *pids;
 	struct silo *s;
-	int ret, arg;
+	int ret;
 
-	ret = opts_parse(&attach_spec, &cfg, argc, argv, &arg);
-	if (ret)
-		return ret == OPTS_HELP ? 0 : ret;
-	if (!cfg.nr_pids)
+	if (!cfg->nr_pids)
 		return usage_error(
 			"reuseport attach needs --pid PID: see '%s reuseport attach --help'\n",
 			prog_name);
-	if (!cfg.port)
+	if (!cfg->port)
 		return usage_error(
 			"reuseport attach needs --port PORT: see '%s reuseport attach --help'\n",
 			prog_name);
-	pids = cfg.pids;
-	nr_pids = cfg.nr_pids;
-	port = cfg.port;
+	pids = cfg->pids;
+	nr_pids = cfg->nr_pids;
+	port = cfg->port;
 	ao.port = port;
-	ao.protocol = cfg.protocol;
-	ao.policy = cfg.policy;
-	ao.no_migrate = cfg.no_migrate;
-	ao.name = cfg.name;
+	ao.protocol = cfg->protocol;
+	ao.policy = cfg->policy;
+	ao.no_migrate = cfg->no_migrate;
+	ao.name = cfg->name;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -564,19 +562,16 @@ static int detach_op(struct silo_group *g, const char *unused)
 
 /* policy and detach: open GROUP, do op with the argument after it (or
  * NULL), and say what was done: "group G: what ARG", or "group G what". */
-static int on_group(const struct cmd_spec *spec, int argc, char **argv,
+static int on_group(int argc, char **argv,
 		    int (*op)(struct silo_group *g, const char *arg),
 		    const char *what)
 {
 	const char *name, *arg;
 	struct silo_group *g;
-	int err, first;
+	int err;
 
-	err = opts_parse(spec, NULL, argc, argv, &first);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	name = argv[first];
-	arg = spec->max_args > 1 ? argv[first + 1] : NULL;
+	name = argv[0];
+	arg = argc > 1 ? argv[1] : NULL;
 	if (arg && silo_reuseport_policy_parse(arg) < 0)
 		return usage_error(
 			"bad policy '%s': cpu, node, queue or hash\n", arg);
@@ -608,23 +603,27 @@ static int on_group(const struct cmd_spec *spec, int argc, char **argv,
 	return 0;
 }
 
-static int reuseport_policy(int argc, char **argv)
+static int reuseport_policy(void *unused __maybe_unused, int argc, char **argv)
 {
-	return on_group(&policy_spec, argc, argv, policy_op, "policy");
+	return on_group(argc, argv, policy_op, "policy");
 }
 
-static int reuseport_detach(int argc, char **argv)
+static int reuseport_detach(void *unused __maybe_unused, int argc, char **argv)
 {
-	return on_group(&detach_spec, argc, argv, detach_op, "detached");
+	return on_group(argc, argv, detach_op, "detached");
 }
 
-int do_reuseport(int argc, char **argv)
+/* Services that follow a group steer to its slots' CPUs now. */
+static void reuseport_done(void)
 {
-	int ret = spec_select("reuseport", reuseport_specs, reuseport_notes,
-			      argc - 1, argv + 1);
-
-	/* Services that follow a group steer to its slots' CPUs now. */
-	if (!ret && cli.silo)
+	if (cli.silo)
 		silo_service_sync(cli.silo);
-	return ret;
 }
+
+const struct cmd_object reuseport_object = {
+	.name = "reuseport",
+	.summary = "SO_REUSEPORT groups: socket[CPU] selection",
+	.cmds = reuseport_specs,
+	.notes = reuseport_notes,
+	.done = reuseport_done,
+};

@@ -278,33 +278,31 @@ const struct cmd_spec reuseport_queue_map_spec = {
 	.help = "show, or set, the group's RSS table for policy queue (on a\n"
 		"device without RSS, such as veth, a faked one); a change keeps\n"
 		"what is not given; the first needs --indir",
+	.cfg_size = sizeof(struct qmap_cfg),
 };
 
-int reuseport_queue_map(int argc, char **argv)
+int reuseport_queue_map(void *parsed, int argc __maybe_unused, char **argv)
 {
-	struct qmap_cfg cfg = {};
+	struct qmap_cfg *cfg = parsed;
 	const char *key, *indir, *qcpu, *ports;
 	__u32 given[SILO_RSS_QUEUES_MAX], max_queue = SILO_RSS_NO_CPU;
 	struct silo_reuseport_queues *q = NULL;
-	int err, ret = 1, nr_cpus, first;
+	int err, ret = 1, nr_cpus;
 	bool clear, have;
 	__u32 have_queues = 0;
 	struct silo_group *g;
 	struct silo *s;
 	__u32 i, bits = 0;
 
-	err = opts_parse(&reuseport_queue_map_spec, &cfg, argc, argv, &first);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	key = cfg.key;
-	indir = cfg.indir;
-	qcpu = cfg.qcpu;
-	ports = cfg.ports;
-	clear = cfg.clear;
-	if (clear && (key || indir || qcpu || ports || cfg.dev))
+	key = cfg->key;
+	indir = cfg->indir;
+	qcpu = cfg->qcpu;
+	ports = cfg->ports;
+	clear = cfg->clear;
+	if (clear && (key || indir || qcpu || ports || cfg->dev))
 		return usage_error(
 			"--clear takes no other option: it removes the table\n");
-	if (cfg.dev && (key || indir || qcpu || ports))
+	if (cfg->dev && (key || indir || qcpu || ports))
 		return usage_error(
 			"--dev takes the whole table from the device: give it alone\n");
 	q = calloc(1, sizeof(*q));
@@ -338,25 +336,25 @@ int reuseport_queue_map(int argc, char **argv)
 		goto out;
 	}
 	s = open_silo();
-	if (!s || silo_group_open(s, argv[first], &g))
+	if (!s || silo_group_open(s, argv[0], &g))
 		goto out;
 	if (clear) {
 		err = silo_group_clear_queues(g);
 		if (err && err != -ENOENT) {
 			fprintf(stderr,
 				"%s: error: cannot remove the RSS table of group '%s': %s\n",
-				prog_name, argv[first], strerror(-err));
+				prog_name, argv[0], strerror(-err));
 			goto out_close;
 		}
 		if (cli.json)
-			show_json(argv[first], NULL);
+			show_json(argv[0], NULL);
 		else
-			printf("group %s: RSS table removed\n", argv[first]);
+			printf("group %s: RSS table removed\n", argv[0]);
 		ret = 0;
 		goto out_close;
 	}
-	if (cfg.dev) {
-		if (silo_group_queues_from_dev(g, cfg.dev))
+	if (cfg->dev) {
+		if (silo_group_queues_from_dev(g, cfg->dev))
 			goto out_close;
 	}
 	if (!key && !indir && !qcpu && !ports) {
@@ -365,13 +363,13 @@ int reuseport_queue_map(int argc, char **argv)
 		if (err && err != -ENOENT) {
 			fprintf(stderr,
 				"%s: error: cannot read the RSS table of group '%s': %s\n",
-				prog_name, argv[first], strerror(-err));
+				prog_name, argv[0], strerror(-err));
 			goto out_close;
 		}
 		if (cli.json)
-			show_json(argv[first], err ? NULL : q);
+			show_json(argv[0], err ? NULL : q);
 		else
-			show_text(argv[first], err ? NULL : q);
+			show_text(argv[0], err ? NULL : q);
 		ret = 0;
 		goto out_close;
 	}
@@ -384,7 +382,7 @@ int reuseport_queue_map(int argc, char **argv)
 		if (!have && !indir) {
 			fprintf(stderr,
 				"%s: error: group '%s' has no RSS table yet: give --indir\n",
-				prog_name, argv[first]);
+				prog_name, argv[0]);
 			free(cur);
 			goto out_close;
 		}
@@ -430,9 +428,9 @@ int reuseport_queue_map(int argc, char **argv)
 	if (err)
 		goto out_close;
 	if (cli.json)
-		show_json(argv[first], q);
+		show_json(argv[0], q);
 	else
-		show_text(argv[first], q);
+		show_text(argv[0], q);
 	ret = 0;
 out_close:
 	silo_group_close(g);

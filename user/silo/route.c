@@ -8,11 +8,11 @@
 #include "cli.h"
 #include "opts.h"
 
-static int route_show(int argc, char **argv);
-static int route_flush(int argc, char **argv);
-static int route_lookup(int argc, char **argv);
-static int genid_show(int argc, char **argv);
-static int genid_bump(int argc, char **argv);
+static int route_show(void *cfg, int argc, char **argv);
+static int route_flush(void *cfg, int argc, char **argv);
+static int route_lookup(void *cfg, int argc, char **argv);
+static int genid_show(void *cfg, int argc, char **argv);
+static int genid_bump(void *cfg, int argc, char **argv);
 
 static const struct cmd_spec route_show_spec = {
 	.name = "show",
@@ -67,6 +67,7 @@ static const struct cmd_spec route_lookup_spec = {
 		"(bpf_fib_lookup, as the data path calls it) says for the\n"
 		"same key; without a cache entry, asks the FIB for a packet\n"
 		"from SRC arriving on DEV",
+	.cfg_size = sizeof(struct lookup_cfg),
 };
 
 static const struct cmd_spec *const route_specs[] = {
@@ -247,15 +248,13 @@ static int show_one(__u32 node, const struct silo_route_key *k,
 	return 0;
 }
 
-static int route_show(int argc, char **argv)
+static int route_show(void *parsed __maybe_unused, int argc __maybe_unused,
+		      char **argv __maybe_unused)
 {
 	struct show_ctx c = {};
 	struct silo *s;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&route_show_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -279,14 +278,12 @@ static int route_show(int argc, char **argv)
 	return 0;
 }
 
-static int route_flush(int argc, char **argv)
+static int route_flush(void *parsed __maybe_unused, int argc __maybe_unused,
+		       char **argv __maybe_unused)
 {
 	struct silo *s;
-	int n, arg;
+	int n;
 
-	n = opts_parse(&route_flush_spec, NULL, argc, argv, &arg);
-	if (n)
-		return n == OPTS_HELP ? 0 : n;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -416,32 +413,29 @@ static int first_device(struct silo *s, __u32 *ifindex)
 	return err;
 }
 
-static int route_lookup(int argc, char **argv)
+static int route_lookup(void *parsed, int argc __maybe_unused, char **argv)
 {
-	struct lookup_cfg cfg = {};
+	struct lookup_cfg *cfg = parsed;
 	struct lookup_ctx c = {};
-	int family, rc, err, arg;
+	int family, rc, err;
 	struct silo_route_entry fib;
 	const char *from, *iif;
 
-	err = opts_parse(&route_lookup_spec, &cfg, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	from = cfg.from;
-	iif = cfg.iif;
-	c.want.tos = cfg.tos;
-	c.has_tos = cfg.has_tos;
-	if (parse_addr(argv[arg], &family, c.want.dst))
+	from = cfg->from;
+	iif = cfg->iif;
+	c.want.tos = cfg->tos;
+	c.has_tos = cfg->has_tos;
+	if (parse_addr(argv[0], &family, c.want.dst))
 		return usage_error(
 			"bad address '%s': give an IPv4 or IPv6 address\n",
-			argv[arg]);
+			argv[0]);
 	c.want.family = family;
 	if (from) {
 		if (parse_addr(from, &family, c.want.src) ||
 		    family != c.want.family)
 			return usage_error(
 				"bad --from '%s': give an address of the same family as %s\n",
-				from, argv[arg]);
+				from, argv[0]);
 		c.has_src = true;
 	}
 	c.s = open_silo();
@@ -470,7 +464,7 @@ static int route_lookup(int argc, char **argv)
 		if (!c.has_iif && first_device(c.s, &c.want.ifindex)) {
 			fprintf(stderr,
 				"%s: error: no cache entry for %s, and no device to ask the FIB for: give --iif DEV\n",
-				prog_name, argv[arg]);
+				prog_name, argv[0]);
 			json_object_put(c.arr);
 			return 1;
 		}
@@ -492,7 +486,7 @@ static int route_lookup(int argc, char **argv)
 		} else {
 			char ifname[IF_NAMESIZE], tail[32];
 
-			printf("no cache entry for %s; on %s:\n", argv[arg],
+			printf("no cache entry for %s; on %s:\n", argv[0],
 			       fmt_ifname(ifname, c.want.ifindex));
 			snprintf(tail, sizeof(tail), " (%s)", fib_ret_name(rc));
 			print_answer("fib", &fib, tail);
@@ -502,7 +496,7 @@ static int route_lookup(int argc, char **argv)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "address",
-				       json_object_new_string(argv[arg]));
+				       json_object_new_string(argv[0]));
 		json_object_object_add(o, "genid",
 				       json_object_new_uint64(c.genid));
 		json_object_object_add(o, "results", c.arr);
@@ -511,10 +505,11 @@ static int route_lookup(int argc, char **argv)
 	return 0;
 }
 
-int do_route(int argc, char **argv)
-{
-	return spec_select("route", route_specs, NULL, argc - 1, argv + 1);
-}
+const struct cmd_object route_object = {
+	.name = "route",
+	.summary = "show, flush and look up the route cache",
+	.cmds = route_specs,
+};
 
 /* Why a field is in the route cache key (genid flags): a name for JSON, a
  * text for the line that already names the field and family. */
@@ -649,15 +644,13 @@ static int genid_print(struct silo *s, __u64 genid)
 	return 0;
 }
 
-static int genid_show(int argc, char **argv)
+static int genid_show(void *parsed __maybe_unused, int argc __maybe_unused,
+		      char **argv __maybe_unused)
 {
 	struct silo_info info;
 	struct silo *s;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&genid_show_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -671,22 +664,20 @@ static int genid_show(int argc, char **argv)
 	return genid_print(s, info.genid);
 }
 
-static int genid_bump(int argc, char **argv)
+static int genid_bump(void *parsed __maybe_unused, int argc __maybe_unused,
+		      char **argv __maybe_unused)
 {
 	struct silo *s;
 	__u64 genid;
-	int err, arg;
 
-	err = opts_parse(&genid_bump_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s || silo_genid_bump(s, &genid))
 		return 1;
 	return genid_print(s, genid);
 }
 
-int do_genid(int argc, char **argv)
-{
-	return spec_select("genid", genid_specs, NULL, argc - 1, argv + 1);
-}
+const struct cmd_object genid_object = {
+	.name = "genid",
+	.summary = "show or bump the route cache generation id",
+	.cmds = genid_specs,
+};

@@ -11,11 +11,11 @@
 #include "opts.h"
 #include "../lib/internal.h"
 
-static int service_add(int argc, char **argv);
-static int service_del(int argc, char **argv);
-static int service_show(int argc, char **argv);
-static int service_sync(int argc, char **argv);
-static int service_queue_map(int argc, char **argv);
+static int service_add(void *cfg, int argc, char **argv);
+static int service_del(void *cfg, int argc, char **argv);
+static int service_show(void *cfg, int argc, char **argv);
+static int service_sync(void *cfg, int argc, char **argv);
+static int service_queue_map(void *cfg, int argc, char **argv);
 
 /* What the commands parse: add and del the service's key, add the rest. */
 struct service_cfg {
@@ -121,6 +121,8 @@ static const struct cmd_spec add_spec = {
 	.fn = service_add,
 	.opts = add_opts,
 	.help = "steer a service's packets; give --group NAME or --cpus LIST",
+	.cfg_size = sizeof(struct service_cfg),
+	.cfg_init = &(const struct service_cfg){ .mode = SILO_SERVICE_FLOW },
 };
 
 static const struct cmd_spec del_spec = {
@@ -128,6 +130,7 @@ static const struct cmd_spec del_spec = {
 	.fn = service_del,
 	.opts = del_opts,
 	.help = "stop steering a service",
+	.cfg_size = sizeof(struct service_cfg),
 };
 
 static const struct cmd_spec show_spec = {
@@ -136,6 +139,7 @@ static const struct cmd_spec show_spec = {
 	.aliases = (const char *const[]){ "list", NULL },
 	.opts = show_opts,
 	.help = "services, their CPUs, slots per CPU and counters",
+	.cfg_size = sizeof(struct service_cfg),
 };
 
 static const struct cmd_spec sync_spec = {
@@ -153,6 +157,7 @@ static const struct cmd_spec qmap_spec = {
 	.opts = qmap_opts,
 	.help = "show or set the CPU that DEV's RX queues steer to (queue\n"
 		"mode); an unset queue is passed where it arrives",
+	.cfg_size = sizeof(struct service_cfg),
 };
 
 static const struct cmd_spec *const service_specs[] = {
@@ -240,32 +245,30 @@ static int key_check(struct service_cfg *c, const char *cmd)
 	return 0;
 }
 
-static int service_add(int argc, char **argv)
+static int service_add(void *parsed, int argc __maybe_unused,
+		       char **argv __maybe_unused)
 {
-	struct service_cfg c = { .mode = SILO_SERVICE_FLOW };
+	struct service_cfg *c = parsed;
 	struct silo *s;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&add_spec, &c, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	err = key_check(&c, "add");
+	err = key_check(c, "add");
 	if (err)
 		return err;
-	if (!!c.o.group == !!c.cpus)
+	if (!!c->o.group == !!c->cpus)
 		return usage_error(
 			"service add needs --group NAME or --cpus LIST, one of them\n");
-	if (c.cpus && parse_cpus(c.cpus, c.o.cpus))
+	if (c->cpus && parse_cpus(c->cpus, c->o.cpus))
 		return usage_error(
 			"bad --cpus '%s': a list such as 0-3,8 (CPUs below %d)\n",
-			c.cpus, SILO_MAX_CPUS);
-	c.o.mode = c.mode;
-	c.o.qsize = c.qsize;
-	c.o.replace = c.replace;
+			c->cpus, SILO_MAX_CPUS);
+	c->o.mode = c->mode;
+	c->o.qsize = c->qsize;
+	c->o.replace = c->replace;
 	s = open_silo();
 	if (!s)
 		return 1;
-	err = silo_service_add(s, &c.o);
+	err = silo_service_add(s, &c->o);
 	if (err)
 		return 1;
 	if (cli.json) {
@@ -277,22 +280,20 @@ static int service_add(int argc, char **argv)
 	return 0;
 }
 
-static int service_del(int argc, char **argv)
+static int service_del(void *parsed, int argc __maybe_unused,
+		       char **argv __maybe_unused)
 {
-	struct service_cfg c = {};
+	struct service_cfg *c = parsed;
 	struct silo *s;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&del_spec, &c, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	err = key_check(&c, "del");
+	err = key_check(c, "del");
 	if (err)
 		return err;
 	s = open_silo();
 	if (!s)
 		return 1;
-	if (silo_service_del(s, &c.o))
+	if (silo_service_del(s, &c->o))
 		return 1;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
@@ -475,17 +476,15 @@ static int show_one(const struct silo_service_key *key,
 	return 0;
 }
 
-static int service_show(int argc, char **argv)
+static int service_show(void *parsed, int argc __maybe_unused,
+			char **argv __maybe_unused)
 {
-	struct service_cfg cfg = {};
+	struct service_cfg *cfg = parsed;
 	struct show_ctx c = { .nr_cpus = silo_nr_cpus() };
 	struct silo_service_stats total, *pc;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&show_spec, &cfg, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	c.per_cpu = cfg.per_cpu;
+	c.per_cpu = cfg->per_cpu;
 	c.s = open_silo();
 	if (!c.s || c.nr_cpus <= 0)
 		return 1;
@@ -521,13 +520,12 @@ static int service_show(int argc, char **argv)
 	return 0;
 }
 
-static int service_sync(int argc, char **argv)
+static int service_sync(void *parsed __maybe_unused, int argc __maybe_unused,
+			char **argv __maybe_unused)
 {
 	struct silo *s;
-	int arg, err = opts_parse(&sync_spec, NULL, argc, argv, &arg);
+	int err;
 
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -560,22 +558,19 @@ static __u32 rx_queues(const char *dev)
 	return n ? n : 1;
 }
 
-static int service_queue_map(int argc, char **argv)
+static int service_queue_map(void *parsed, int argc, char **argv)
 {
-	struct service_cfg cfg = {};
+	struct service_cfg *cfg = parsed;
 	bool dflt;
 	const char *dev;
 	__u32 ifindex, n, q, *cpus;
 	struct silo *s;
-	int i, err, first;
+	int i, err;
 
-	err = opts_parse(&qmap_spec, &cfg, argc, argv, &first);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	dflt = cfg.dflt;
-	dev = argv[first++];
+	dflt = cfg->dflt;
+	dev = argv[0];
 	/* Check every pair before setting any. */
-	for (i = first; i < argc; i++) {
+	for (i = 1; i < argc; i++) {
 		char *eq = strchr(argv[i], '='), qs[16];
 		__u32 cpu;
 
@@ -599,7 +594,7 @@ static int service_queue_map(int argc, char **argv)
 	}
 	if (dflt && silo_queue_map_default(s, dev, NULL) < 0)
 		return 1;
-	for (i = first; i < argc; i++) {
+	for (i = 1; i < argc; i++) {
 		char *eq = strchr(argv[i], '=');
 		__u32 cpu = SILO_SERVICE_NO_CPU;
 
@@ -646,8 +641,9 @@ static int service_queue_map(int argc, char **argv)
 	return 0;
 }
 
-int do_service(int argc, char **argv)
-{
-	return spec_select("service", service_specs, service_notes, argc - 1,
-			   argv + 1);
-}
+const struct cmd_object service_object = {
+	.name = "service",
+	.summary = "steer a local service's packets to its CPUs in XDP",
+	.cmds = service_specs,
+	.notes = service_notes,
+};

@@ -11,7 +11,7 @@
 #include "opts.h"
 #include "../lib/internal.h"
 
-static int stats_show(int argc, char **argv);
+static int stats_show(void *cfg, int argc, char **argv);
 
 struct stats_cfg {
 	bool by_cpu;
@@ -67,11 +67,19 @@ static const struct cmd_spec stats_show_spec = {
 		"bpf_fib_lookup return codes, and route cache hits, misses\n"
 		"and stale entries, summed over CPUs (each CPU counts in\n"
 		"its own memory). 'silo stats' alone is 'silo stats show'",
+	.cfg_size = sizeof(struct stats_cfg),
 };
 
 static const struct cmd_spec *const stats_specs[] = {
 	&stats_show_spec,
 	NULL,
+};
+
+const struct cmd_object stats_object = {
+	.name = "stats",
+	.summary = "packet counters: verdicts, reasons, FIB codes, cache",
+	.cmds = stats_specs,
+	.dflt = &stats_show_spec,
 };
 
 static __u64 stat_of(const struct silo_stats *st, unsigned int idx)
@@ -285,35 +293,23 @@ out:
 	return err;
 }
 
-/* "stats" alone, or "stats show", with options after either. */
-int do_stats(int argc, char **argv)
+static int stats_show(void *parsed, int argc __maybe_unused,
+		      char **argv __maybe_unused)
 {
-	if (argc < 2 || argv[1][0] == '-') {
-		cmd_running("stats", &stats_show_spec);
-		return stats_show(argc, argv);
-	}
-	return spec_select("stats", stats_specs, NULL, argc - 1, argv + 1);
-}
-
-static int stats_show(int argc, char **argv)
-{
-	struct stats_cfg cfg = {};
+	struct stats_cfg *cfg = parsed;
 	struct silo_stats *per_cpu, total = {};
 	bool by_cpu, prometheus;
 	double interval;
-	int c, ncpus, cpu, arg;
+	int c, ncpus, cpu;
 	unsigned int i;
 	long count;
 	struct silo *s;
 
-	c = opts_parse(&stats_show_spec, &cfg, argc, argv, &arg);
-	if (c)
-		return c == OPTS_HELP ? 0 : c;
-	by_cpu = cfg.by_cpu;
-	interval = cfg.interval;
-	count = cfg.count;
-	prometheus = cfg.format == FORMAT_PROMETHEUS;
-	if (cfg.format == FORMAT_JSON)
+	by_cpu = cfg->by_cpu;
+	interval = cfg->interval;
+	count = cfg->count;
+	prometheus = cfg->format == FORMAT_PROMETHEUS;
+	if (cfg->format == FORMAT_JSON)
 		cli.json = true;
 	if (count && !interval)
 		return usage_error(

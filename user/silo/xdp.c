@@ -7,9 +7,9 @@
 #include "cli.h"
 #include "opts.h"
 
-static int xdp_load(int argc, char **argv);
-static int xdp_unload(int argc, char **argv);
-static int xdp_status(int argc, char **argv);
+static int xdp_load(void *cfg, int argc, char **argv);
+static int xdp_unload(void *cfg, int argc, char **argv);
+static int xdp_status(void *cfg, int argc, char **argv);
 
 static const struct opt_choice modes[] = {
 	{ "native", SILO_XDP_NATIVE },
@@ -75,6 +75,8 @@ static const struct cmd_spec load_spec = {
 		"forwarding off aside). Forwarding runs only while silod\n"
 		"does (it keeps the route cache and the envelope current):\n"
 		"without it, every packet goes to the stack.",
+	.cfg_size = sizeof(struct load_cfg),
+	.cfg_init = &(const struct load_cfg){ .mode = SILO_XDP_NATIVE },
 };
 
 static const struct cmd_spec unload_spec = {
@@ -118,29 +120,25 @@ static void silod_hint(FILE *f)
 		fprintf(f, "silod (or: systemctl start silod)");
 }
 
-static int xdp_load(int argc, char **argv)
+static int xdp_load(void *parsed, int argc __maybe_unused, char **argv)
 {
-	struct load_cfg cfg = { .mode = SILO_XDP_NATIVE };
+	struct load_cfg *cfg = parsed;
 	struct silo_xdp_load_opts lo = {};
 	struct silo_daemon_info di;
 	struct silo *s;
 	const char *dev;
-	int err, arg;
 
-	err = opts_parse(&load_spec, &cfg, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	if (cfg.bypass && !cfg.forward)
+	if (cfg->bypass && !cfg->forward)
 		return usage_error(
 			"--allow-firewall-bypass is about forwarded traffic: add --forward\n");
-	lo.mode = cfg.mode;
-	lo.forward = cfg.forward;
-	lo.replace = cfg.replace;
-	lo.force = cfg.force;
-	lo.no_cache = cfg.no_cache;
-	lo.cache_size = cfg.cache_size;
-	lo.allow_firewall_bypass = cfg.bypass;
-	dev = argv[arg];
+	lo.mode = cfg->mode;
+	lo.forward = cfg->forward;
+	lo.replace = cfg->replace;
+	lo.force = cfg->force;
+	lo.no_cache = cfg->no_cache;
+	lo.cache_size = cfg->cache_size;
+	lo.allow_firewall_bypass = cfg->bypass;
+	dev = argv[0];
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -175,26 +173,23 @@ static int xdp_load(int argc, char **argv)
 	return 0;
 }
 
-static int xdp_unload(int argc, char **argv)
+static int xdp_unload(void *parsed __maybe_unused, int argc __maybe_unused,
+		      char **argv)
 {
 	struct silo *s;
-	int err, arg;
 
-	err = opts_parse(&unload_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
-	if (!s || silo_xdp_unload(s, argv[arg]))
+	if (!s || silo_xdp_unload(s, argv[0]))
 		return 1;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "device",
-				       json_object_new_string(argv[arg]));
+				       json_object_new_string(argv[0]));
 		json_object_object_add(o, "loaded", json_object_new_boolean(0));
 		json_print(o);
 	} else {
-		printf("silo unloaded from %s\n", argv[arg]);
+		printf("silo unloaded from %s\n", argv[0]);
 	}
 	return 0;
 }
@@ -349,7 +344,8 @@ static void pressure_print(const struct silo_cache_pressure *p)
 	}
 }
 
-static int xdp_status(int argc, char **argv)
+static int xdp_status(void *parsed __maybe_unused, int argc __maybe_unused,
+		      char **argv __maybe_unused)
 {
 	struct silo_xdp_dev *devs = NULL;
 	struct silo_envelope_info env;
@@ -360,11 +356,8 @@ static int xdp_status(int argc, char **argv)
 	char key[256];
 	size_t n = 0, i;
 	struct silo *s;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&status_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -512,7 +505,9 @@ static int xdp_status(int argc, char **argv)
 	return 0;
 }
 
-int do_xdp(int argc, char **argv)
-{
-	return spec_select("xdp", xdp_specs, xdp_notes, argc - 1, argv + 1);
-}
+const struct cmd_object xdp_object = {
+	.name = "xdp",
+	.summary = "load, unload and show silo's XDP program on devices",
+	.cmds = xdp_specs,
+	.notes = xdp_notes,
+};
