@@ -5,7 +5,8 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 #include "../lib/internal.h"
 
 static int daemon_status(void *cfg, int argc, char **argv);

@@ -14,11 +14,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <net/if.h>
 #include <sys/mount.h>
 #include <unistd.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 
 enum level { OK, WARN, FAIL, INFO };
 static const char *const level_names[] = { "ok", "warn", "fail", "info" };

@@ -2,8 +2,8 @@
 /*
  * One table per command: its options (name, short form, type, where the
  * value goes, help) and its arguments. The same table drives parsing,
- * validation, the command's --help and its object's help, so the three
- * cannot drift apart.
+ * validation, the command's --help and its object's help (help.c), so the
+ * three cannot drift apart.
  */
 #ifndef SILO_OPTS_H
 #define SILO_OPTS_H
@@ -74,41 +74,17 @@ struct opt {
 		.name = NULL \
 	}
 
-/* A command: what the dispatcher runs, and how its help is written. */
-struct cmd_spec {
-	const char *name;
-	/* Runs with cfg as the options left it and argv[0 .. argc-1] the
-	 * positional arguments; returns the exit code. */
-	int (*fn)(void *cfg, int argc, char **argv);
-	const char *args; /* positional arguments in the synopsis, or NULL */
-	int min_args, max_args; /* of them */
-	const char *help; /* what the command does */
-	const struct opt *opts; /* NULL or ends with a NULL name */
-	const char *const *aliases; /* other names, NULL-terminated */
-	size_t cfg_size; /* of the struct that opts fill in; 0: none */
-	const void *cfg_init; /* its defaults, or NULL: all zero */
-};
+/* n options, up to the NULL name that ends them. */
+static inline size_t opts_count(const struct opt *o)
+{
+	size_t n = 0;
 
-/*
- * An object of 'silo OBJECT COMMAND': its line in 'silo --help' and its
- * commands, or (doctor, version) the one command it is.
- */
-struct cmd_object {
-	const char *name;
-	const char *summary; /* one line in 'silo --help' */
-	const struct cmd_spec *const *cmds; /* NULL-terminated, or NULL */
-	const struct cmd_spec *self; /* no commands: 'silo OBJECT [ARGS]' */
-	/* Runs when no command is named, or an option comes first. */
-	const struct cmd_spec *dflt;
-	const char *notes; /* after the commands in 'silo OBJECT help' */
-	void (*done)(void); /* after a command of the object succeeded */
-};
+	while (o && o[n].name)
+		n++;
+	return n;
+}
 
-/* The whole command line: the objects, and the global options' help. */
-struct cmd_tree {
-	const struct cmd_object *const *objects; /* NULL-terminated */
-	const struct opt *global_opts; /* for 'silo --help' only */
-};
+struct cmd_spec;
 
 #define OPTS_HELP (-1) /* opts_parse printed the command's help */
 
@@ -121,16 +97,10 @@ struct cmd_tree {
 int opts_parse(const struct cmd_spec *spec, void *cfg, int argc, char **argv,
 	       int *first);
 
-/* The help of one command, of an object (all its commands), and of all. */
-void cmd_help(const char *object, const struct cmd_spec *spec);
-int object_help(const struct cmd_object *obj);
-int tree_help(const struct cmd_tree *tree);
-
-/*
- * Runs 'OBJECT COMMAND ...' (argv[0] the object): an exact name or alias,
- * else a prefix of exactly one, for objects and commands alike; help for
- * "help", "-h" or "--help".
- */
-int cmd_dispatch(const struct cmd_tree *tree, int argc, char **argv);
+/* Values: 0 or -EINVAL. */
+int parse_addr(const char *s, int *family, __u8 addr[16]);
+int parse_u32(const char *s, __u32 *val);
+/* arg is a non-empty prefix of word (or word itself). */
+bool is_prefix(const char *arg, const char *word);
 
 #endif /* SILO_OPTS_H */

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <netinet/in.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 
 static int reuseport_show(void *cfg, int argc, char **argv);
 static int reuseport_attach(void *cfg, int argc, char **argv);

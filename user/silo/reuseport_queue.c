@@ -13,7 +13,8 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 
 /* The key of Microsoft's RSS verification data: the default of a faked
  * table (a real NIC's comes with it). */
@@ -268,6 +269,8 @@ static const struct opt qmap_opts[] = {
 	OPTION_END,
 };
 
+static int reuseport_queue_map(void *cfg, int argc, char **argv);
+
 const struct cmd_spec reuseport_queue_map_spec = {
 	.name = "queue-map",
 	.fn = reuseport_queue_map,
@@ -281,7 +284,8 @@ const struct cmd_spec reuseport_queue_map_spec = {
 	.cfg_size = sizeof(struct qmap_cfg),
 };
 
-int reuseport_queue_map(void *parsed, int argc __maybe_unused, char **argv)
+static int reuseport_queue_map(void *parsed, int argc __maybe_unused,
+			       char **argv)
 {
 	struct qmap_cfg *cfg = parsed;
 	const char *key, *indir, *qcpu, *ports;

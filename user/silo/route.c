@@ -2,11 +2,11 @@
 /* silo route { show | flush | lookup }, silo genid { show | bump } */
 #include <errno.h>
 #include <stddef.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 
 static int route_show(void *cfg, int argc, char **argv);
 static int route_flush(void *cfg, int argc, char **argv);
@@ -510,117 +510,6 @@ const struct cmd_object route_object = {
 	.summary = "show, flush and look up the route cache",
 	.cmds = route_specs,
 };
-
-/* Why a field is in the route cache key (genid flags): a name for JSON, a
- * text for the line that already names the field and family. */
-static const struct {
-	__u32 bit;
-	const char *name;
-	const char *text;
-} key_why[] = {
-	{ SILO_GENID_RULES_SRC_V4, "rules_src_v4", "rule from a prefix" },
-	{ SILO_GENID_MPATH_V4, "mpath_v4", "multipath route" },
-	{ SILO_GENID_RULES_SRC_V6, "rules_src_v6", "rule from a prefix" },
-	{ SILO_GENID_MPATH_V6, "mpath_v6", "multipath route" },
-	{ SILO_GENID_SRC_ROUTES_V6, "src_routes_v6", "route from a prefix" },
-	{ SILO_GENID_RULES_L4, "rules_l4", "rule on them" },
-	{ SILO_GENID_HASH_L4, "hash_l4", "multipath hash" },
-	{ SILO_GENID_HASH_FLOWLABEL, "hash_flowlabel", "IPv6 multipath hash" },
-};
-
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* snprintf at *n, which stays within buf. */
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	if (*n >= len - 1)
-		return;
-	va_start(ap, fmt);
-	r = vsnprintf(buf + *n, len - *n, fmt, ap);
-	va_end(ap);
-	if (r > 0)
-		*n = *n + r < len ? *n + r : len - 1;
-}
-
-/* The reasons among mask that flags hold, joined by " / ". */
-static void key_reasons(char *buf, size_t len, size_t *n, __u32 flags,
-			__u32 mask)
-{
-	const char *sep = "";
-	unsigned int i;
-
-	for (i = 0; i < sizeof(key_why) / sizeof(key_why[0]); i++) {
-		if (!(flags & mask & key_why[i].bit))
-			continue;
-		appendf(buf, len, n, "%s%s", sep, key_why[i].text);
-		sep = " / ";
-	}
-}
-
-void route_key_str(char *buf, size_t len, __u32 flags)
-{
-	const __u32 src = SILO_GENID_KEY_SRC_V4 | SILO_GENID_KEY_SRC_V6;
-	const __u32 mpath = SILO_GENID_MPATH_V4 | SILO_GENID_MPATH_V6;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	appendf(buf, len, &n, "destination");
-	if (flags & src)
-		appendf(buf, len, &n, ", source (");
-	if (flags & SILO_GENID_KEY_SRC_V4) {
-		appendf(buf, len, &n, "IPv4: ");
-		key_reasons(buf, len, &n, flags,
-			    SILO_GENID_RULES_SRC_V4 | SILO_GENID_MPATH_V4);
-	}
-	if ((flags & src) == src)
-		appendf(buf, len, &n, "; ");
-	if (flags & SILO_GENID_KEY_SRC_V6) {
-		appendf(buf, len, &n, "IPv6: ");
-		key_reasons(buf, len, &n, flags,
-			    SILO_GENID_RULES_SRC_V6 | SILO_GENID_MPATH_V6 |
-				    SILO_GENID_SRC_ROUTES_V6);
-	}
-	if (flags & src)
-		appendf(buf, len, &n, ")");
-	if (flags & SILO_GENID_KEY_L4) {
-		appendf(buf, len, &n, ", protocol and ports (");
-		/* The hash counts only where a multipath route exists. */
-		key_reasons(buf, len, &n, flags,
-			    SILO_GENID_RULES_L4 |
-				    (flags & mpath ? SILO_GENID_HASH_L4 : 0));
-		appendf(buf, len, &n, ")");
-	}
-	if (flags & SILO_GENID_KEY_FLOWLABEL)
-		appendf(buf, len, &n, ", flow label (IPv6 multipath hash)");
-}
-
-void route_key_json(json_object *o, __u32 flags)
-{
-	json_object *why = json_object_new_array();
-	unsigned int i;
-
-	json_object_object_add(
-		o, "key_l4",
-		json_object_new_boolean(flags & SILO_GENID_KEY_L4));
-	json_object_object_add(
-		o, "key_src_v4",
-		json_object_new_boolean(flags & SILO_GENID_KEY_SRC_V4));
-	json_object_object_add(
-		o, "key_src_v6",
-		json_object_new_boolean(flags & SILO_GENID_KEY_SRC_V6));
-	json_object_object_add(
-		o, "key_flowlabel",
-		json_object_new_boolean(flags & SILO_GENID_KEY_FLOWLABEL));
-	for (i = 0; i < sizeof(key_why) / sizeof(key_why[0]); i++)
-		if (flags & key_why[i].bit)
-			json_object_array_add(
-				why, json_object_new_string(key_why[i].name));
-	json_object_object_add(o, "why", why);
-}
 
 static int genid_print(struct silo *s, __u64 genid)
 {

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <netinet/in.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 #include "../lib/internal.h"
 
 static int service_add(void *cfg, int argc, char **argv);
@@ -193,35 +194,6 @@ static int parse_cpus(const char *s, __u64 *cpus)
 			return -EINVAL;
 	}
 	return 0;
-}
-
-static bool has_cpu(const __u64 *cpus, __u32 cpu)
-{
-	return (cpus[cpu / 64] >> (cpu % 64)) & 1;
-}
-
-/* A CPU bitmap as "0-3,8"; "none" when empty. */
-static void fmt_cpus(char *buf, size_t len, const __u64 *cpus)
-{
-	size_t off = 0;
-	__u32 cpu, end;
-
-	buf[0] = '\0';
-	for (cpu = 0; cpu < SILO_MAX_CPUS; cpu++) {
-		if (!has_cpu(cpus, cpu))
-			continue;
-		for (end = cpu;
-		     end + 1 < SILO_MAX_CPUS && has_cpu(cpus, end + 1); end++)
-			;
-		if (off < len)
-			off += snprintf(buf + off, len - off, "%s%u",
-					off ? "," : "", cpu);
-		if (end > cpu && off < len)
-			off += snprintf(buf + off, len - off, "-%u", end);
-		cpu = end;
-	}
-	if (!buf[0])
-		snprintf(buf, len, "none");
 }
 
 /* The key of add and del, from what was parsed. */

@@ -8,7 +8,8 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 #include "../lib/internal.h"
 
 static int stats_show(void *cfg, int argc, char **argv);

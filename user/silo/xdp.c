@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 
 static int xdp_load(void *cfg, int argc, char **argv);
 static int xdp_unload(void *cfg, int argc, char **argv);
