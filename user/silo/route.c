@@ -390,12 +390,47 @@ static int first_device(struct silo *s, __u32 *ifindex)
 	return err;
 }
 
+/* No cache entry: what would a miss resolve to? 0 or a negative errno. */
+static int lookup_miss(struct lookup_ctx *c, const char *addr)
+{
+	struct silo_route_entry fib;
+	int rc;
+
+	if (!c->has_iif && first_device(c->s, &c->want.ifindex)) {
+		fprintf(stderr,
+			"%s: error: no cache entry for %s, and no device to ask the FIB for: give --iif DEV\n",
+			prog_name, addr);
+		return -ENODEV;
+	}
+	rc = silo_route_resolve(c->s, &c->want, &fib);
+	if (rc < 0)
+		return rc;
+	if (c->arr) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "key", key_json(&c->want));
+		json_object_object_add(o, "cache", NULL);
+		json_object_object_add(
+			o, "fib_result",
+			json_object_new_string(fib_ret_name(rc)));
+		json_object_object_add(o, "fib", entry_json(&fib));
+		json_object_array_add(c->arr, o);
+	} else {
+		char ifname[IF_NAMESIZE], tail[32];
+
+		printf("no cache entry for %s; on %s:\n", addr,
+		       fmt_ifname(ifname, c->want.ifindex));
+		snprintf(tail, sizeof(tail), " (%s)", fib_ret_name(rc));
+		print_answer("fib", &fib, tail);
+	}
+	return 0;
+}
+
 static int route_lookup(void *parsed, int argc __maybe_unused, char **argv)
 {
 	struct lookup_cfg *cfg = parsed;
 	struct lookup_ctx c = {};
-	int family, rc, err;
-	struct silo_route_entry fib;
+	int family, err;
 	const char *from, *iif;
 
 	from = cfg->from;
@@ -436,38 +471,9 @@ static int route_lookup(void *parsed, int argc __maybe_unused, char **argv)
 		json_object_put(c.arr);
 		return 1;
 	}
-	if (!c.n) {
-		/* No cache entry: what would a miss resolve to? */
-		if (!c.has_iif && first_device(c.s, &c.want.ifindex)) {
-			fprintf(stderr,
-				"%s: error: no cache entry for %s, and no device to ask the FIB for: give --iif DEV\n",
-				prog_name, argv[0]);
-			json_object_put(c.arr);
-			return 1;
-		}
-		rc = silo_route_resolve(c.s, &c.want, &fib);
-		if (rc < 0) {
-			json_object_put(c.arr);
-			return 1;
-		}
-		if (c.arr) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "key", key_json(&c.want));
-			json_object_object_add(o, "cache", NULL);
-			json_object_object_add(
-				o, "fib_result",
-				json_object_new_string(fib_ret_name(rc)));
-			json_object_object_add(o, "fib", entry_json(&fib));
-			json_object_array_add(c.arr, o);
-		} else {
-			char ifname[IF_NAMESIZE], tail[32];
-
-			printf("no cache entry for %s; on %s:\n", argv[0],
-			       fmt_ifname(ifname, c.want.ifindex));
-			snprintf(tail, sizeof(tail), " (%s)", fib_ret_name(rc));
-			print_answer("fib", &fib, tail);
-		}
+	if (!c.n && lookup_miss(&c, argv[0])) {
+		json_object_put(c.arr);
+		return 1;
 	}
 	if (c.arr) {
 		json_object *o = json_object_new_object();
