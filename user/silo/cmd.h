@@ -72,5 +72,7 @@ extern const struct cmd_object daemon_object;
 extern const struct cmd_object doctor_object;
 /* silo reuseport queue-map (reuseport_queue.c) */
 extern const struct cmd_spec reuseport_queue_map_spec;
+/* silo service queue-map (service_queue.c) */
+extern const struct cmd_spec service_queue_map_spec;
 
 #endif /* SILO_CMD_H */
