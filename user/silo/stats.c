@@ -294,6 +294,49 @@ out:
 	return err;
 }
 
+/* The totals, and with by_cpu each CPU's counters too. */
+static void show_json(const struct silo_stats *total,
+		      const struct silo_stats *per_cpu, int ncpus, bool by_cpu)
+{
+	json_object *o = stats_json(total);
+	int cpu;
+
+	if (by_cpu) {
+		json_object *arr = json_object_new_array();
+		json_object *tot = o;
+
+		for (cpu = 0; cpu < ncpus; cpu++)
+			json_object_array_add(arr, stats_json(&per_cpu[cpu]));
+		o = json_object_new_object();
+		json_object_object_add(o, "total", tot);
+		json_object_object_add(o, "cpus", arr);
+	}
+	json_print(o);
+}
+
+static void show_text(const struct silo_stats *total,
+		      const struct silo_stats *per_cpu, int ncpus, bool by_cpu)
+{
+	unsigned int i;
+	int cpu;
+
+	if (by_cpu)
+		print_cpu_header(ncpus);
+	for (i = 0; i < SILO_STAT_MAX; i++) {
+		const char *group = group_of(i);
+
+		if (group)
+			printf("%s%s:\n", i || by_cpu ? "\n" : "", group);
+		printf("  %-20s %12llu", silo_stat_name(i),
+		       (unsigned long long)stat_of(total, i));
+		if (by_cpu)
+			for (cpu = 0; cpu < ncpus; cpu++)
+				printf(" %12llu", (unsigned long long)stat_of(
+							  &per_cpu[cpu], i));
+		printf("  %s\n", silo_stat_desc(i));
+	}
+}
+
 static int stats_show(void *parsed, int argc __maybe_unused,
 		      char **argv __maybe_unused)
 {
@@ -301,8 +344,7 @@ static int stats_show(void *parsed, int argc __maybe_unused,
 	struct silo_stats *per_cpu, total = {};
 	bool by_cpu, prometheus;
 	double interval;
-	int c, ncpus, cpu;
-	unsigned int i;
+	int c, ncpus;
 	long count;
 	struct silo *s;
 
@@ -344,39 +386,10 @@ static int stats_show(void *parsed, int argc __maybe_unused,
 	}
 	sum_cpus(per_cpu, ncpus, &total);
 
-	if (cli.json) {
-		json_object *o = stats_json(&total);
-
-		if (by_cpu) {
-			json_object *arr = json_object_new_array();
-			json_object *tot = o;
-
-			for (cpu = 0; cpu < ncpus; cpu++)
-				json_object_array_add(
-					arr, stats_json(&per_cpu[cpu]));
-			o = json_object_new_object();
-			json_object_object_add(o, "total", tot);
-			json_object_object_add(o, "cpus", arr);
-		}
-		json_print(o);
-		free(per_cpu);
-		return 0;
-	}
-	if (by_cpu)
-		print_cpu_header(ncpus);
-	for (i = 0; i < SILO_STAT_MAX; i++) {
-		const char *group = group_of(i);
-
-		if (group)
-			printf("%s%s:\n", i || by_cpu ? "\n" : "", group);
-		printf("  %-20s %12llu", silo_stat_name(i),
-		       (unsigned long long)stat_of(&total, i));
-		if (by_cpu)
-			for (cpu = 0; cpu < ncpus; cpu++)
-				printf(" %12llu", (unsigned long long)stat_of(
-							  &per_cpu[cpu], i));
-		printf("  %s\n", silo_stat_desc(i));
-	}
+	if (cli.json)
+		show_json(&total, per_cpu, ncpus, by_cpu);
+	else
+		show_text(&total, per_cpu, ncpus, by_cpu);
 	free(per_cpu);
 	return 0;
 }
