@@ -70,7 +70,8 @@ extern const struct cmd_object reuseport_object;
 extern const struct cmd_object service_object;
 extern const struct cmd_object daemon_object;
 extern const struct cmd_object doctor_object;
-/* silo reuseport queue-map (reuseport_queue.c) */
+/* silo reuseport attach and queue-map (reuseport_attach.c, _queue.c) */
+extern const struct cmd_spec reuseport_attach_spec;
 extern const struct cmd_spec reuseport_queue_map_spec;
 /* silo service queue-map (service_queue.c) */
 extern const struct cmd_spec service_queue_map_spec;
