@@ -130,7 +130,7 @@ static int object_run(const struct cmd_object *obj, int argc, char **argv)
 	}
 	if (is_help(argv[0]))
 		return object_help(obj);
-	for (; obj->cmds[n] && n < MAX_NAMES; n++)
+	for (; n < MAX_NAMES && obj->cmds[n]; n++)
 		tbl[n] = (struct names){ obj->cmds[n]->name,
 					 obj->cmds[n]->aliases };
 	i = select_name(tbl, n, argv[0], names, sizeof(names));
@@ -161,7 +161,7 @@ int cmd_dispatch(const struct cmd_tree *tree, int argc, char **argv)
 	}
 	if (is_help(argv[0]))
 		return tree_help(tree);
-	for (; tree->objects[n] && n < MAX_NAMES; n++)
+	for (; n < MAX_NAMES && tree->objects[n]; n++)
 		tbl[n] = (struct names){ tree->objects[n]->name, NULL };
 	i = select_name(tbl, n, argv[0], names, sizeof(names));
 	if (i == SELECT_AMBIGUOUS)
