@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* silo [OPTIONS] OBJECT COMMAND [ARGS]: the command-line front of libsilo. */
-#include <arpa/inet.h>
-#include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "cmd.h"
