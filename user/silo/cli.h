@@ -1,25 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The silo CLI: shared helpers of its command files. */
+/* The silo CLI: its state, and the helpers every command file uses. */
 #ifndef SILO_CLI_H
 #define SILO_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <arpa/inet.h>
-#include <json-c/json.h>
 #include "silo/silo.h"
 
 /* A number macro as a string literal, for help texts. */
 #define SILO_STR_(x) #x
 #define SILO_STR(x) SILO_STR_(x)
 
+/* A parameter a function of a table takes but does not need. */
+#define __maybe_unused __attribute__((unused))
+
 /* Exit codes: 0 done, 1 failed, 2 bad usage. */
 #define EXIT_USAGE 2
-
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-};
 
 struct cli {
 	bool json;
@@ -36,42 +33,11 @@ struct cli {
 extern struct cli cli;
 extern const char *prog_name;
 
-/* Runs the command in cmds named by argv[0]; help when argv[0] is
- * missing, "help" or "--help"/"-h". */
-int cmd_select(const struct cmd *cmds, int argc, char **argv,
-	       int (*help)(int argc, char **argv));
+/* Says what is wrong with the command line; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* arg is a non-empty prefix of word (or word itself). */
-bool is_prefix(const char *arg, const char *word);
+/* libsilo's messages (silo_set_print): to stderr, or kept under -j. */
+void cli_print(enum silo_log_level level, const char *fmt, va_list ap);
 /* Opens the namespace's state (--netns, --pin-root); NULL on failure. */
 struct silo *open_silo(void);
-/* Prints obj as JSON on stdout and frees it. */
-void json_print(json_object *obj);
-
-/* Formatting. */
-void fmt_addr(char *buf, size_t len, int family, const __u8 *addr);
-void fmt_mac(char *buf, size_t len, const __u8 *mac);
-const char *fmt_ifname(char *buf, __u32 ifindex);
-int parse_addr(const char *s, int *family, __u8 addr[16]);
-int parse_u32(const char *s, __u32 *val);
-const char *fib_ret_name(int rc);
-
-/* The route cache key's fields and why, from genid's flags: a line of
- * text ("destination, source (IPv4: ...)"), and JSON fields added to o. */
-void route_key_str(char *buf, size_t len, __u32 genid_flags);
-void route_key_json(json_object *o, __u32 genid_flags);
-
-int do_xdp(int argc, char **argv);
-int do_route(int argc, char **argv);
-int do_genid(int argc, char **argv);
-int do_stats(int argc, char **argv);
-int do_reuseport(int argc, char **argv);
-/* silo reuseport queue-map (reuseport_queue.c) */
-struct cmd_spec;
-extern const struct cmd_spec reuseport_queue_map_spec;
-int reuseport_queue_map(int argc, char **argv);
-int do_service(int argc, char **argv);
-int do_daemon(int argc, char **argv);
-int do_doctor(int argc, char **argv);
 
 #endif /* SILO_CLI_H */

@@ -5,10 +5,11 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 #include "../lib/internal.h"
 
-static int daemon_status(int argc, char **argv);
+static int daemon_status(void *cfg, int argc, char **argv);
 
 static const struct cmd_spec daemon_status_spec = {
 	.name = "status",
@@ -28,18 +29,71 @@ static const struct cmd_spec *const daemon_specs[] = {
 	NULL,
 };
 
-static int daemon_status(int argc, char **argv)
+/* The heartbeat's age (-1: none) and silod's uptime, in seconds. */
+static void daemon_json(const struct silo_daemon_info *di, double age,
+			double up)
+{
+	const __u64 *counters = &di->state.events_route;
+	json_object *o = json_object_new_object();
+	json_object *c = json_object_new_object();
+	unsigned int i;
+
+	json_object_object_add(o, "running",
+			       json_object_new_boolean(di->running));
+	json_object_object_add(
+		o, "pid", json_object_new_int(di->running ? di->state.pid : 0));
+	json_object_object_add(o, "uptime_s", json_object_new_double(up));
+	json_object_object_add(o, "heartbeat_age_s",
+			       age < 0 ? NULL : json_object_new_double(age));
+	json_object_object_add(
+		o, "heartbeat_timeout_s",
+		json_object_new_double(di->heartbeat.timeout_ns / 1e9));
+	json_object_object_add(o, "cache_trusted",
+			       json_object_new_boolean(di->cache_trusted));
+	json_object_object_add(o, "genid", json_object_new_uint64(di->genid));
+	for (i = 0; i < SILO_DSTAT_MAX; i++)
+		json_object_object_add(c, silo_daemon_stat_name(i),
+				       json_object_new_uint64(counters[i]));
+	json_object_object_add(o, "counters", c);
+	json_print(o);
+}
+
+static void daemon_print(const struct silo_daemon_info *di, double age,
+			 double up)
+{
+	const __u64 *counters = &di->state.events_route;
+	unsigned int i;
+
+	if (di->running)
+		printf("silod: running, pid %u, up %.1f s\n", di->state.pid,
+		       up);
+	else
+		printf("silod: not running\n");
+	if (age < 0)
+		printf("heartbeat: none: silo does not forward (every packet goes to the stack) until silod runs\n"
+		       "  start it with 'silod --netns NAME' or 'systemctl start silod@NAME'\n"
+		       "  ('silod' or 'systemctl start silod' for the initial namespace)\n");
+	else
+		printf("heartbeat: %.3f s ago (timeout %.3f s): %s\n", age,
+		       di->heartbeat.timeout_ns / 1e9,
+		       di->cache_trusted ?
+			       "forwarding and route cache live" :
+			       "stale: silo does not forward (every packet goes to the stack)");
+	printf("genid: %llu\n", (unsigned long long)di->genid);
+	for (i = 0; i < SILO_DSTAT_MAX; i++)
+		printf("  %-16s %12llu  %s\n", silo_daemon_stat_name(i),
+		       (unsigned long long)counters[i],
+		       silo_daemon_stat_desc(i));
+}
+
+static int daemon_status(void *parsed __maybe_unused, int argc __maybe_unused,
+			 char **argv __maybe_unused)
 {
 	struct silo_daemon_info di;
-	const __u64 *counters;
 	struct silo *s;
 	double age, up;
-	unsigned int i;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&daemon_status_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -52,7 +106,6 @@ static int daemon_status(int argc, char **argv)
 	}
 	if (err)
 		return 1;
-	counters = &di.state.events_route;
 	age = di.heartbeat.last_ns ?
 		      (double)(__s64)(silo_clock_ns(CLOCK_MONOTONIC_COARSE) -
 				      di.heartbeat.last_ns) /
@@ -62,59 +115,15 @@ static int daemon_status(int argc, char **argv)
 				   di.state.started_ns) /
 				  1e9 :
 			  0;
-	if (cli.json) {
-		json_object *o = json_object_new_object();
-		json_object *c = json_object_new_object();
-
-		json_object_object_add(o, "running",
-				       json_object_new_boolean(di.running));
-		json_object_object_add(
-			o, "pid",
-			json_object_new_int(di.running ? di.state.pid : 0));
-		json_object_object_add(o, "uptime_s",
-				       json_object_new_double(up));
-		json_object_object_add(o, "heartbeat_age_s",
-				       age < 0 ? NULL :
-						 json_object_new_double(age));
-		json_object_object_add(
-			o, "heartbeat_timeout_s",
-			json_object_new_double(di.heartbeat.timeout_ns / 1e9));
-		json_object_object_add(
-			o, "cache_trusted",
-			json_object_new_boolean(di.cache_trusted));
-		json_object_object_add(o, "genid",
-				       json_object_new_uint64(di.genid));
-		for (i = 0; i < SILO_DSTAT_MAX; i++)
-			json_object_object_add(
-				c, silo_daemon_stat_name(i),
-				json_object_new_uint64(counters[i]));
-		json_object_object_add(o, "counters", c);
-		json_print(o);
-		return 0;
-	}
-	if (di.running)
-		printf("silod: running, pid %u, up %.1f s\n", di.state.pid, up);
+	if (cli.json)
+		daemon_json(&di, age, up);
 	else
-		printf("silod: not running\n");
-	if (age < 0)
-		printf("heartbeat: none: silo does not forward (every packet goes to the stack) until silod runs\n"
-		       "  start it with 'silod --netns NAME' or 'systemctl start silod@NAME'\n"
-		       "  ('silod' or 'systemctl start silod' for the initial namespace)\n");
-	else
-		printf("heartbeat: %.3f s ago (timeout %.3f s): %s\n", age,
-		       di.heartbeat.timeout_ns / 1e9,
-		       di.cache_trusted ?
-			       "forwarding and route cache live" :
-			       "stale: silo does not forward (every packet goes to the stack)");
-	printf("genid: %llu\n", (unsigned long long)di.genid);
-	for (i = 0; i < SILO_DSTAT_MAX; i++)
-		printf("  %-16s %12llu  %s\n", silo_daemon_stat_name(i),
-		       (unsigned long long)counters[i],
-		       silo_daemon_stat_desc(i));
+		daemon_print(&di, age, up);
 	return 0;
 }
 
-int do_daemon(int argc, char **argv)
-{
-	return spec_select("daemon", daemon_specs, NULL, argc - 1, argv + 1);
-}
+const struct cmd_object daemon_object = {
+	.name = "daemon",
+	.summary = "silod's state",
+	.cmds = daemon_specs,
+};

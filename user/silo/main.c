@@ -1,241 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /* silo [OPTIONS] OBJECT COMMAND [ARGS]: the command-line front of libsilo. */
-#include <arpa/inet.h>
-#include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 
-struct cli cli;
-const char *prog_name = "silo";
-
-/* Under -j an error is kept for one JSON object on stdout at the end. */
-static void error_keep(const char *fmt, va_list ap)
-{
-	size_t len = strlen(cli.error);
-	char *nl;
-
-	if (len && len + 2 < sizeof(cli.error)) {
-		strcpy(cli.error + len, "; ");
-		len += 2;
-	}
-	vsnprintf(cli.error + len, sizeof(cli.error) - len, fmt, ap);
-	while ((nl = strchr(cli.error, '\n')))
-		memmove(nl, nl + 1, strlen(nl));
-}
-
-static void cli_print(enum silo_log_level level, const char *fmt, va_list ap)
-{
-	static const char *const prefix[] = {
-		[SILO_LOG_ERROR] = "error: ",
-		[SILO_LOG_WARN] = "warning: ",
-		[SILO_LOG_INFO] = "",
-		[SILO_LOG_DEBUG] = "debug: ",
-	};
-
-	if (level == SILO_LOG_DEBUG && !cli.debug)
-		return;
-	if (level == SILO_LOG_INFO && cli.json)
-		return;
-	if (level == SILO_LOG_ERROR && cli.json) {
-		error_keep(fmt, ap);
-		return;
-	}
-	fprintf(stderr, "%s: %s", prog_name, prefix[level]);
-	vfprintf(stderr, fmt, ap);
-}
-
-static int help(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	printf("Usage: %s [OPTIONS] OBJECT COMMAND [ARGS]\n"
-	       "       %s OBJECT help\n"
-	       "\n"
-	       "OBJECT := { xdp | route | genid | stats | reuseport | service |\n"
-	       "            daemon | doctor | version }\n"
-	       "  xdp        load, unload and show silo's XDP program on devices\n"
-	       "  route      show, flush and look up the route cache\n"
-	       "  genid      show or bump the route cache generation id\n"
-	       "  stats      packet counters: verdicts, reasons, FIB codes, cache\n"
-	       "  reuseport  SO_REUSEPORT groups: socket[CPU] selection\n"
-	       "  service    steer a local service's packets to its CPUs in XDP\n"
-	       "  daemon     silod's state\n"
-	       "  doctor     do the CPUs line up: IRQs, RPS, readers, silod\n"
-	       "  version    silo's version and its maps' layout\n"
-	       "\n"
-	       "OPTIONS:\n"
-	       "  -j, --json         JSON output (also after the command)\n"
-	       "  -p, --pretty       indented JSON output (implies -j)\n"
-	       "  -n, --netns NAME   work in network namespace NAME (ip netns);\n"
-	       "                     the pins stay in the host's bpffs under\n"
-	       "                     PIN_ROOT/netns/NAME\n"
-	       "      --pin-root DIR where the pins go (default %s)\n"
-	       "  -d, --debug        show libbpf's and the verifier's messages\n"
-	       "  -V, --version      print the version\n"
-	       "  -h, --help         this help\n",
-	       prog_name, prog_name, SILO_PIN_ROOT_DEFAULT);
-	return 0;
-}
-
-int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (cli.json) {
-		error_keep(fmt, ap);
-	} else {
-		fprintf(stderr, "%s: error: ", prog_name);
-		vfprintf(stderr, fmt, ap);
-	}
-	va_end(ap);
-	return EXIT_USAGE;
-}
-
-bool is_prefix(const char *arg, const char *word)
-{
-	return *arg && !strncmp(arg, word, strlen(arg));
-}
-
-int cmd_select(const struct cmd *cmds, int argc, char **argv,
-	       int (*help_fn)(int argc, char **argv))
-{
-	const struct cmd *c, *match = NULL;
-	char names[256];
-
-	if (argc < 1) {
-		help_fn(argc, argv);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[0], "help") || !strcmp(argv[0], "-h") ||
-	    !strcmp(argv[0], "--help"))
-		return help_fn(argc, argv);
-	for (c = cmds; c->name; c++)
-		if (!strcmp(c->name, argv[0]))
-			return c->fn(argc, argv);
-	/* A prefix of one command names it, as in bpftool and ip. */
-	for (c = cmds; c->name; c++) {
-		if (!is_prefix(argv[0], c->name))
-			continue;
-		if (match) {
-			size_t len = strlen(names);
-
-			snprintf(names + len, sizeof(names) - len, ", %s",
-				 c->name);
-		} else {
-			snprintf(names, sizeof(names), "%s", c->name);
-		}
-		match = match ? (const struct cmd *)-1 : c;
-	}
-	if (match == (const struct cmd *)-1)
-		return usage_error("ambiguous command '%s': %s\n", argv[0],
-				   names);
-	if (match)
-		return match->fn(argc, argv);
-	usage_error("unknown command '%s'\n", argv[0]);
-	if (!cli.json) /* the JSON is the error alone */
-		help_fn(argc, argv);
-	return EXIT_USAGE;
-}
-
-struct silo *open_silo(void)
-{
-	struct silo_opts opts = {
-		.netns = cli.netns,
-		.pin_root = cli.pin_root,
-	};
-
-	if (!cli.silo && silo_open(&cli.silo, &opts))
-		return NULL;
-	return cli.silo;
-}
-
-void json_print(json_object *obj)
-{
-	int flags = cli.pretty ?
-			    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
-			    JSON_C_TO_STRING_PLAIN;
-
-	printf("%s\n", json_object_to_json_string_ext(obj, flags));
-	cli.printed = true;
-	json_object_put(obj);
-}
-
-void fmt_addr(char *buf, size_t len, int family, const __u8 *addr)
-{
-	if (!inet_ntop(family == SILO_AF_INET ? AF_INET : AF_INET6, addr, buf,
-		       len))
-		snprintf(buf, len, "?");
-}
-
-void fmt_mac(char *buf, size_t len, const __u8 *mac)
-{
-	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
-		 mac[2], mac[3], mac[4], mac[5]);
-}
-
-const char *fmt_ifname(char *buf, __u32 ifindex)
-{
-	if (!if_indextoname(ifindex, buf))
-		snprintf(buf, IF_NAMESIZE, "if%u", ifindex);
-	return buf;
-}
-
-int parse_addr(const char *s, int *family, __u8 addr[16])
-{
-	memset(addr, 0, 16);
-	if (inet_pton(AF_INET, s, addr) == 1) {
-		*family = SILO_AF_INET;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, addr) == 1) {
-		*family = SILO_AF_INET6;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int parse_u32(const char *s, __u32 *val)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || v > 0xFFFFFFFFUL || s[0] == '-')
-		return -EINVAL;
-	*val = v;
-	return 0;
-}
-
-const char *fib_ret_name(int rc)
-{
-	static const char *const names[] = {
-		"success",     "blackhole",    "unreachable", "prohibit",
-		"not_fwded",   "fwd_disabled", "unsupp_lwt",  "no_neigh",
-		"frag_needed", "no_src_addr",
-	};
-
-	if (rc >= 0 && rc < (int)(sizeof(names) / sizeof(names[0])))
-		return names[rc];
-	return "error";
-}
+static int version(void *cfg, int argc, char **argv);
 
 static const struct cmd_spec version_spec = {
 	.name = "version",
+	.fn = version,
 	.help = "silo's version and the layout of its maps",
 };
 
-static int version(int argc, char **argv)
+static int version(void *parsed __maybe_unused, int argc __maybe_unused,
+		   char **argv __maybe_unused)
 {
-	int arg, err = opts_parse(&version_spec, NULL, argc, argv, &arg);
-
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 
@@ -262,18 +43,47 @@ static void json_early(int argc, char **argv)
 			cli.json = true;
 }
 
-static const struct cmd objects[] = {
-	{ "xdp", do_xdp },
-	{ "route", do_route },
-	{ "genid", do_genid },
-	{ "stats", do_stats },
-	{ "reuseport", do_reuseport },
-	{ "service", do_service },
-	{ "daemon", do_daemon },
-	{ "doctor", do_doctor },
-	{ "version", version },
-	{ "help", help },
-	{ NULL, NULL }, /* keep one entry per line */
+static const struct cmd_object version_object = {
+	.name = "version",
+	.summary = "silo's version and its maps' layout",
+	.self = &version_spec,
+};
+
+static const struct cmd_object *const objects[] = {
+	&xdp_object,	&route_object,	   &genid_object,
+	&stats_object,	&reuseport_object, &service_object,
+	&daemon_object, &doctor_object,	   &version_object,
+	NULL,
+};
+
+/* For 'silo --help': getopt_long in main parses them. */
+static const struct opt global_opts[] = {
+	{ .name = "json",
+	  .short_name = 'j',
+	  .help = "JSON output (also after the command)" },
+	{ .name = "pretty",
+	  .short_name = 'p',
+	  .help = "indented JSON output (implies -j)" },
+	{ .name = "netns",
+	  .short_name = 'n',
+	  .arg = "NAME",
+	  .help = "work in network namespace NAME (ip netns);\n"
+		  "the pins stay in the host's bpffs under\n"
+		  "PIN_ROOT/netns/NAME" },
+	{ .name = "pin-root",
+	  .arg = "DIR",
+	  .help = "where the pins go (default " SILO_PIN_ROOT_DEFAULT ")" },
+	{ .name = "debug",
+	  .short_name = 'd',
+	  .help = "show libbpf's and the verifier's messages" },
+	{ .name = "version", .short_name = 'V', .help = "print the version" },
+	{ .name = "help", .short_name = 'h', .help = "this help" },
+	OPTION_END,
+};
+
+static const struct cmd_tree tree = {
+	.objects = objects,
+	.global_opts = global_opts,
 };
 
 int main(int argc, char **argv)
@@ -319,9 +129,9 @@ int main(int argc, char **argv)
 			cli.debug = true;
 			break;
 		case 'V':
-			return version(1, (char *[]){ "version", NULL });
+			return version(NULL, 0, NULL);
 		case 'h':
-			return help(0, NULL);
+			return tree_help(&tree);
 		default:
 			if (cli.json)
 				printf("{\"error\":\"bad global option: see '%s --help'\"}\n",
@@ -334,11 +144,7 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 1) {
-		help(0, NULL);
-		return EXIT_USAGE;
-	}
-	ret = cmd_select(objects, argc, argv, help);
+	ret = cmd_dispatch(&tree, argc, argv);
 	silo_close(cli.silo);
 out:
 	if (ret && cli.json && !cli.printed) {

@@ -1,15 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Option tables: parsing, validation and help from one declaration. */
+/* Parsing: option tables into a command's config, and the values. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
 
 #define MAX_OPTS 32
-#define HELP_COL 22 /* where option help starts */
-#define WIDTH 79
+
+bool is_prefix(const char *arg, const char *word)
+{
+	return *arg && !strncmp(arg, word, strlen(arg));
+}
+
+int parse_addr(const char *s, int *family, __u8 addr[16])
+{
+	memset(addr, 0, 16);
+	if (inet_pton(AF_INET, s, addr) == 1) {
+		*family = SILO_AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, addr) == 1) {
+		*family = SILO_AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int parse_u32(const char *s, __u32 *val)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v > 0xFFFFFFFFUL || s[0] == '-')
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
 
 /* The options every command takes, after the command's own. */
 static const struct opt common_opts[] = {
@@ -18,15 +49,6 @@ static const struct opt common_opts[] = {
 	{ .name = "help", .short_name = 'h', .help = "this help" },
 	OPTION_END,
 };
-
-static size_t nopts(const struct opt *o)
-{
-	size_t n = 0;
-
-	while (o && o[n].name)
-		n++;
-	return n;
-}
 
 static void *dest(void *cfg, const struct opt *o)
 {
@@ -94,21 +116,6 @@ static int set_value(const char *cmd, const struct opt *o, void *cfg,
 	return bad_value(cmd, o, arg);
 }
 
-/* "xdp load" while a command of an object runs, for messages. */
-static char cur_cmd[64];
-
-void cmd_running(const char *object, const struct cmd_spec *spec)
-{
-	snprintf(cur_cmd, sizeof(cur_cmd), "%s %s", object, spec->name);
-}
-
-static const char *cmd_name(const struct cmd_spec *spec)
-{
-	if (!cur_cmd[0])
-		return spec->name;
-	return cur_cmd;
-}
-
 int opts_parse(const struct cmd_spec *spec, void *cfg, int argc, char **argv,
 	       int *first)
 {
@@ -118,7 +125,7 @@ int opts_parse(const struct cmd_spec *spec, void *cfg, int argc, char **argv,
 	size_t n = 0, i, s = 0;
 	int c, nargs, err;
 
-	for (i = 0; i < nopts(spec->opts) && n < MAX_OPTS; i++)
+	for (i = 0; i < opts_count(spec->opts) && n < MAX_OPTS; i++)
 		all[n++] = &spec->opts[i];
 	for (i = 0; common_opts[i].name; i++)
 		all[n++] = &common_opts[i];
@@ -164,7 +171,7 @@ int opts_parse(const struct cmd_spec *spec, void *cfg, int argc, char **argv,
 				return err;
 		}
 	}
-	for (i = 0; i < nopts(spec->opts); i++) {
+	for (i = 0; i < opts_count(spec->opts); i++) {
 		const struct opt *o = &spec->opts[i];
 
 		if (o->required && o->type == OPT_STR &&
@@ -186,220 +193,4 @@ int opts_parse(const struct cmd_spec *spec, void *cfg, int argc, char **argv,
 				   cmd_name(spec));
 	*first = optind;
 	return 0;
-}
-
-/* Prints text from column col, its later lines indented to col too. */
-static void print_indented(const char *text, int col)
-{
-	const char *nl;
-
-	for (;;) {
-		nl = strchr(text, '\n');
-		if (!nl) {
-			printf("%s\n", text);
-			return;
-		}
-		printf("%.*s\n%*s", (int)(nl - text), text, col, "");
-		text = nl + 1;
-	}
-}
-
-/* "--mode native|skb", "-c, --cpus LIST" */
-static void opt_label(char *buf, size_t len, const struct opt *o)
-{
-	char sh[8] = "";
-
-	if (o->short_name)
-		snprintf(sh, sizeof(sh), "-%c, ", o->short_name);
-	snprintf(buf, len, "%s--%s%s%s", sh, o->name, o->arg ? " " : "",
-		 o->arg ? o->arg : "");
-}
-
-/* "load" or "{ status | show | list }" */
-static void cmd_names(char *buf, size_t len, const struct cmd_spec *spec)
-{
-	size_t i, n;
-
-	if (!spec->aliases) {
-		snprintf(buf, len, "%s", spec->name);
-		return;
-	}
-	n = snprintf(buf, len, "{ %s", spec->name);
-	for (i = 0; spec->aliases[i] && n < len; i++)
-		n += snprintf(buf + n, len - n, " | %s", spec->aliases[i]);
-	if (n < len)
-		snprintf(buf + n, len - n, " }");
-}
-
-static void synopsis(const char *object, const struct cmd_spec *spec,
-		     bool first)
-{
-	char head[160], item[96], names[96];
-	int col, indent;
-	size_t i;
-
-	cmd_names(names, sizeof(names), spec);
-	snprintf(head, sizeof(head), "%s %s%s%s", prog_name,
-		 object ? object : "", object ? " " : "", names);
-	printf("%s", first ? "Usage: " : "       ");
-	indent = 7 + strlen(head) + 1;
-	col = indent - 1;
-	printf("%s", head);
-	if (spec->args) {
-		printf(" %s", spec->args);
-		col += 1 + strlen(spec->args);
-	}
-	for (i = 0; i < nopts(spec->opts); i++) {
-		const struct opt *o = &spec->opts[i];
-		int l;
-
-		l = snprintf(item, sizeof(item), "%s--%s%s%s%s",
-			     o->required ? "" : "[", o->name, o->arg ? " " : "",
-			     o->arg ? o->arg : "", o->required ? "" : "]");
-		if (o->many)
-			l += snprintf(item + l, sizeof(item) - l,
-				      " [--%s %s]...", o->name, o->arg);
-		if (col + 1 + l > WIDTH) {
-			printf("\n%*s", indent, "");
-			col = indent;
-		} else {
-			printf(" ");
-			col++;
-		}
-		printf("%s", item);
-		col += l;
-	}
-	printf("\n");
-}
-
-static void cmd_body(const struct cmd_spec *spec)
-{
-	char label[96];
-	size_t i;
-	int l;
-
-	l = printf("%s", spec->name);
-	if (l < 9)
-		printf("%*s", 10 - l, "");
-	else
-		printf("\n%10s", "");
-	print_indented(spec->help, 10);
-	for (i = 0; i < nopts(spec->opts); i++) {
-		const struct opt *o = &spec->opts[i];
-
-		opt_label(label, sizeof(label), o);
-		l = printf("  %s", label);
-		if (l + 2 > HELP_COL) {
-			printf("\n%*s", HELP_COL, "");
-		} else {
-			printf("%*s", HELP_COL - l, "");
-		}
-		print_indented(o->help, HELP_COL);
-	}
-}
-
-static const char common_line[] =
-	"Options of every command: -j/--json, -p/--pretty, -h/--help\n";
-
-void cmd_help(const char *object, const struct cmd_spec *spec)
-{
-	char obj[64];
-	const char *sp;
-
-	/* cur_cmd is "OBJECT COMMAND" while a command runs */
-	if (!object && cur_cmd[0] && (sp = strchr(cur_cmd, ' '))) {
-		snprintf(obj, sizeof(obj), "%.*s", (int)(sp - cur_cmd),
-			 cur_cmd);
-		object = obj;
-	}
-	synopsis(object, spec, true);
-	printf("\n");
-	cmd_body(spec);
-	printf("\n%s", common_line);
-}
-
-int object_help(const char *object, const struct cmd_spec *const *specs,
-		const char *notes)
-{
-	size_t i;
-
-	for (i = 0; specs[i]; i++)
-		synopsis(object, specs[i], i == 0);
-	printf("\n");
-	for (i = 0; specs[i]; i++)
-		cmd_body(specs[i]);
-	if (notes)
-		printf("\n%s", notes);
-	printf("\n%s", common_line);
-	return 0;
-}
-
-static bool match_exact(const struct cmd_spec *spec, const char *arg)
-{
-	size_t i;
-
-	if (!strcmp(spec->name, arg))
-		return true;
-	for (i = 0; spec->aliases && spec->aliases[i]; i++)
-		if (!strcmp(spec->aliases[i], arg))
-			return true;
-	return false;
-}
-
-/* The first of spec's names that arg is a prefix of, or NULL. */
-static const char *prefixed(const struct cmd_spec *spec, const char *arg)
-{
-	size_t i;
-
-	if (is_prefix(arg, spec->name))
-		return spec->name;
-	for (i = 0; spec->aliases && spec->aliases[i]; i++)
-		if (is_prefix(arg, spec->aliases[i]))
-			return spec->aliases[i];
-	return NULL;
-}
-
-int spec_select(const char *object, const struct cmd_spec *const *specs,
-		const char *notes, int argc, char **argv)
-{
-	const struct cmd_spec *match = NULL, *candidate = NULL;
-	char names[256] = "";
-	bool ambiguous = false;
-	size_t i, len;
-
-	if (argc < 1) {
-		object_help(object, specs, notes);
-		return EXIT_USAGE;
-	}
-	if (!strcmp(argv[0], "help") || !strcmp(argv[0], "-h") ||
-	    !strcmp(argv[0], "--help"))
-		return object_help(object, specs, notes);
-	/* An exact name or alias first, then a prefix of exactly one. */
-	for (i = 0; specs[i] && !match; i++)
-		if (match_exact(specs[i], argv[0]))
-			match = specs[i];
-	for (i = 0; !match && specs[i]; i++) {
-		const char *name = prefixed(specs[i], argv[0]);
-
-		if (!name)
-			continue;
-		len = strlen(names);
-		snprintf(names + len, sizeof(names) - len, "%s%s",
-			 len ? ", " : "", name);
-		ambiguous = ambiguous || candidate;
-		candidate = specs[i];
-	}
-	if (!match)
-		match = candidate;
-	if (ambiguous)
-		return usage_error("ambiguous command '%s' for %s: %s\n",
-				   argv[0], object, names);
-	if (!match) {
-		usage_error("unknown command '%s' for %s\n", argv[0], object);
-		if (!cli.json) /* the JSON is the error alone */
-			object_help(object, specs, notes);
-		return EXIT_USAGE;
-	}
-	cmd_running(object, match);
-	return match->fn(argc, argv);
 }

@@ -2,8 +2,8 @@
 /*
  * One table per command: its options (name, short form, type, where the
  * value goes, help) and its arguments. The same table drives parsing,
- * validation, the command's --help and its object's help, so the three
- * cannot drift apart.
+ * validation, the command's --help and its object's help (help.c), so the
+ * three cannot drift apart.
  */
 #ifndef SILO_OPTS_H
 #define SILO_OPTS_H
@@ -74,16 +74,17 @@ struct opt {
 		.name = NULL \
 	}
 
-/* A command: what cmd_select runs, and how its help is written. */
-struct cmd_spec {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *args; /* positional arguments in the synopsis, or NULL */
-	int min_args, max_args; /* of them */
-	const char *help; /* what the command does */
-	const struct opt *opts; /* NULL or ends with a NULL name */
-	const char *const *aliases; /* other names, NULL-terminated */
-};
+/* n options, up to the NULL name that ends them. */
+static inline size_t opts_count(const struct opt *o)
+{
+	size_t n = 0;
+
+	while (o && o[n].name)
+		n++;
+	return n;
+}
+
+struct cmd_spec;
 
 #define OPTS_HELP (-1) /* opts_parse printed the command's help */
 
@@ -96,16 +97,10 @@ struct cmd_spec {
 int opts_parse(const struct cmd_spec *spec, void *cfg, int argc, char **argv,
 	       int *first);
 
-/* The help of one command, and of an object: all its commands. */
-void cmd_help(const char *object, const struct cmd_spec *spec);
-int object_help(const char *object, const struct cmd_spec *const *specs,
-		const char *notes);
-
-/* The command of specs named (or prefixed) by argv[0], as cmd_select. */
-int spec_select(const char *object, const struct cmd_spec *const *specs,
-		const char *notes, int argc, char **argv);
-
-/* Names the command that runs, for messages, when not by spec_select. */
-void cmd_running(const char *object, const struct cmd_spec *spec);
+/* Values: 0 or -EINVAL. */
+int parse_addr(const char *s, int *family, __u8 addr[16]);
+int parse_u32(const char *s, __u32 *val);
+/* arg is a non-empty prefix of word (or word itself). */
+bool is_prefix(const char *arg, const char *word);
 
 #endif /* SILO_OPTS_H */

@@ -13,7 +13,8 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 
 /* The key of Microsoft's RSS verification data: the default of a faked
  * table (a real NIC's comes with it). */
@@ -268,6 +269,8 @@ static const struct opt qmap_opts[] = {
 	OPTION_END,
 };
 
+static int reuseport_queue_map(void *cfg, int argc, char **argv);
+
 const struct cmd_spec reuseport_queue_map_spec = {
 	.name = "queue-map",
 	.fn = reuseport_queue_map,
@@ -278,163 +281,193 @@ const struct cmd_spec reuseport_queue_map_spec = {
 	.help = "show, or set, the group's RSS table for policy queue (on a\n"
 		"device without RSS, such as veth, a faked one); a change keeps\n"
 		"what is not given; the first needs --indir",
+	.cfg_size = sizeof(struct qmap_cfg),
 };
 
-int reuseport_queue_map(int argc, char **argv)
+/* The options' values into q, given and *bits; checked before any work. */
+static int qmap_parse(const struct qmap_cfg *cfg,
+		      struct silo_reuseport_queues *q, __u32 *given,
+		      __u32 *max_queue, __u32 *bits)
 {
-	struct qmap_cfg cfg = {};
-	const char *key, *indir, *qcpu, *ports;
-	__u32 given[SILO_RSS_QUEUES_MAX], max_queue = SILO_RSS_NO_CPU;
-	struct silo_reuseport_queues *q = NULL;
-	int err, ret = 1, nr_cpus, first;
-	bool clear, have;
-	__u32 have_queues = 0;
-	struct silo_group *g;
-	struct silo *s;
-	__u32 i, bits = 0;
+	const char *key = cfg->key, *indir = cfg->indir, *qcpu = cfg->qcpu,
+		   *ports = cfg->ports;
+	__u32 i;
 
-	err = opts_parse(&reuseport_queue_map_spec, &cfg, argc, argv, &first);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	key = cfg.key;
-	indir = cfg.indir;
-	qcpu = cfg.qcpu;
-	ports = cfg.ports;
-	clear = cfg.clear;
-	if (clear && (key || indir || qcpu || ports || cfg.dev))
+	if (cfg->clear && (key || indir || qcpu || ports || cfg->dev))
 		return usage_error(
 			"--clear takes no other option: it removes the table\n");
-	if (cfg.dev && (key || indir || qcpu || ports))
+	if (cfg->dev && (key || indir || qcpu || ports))
 		return usage_error(
 			"--dev takes the whole table from the device: give it alone\n");
-	q = calloc(1, sizeof(*q));
-	if (!q)
-		return 1;
 	for (i = 0; i < SILO_RSS_QUEUES_MAX; i++)
 		given[i] = UNSET;
 	/* Checked before any work. */
-	if (key && parse_key(key, q)) {
-		ret = usage_error(
+	if (key && parse_key(key, q))
+		return usage_error(
 			"bad --key '%s': %d to %d bytes in hex (\"6d5a...\" or \"6d:5a:...\")\n",
 			key, SILO_RSS_KEY_MIN, SILO_RSS_KEY_MAX);
-		goto out;
-	}
-	if (indir && parse_indir(indir, q)) {
-		ret = usage_error(
+	if (indir && parse_indir(indir, q))
+		return usage_error(
 			"bad --indir '%s': 1 to %d queue numbers (below %d), comma-separated\n",
 			indir, SILO_RSS_INDIR_MAX, SILO_RSS_QUEUES_MAX);
-		goto out;
-	}
-	if (qcpu && parse_queue_cpu(qcpu, given, &max_queue)) {
-		ret = usage_error(
+	if (qcpu && parse_queue_cpu(qcpu, given, max_queue))
+		return usage_error(
 			"bad --queue-cpu '%s': QUEUE=CPU (or QUEUE=- for none), comma-separated\n",
 			qcpu);
-		goto out;
-	}
-	if (ports && parse_ports(ports, &bits)) {
-		ret = usage_error(
+	if (ports && parse_ports(ports, bits))
+		return usage_error(
 			"bad --hash-ports '%s': udp4, udp6, tcp4, tcp6, comma-separated, or none\n",
 			ports);
-		goto out;
-	}
-	s = open_silo();
-	if (!s || silo_group_open(s, argv[first], &g))
-		goto out;
-	if (clear) {
-		err = silo_group_clear_queues(g);
-		if (err && err != -ENOENT) {
-			fprintf(stderr,
-				"%s: error: cannot remove the RSS table of group '%s': %s\n",
-				prog_name, argv[first], strerror(-err));
-			goto out_close;
-		}
-		if (cli.json)
-			show_json(argv[first], NULL);
-		else
-			printf("group %s: RSS table removed\n", argv[first]);
-		ret = 0;
-		goto out_close;
-	}
-	if (cfg.dev) {
-		if (silo_group_queues_from_dev(g, cfg.dev))
-			goto out_close;
-	}
-	if (!key && !indir && !qcpu && !ports) {
-		/* Show (after --dev, what it set). */
-		err = silo_group_queues(g, q);
-		if (err && err != -ENOENT) {
-			fprintf(stderr,
-				"%s: error: cannot read the RSS table of group '%s': %s\n",
-				prog_name, argv[first], strerror(-err));
-			goto out_close;
-		}
-		if (cli.json)
-			show_json(argv[first], err ? NULL : q);
-		else
-			show_text(argv[first], err ? NULL : q);
-		ret = 0;
-		goto out_close;
-	}
-	{
-		struct silo_reuseport_queues *cur = calloc(1, sizeof(*cur));
+	return 0;
+}
 
-		if (!cur)
-			goto out_close;
-		have = !silo_group_queues(g, cur);
-		if (!have && !indir) {
-			fprintf(stderr,
-				"%s: error: group '%s' has no RSS table yet: give --indir\n",
-				prog_name, argv[first]);
-			free(cur);
-			goto out_close;
+/* --clear: the group's table goes; none is no error. */
+static int qmap_clear(struct silo_group *g, const char *name)
+{
+	int err = silo_group_clear_queues(g);
+
+	if (err && err != -ENOENT) {
+		fprintf(stderr,
+			"%s: error: cannot remove the RSS table of group '%s': %s\n",
+			prog_name, name, strerror(-err));
+		return 1;
+	}
+	if (cli.json)
+		show_json(name, NULL);
+	else
+		printf("group %s: RSS table removed\n", name);
+	return 0;
+}
+
+/* No change: show the table (after --dev, what it set). */
+static int qmap_show(struct silo_group *g, struct silo_reuseport_queues *q,
+		     const char *name)
+{
+	int err = silo_group_queues(g, q);
+
+	if (err && err != -ENOENT) {
+		fprintf(stderr,
+			"%s: error: cannot read the RSS table of group '%s': %s\n",
+			prog_name, name, strerror(-err));
+		return 1;
+	}
+	if (cli.json)
+		show_json(name, err ? NULL : q);
+	else
+		show_text(name, err ? NULL : q);
+	return 0;
+}
+
+/*
+ * What is not given comes from the group's table (or the defaults):
+ * into q, with *have_queues the table's queues (0: none). 0, or -ENOENT
+ * (no table and no --indir: said here), -ENOMEM.
+ */
+static int qmap_merge(struct silo_group *g, const struct qmap_cfg *cfg,
+		      struct silo_reuseport_queues *q, const __u32 *given,
+		      __u32 bits, __u32 *have_queues, const char *name)
+{
+	const char *key = cfg->key, *indir = cfg->indir, *ports = cfg->ports;
+	struct silo_reuseport_queues *cur = calloc(1, sizeof(*cur));
+	int nr_cpus;
+	bool have;
+	__u32 i;
+
+	if (!cur)
+		return -ENOMEM;
+	have = !silo_group_queues(g, cur);
+	if (!have && !indir) {
+		fprintf(stderr,
+			"%s: error: group '%s' has no RSS table yet: give --indir\n",
+			prog_name, name);
+		free(cur);
+		return -ENOENT;
+	}
+	if (!key) {
+		if (have) {
+			memcpy(q->key, cur->key, sizeof(q->key));
+			q->key_size = cur->key_size;
+		} else {
+			parse_key(default_key, q);
 		}
-		if (!key) {
-			if (have) {
-				memcpy(q->key, cur->key, sizeof(q->key));
-				q->key_size = cur->key_size;
-			} else {
-				parse_key(default_key, q);
-			}
-		}
-		if (!indir) {
-			memcpy(q->indir, cur->indir, sizeof(q->indir));
-			q->indir_size = cur->indir_size;
-		}
-		/* Queue q on CPU q unless the table or --queue-cpu says. */
-		nr_cpus = libbpf_num_possible_cpus();
-		for (i = 0; i < SILO_RSS_QUEUES_MAX; i++) {
-			if (given[i] != UNSET)
-				q->queue_cpu[i] = given[i];
-			else if (have && i < cur->nr_queues)
-				q->queue_cpu[i] = cur->queue_cpu[i];
-			else
-				q->queue_cpu[i] = i < (__u32)nr_cpus ?
-							  i :
-							  SILO_RSS_NO_CPU;
-		}
-		have_queues = have ? cur->nr_queues : 0;
-		q->hash_ports =
-			ports ? bits :
+	}
+	if (!indir) {
+		memcpy(q->indir, cur->indir, sizeof(q->indir));
+		q->indir_size = cur->indir_size;
+	}
+	/* Queue q on CPU q unless the table or --queue-cpu says. */
+	nr_cpus = libbpf_num_possible_cpus();
+	for (i = 0; i < SILO_RSS_QUEUES_MAX; i++) {
+		if (given[i] != UNSET)
+			q->queue_cpu[i] = given[i];
+		else if (have && i < cur->nr_queues)
+			q->queue_cpu[i] = cur->queue_cpu[i];
+		else
+			q->queue_cpu[i] =
+				i < (__u32)nr_cpus ? i : SILO_RSS_NO_CPU;
+	}
+	*have_queues = have ? cur->nr_queues : 0;
+	q->hash_ports = ports ? bits :
 			have  ? cur->hash_ports :
 				SILO_RSS_PORTS_TCP4 | SILO_RSS_PORTS_TCP6;
-		free(cur);
-	}
+	free(cur);
+	return 0;
+}
+
+/* A change: merged with the table, then written. */
+static int qmap_set(struct silo_group *g, const struct qmap_cfg *cfg,
+		    struct silo_reuseport_queues *q, const __u32 *given,
+		    __u32 max_queue, __u32 bits, const char *name)
+{
+	__u32 have_queues = 0, i;
+
+	if (qmap_merge(g, cfg, q, given, bits, &have_queues, name))
+		return 1;
 	/* Queues: every one the indirection table or --queue-cpu names. */
 	q->nr_queues = max_queue == SILO_RSS_NO_CPU ? 0 : max_queue + 1;
 	for (i = 0; i < q->indir_size; i++)
 		if (q->indir[i] + 1 > q->nr_queues)
 			q->nr_queues = q->indir[i] + 1;
-	if (have_queues > q->nr_queues && !indir)
+	if (have_queues > q->nr_queues && !cfg->indir)
 		q->nr_queues = have_queues; /* keep the table's queues */
-	err = silo_group_set_queues(g, q);
-	if (err)
-		goto out_close;
+	if (silo_group_set_queues(g, q))
+		return 1;
 	if (cli.json)
-		show_json(argv[first], q);
+		show_json(name, q);
 	else
-		show_text(argv[first], q);
-	ret = 0;
-out_close:
+		show_text(name, q);
+	return 0;
+}
+
+static int reuseport_queue_map(void *parsed, int argc __maybe_unused,
+			       char **argv)
+{
+	struct qmap_cfg *cfg = parsed;
+	__u32 given[SILO_RSS_QUEUES_MAX], max_queue = SILO_RSS_NO_CPU;
+	struct silo_reuseport_queues *q;
+	__u32 bits = 0;
+	struct silo_group *g;
+	struct silo *s;
+	int ret;
+
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return 1;
+	ret = qmap_parse(cfg, q, given, &max_queue, &bits);
+	if (ret)
+		goto out;
+	ret = 1;
+	s = open_silo();
+	if (!s || silo_group_open(s, argv[0], &g))
+		goto out;
+	if (cfg->clear)
+		ret = qmap_clear(g, argv[0]);
+	else if (cfg->dev && silo_group_queues_from_dev(g, cfg->dev))
+		ret = 1;
+	else if (!cfg->key && !cfg->indir && !cfg->qcpu && !cfg->ports)
+		ret = qmap_show(g, q, argv[0]);
+	else
+		ret = qmap_set(g, cfg, q, given, max_queue, bits, argv[0]);
 	silo_group_close(g);
 out:
 	free(q);

@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* silo route { show | flush | lookup }, silo genid { show | bump } */
+/* silo route { show | flush | lookup } */
 #include <errno.h>
 #include <stddef.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 
-static int route_show(int argc, char **argv);
-static int route_flush(int argc, char **argv);
-static int route_lookup(int argc, char **argv);
-static int genid_show(int argc, char **argv);
-static int genid_bump(int argc, char **argv);
+static int route_show(void *cfg, int argc, char **argv);
+static int route_flush(void *cfg, int argc, char **argv);
+static int route_lookup(void *cfg, int argc, char **argv);
 
 static const struct cmd_spec route_show_spec = {
 	.name = "show",
@@ -67,33 +65,13 @@ static const struct cmd_spec route_lookup_spec = {
 		"(bpf_fib_lookup, as the data path calls it) says for the\n"
 		"same key; without a cache entry, asks the FIB for a packet\n"
 		"from SRC arriving on DEV",
+	.cfg_size = sizeof(struct lookup_cfg),
 };
 
 static const struct cmd_spec *const route_specs[] = {
 	&route_show_spec,
 	&route_flush_spec,
 	&route_lookup_spec,
-	NULL,
-};
-
-static const struct cmd_spec genid_show_spec = {
-	.name = "show",
-	.fn = genid_show,
-	.aliases = (const char *const[]){ "list", NULL },
-	.help = "the current route cache generation id, and which of the\n"
-		"source, ports and flow label the cache key holds, and why",
-};
-
-static const struct cmd_spec genid_bump_spec = {
-	.name = "bump",
-	.fn = genid_bump,
-	.help = "increment it: every cached route becomes stale and is\n"
-		"resolved again by the next packet that uses it",
-};
-
-static const struct cmd_spec *const genid_specs[] = {
-	&genid_show_spec,
-	&genid_bump_spec,
 	NULL,
 };
 
@@ -247,15 +225,13 @@ static int show_one(__u32 node, const struct silo_route_key *k,
 	return 0;
 }
 
-static int route_show(int argc, char **argv)
+static int route_show(void *parsed __maybe_unused, int argc __maybe_unused,
+		      char **argv __maybe_unused)
 {
 	struct show_ctx c = {};
 	struct silo *s;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&route_show_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -279,14 +255,12 @@ static int route_show(int argc, char **argv)
 	return 0;
 }
 
-static int route_flush(int argc, char **argv)
+static int route_flush(void *parsed __maybe_unused, int argc __maybe_unused,
+		       char **argv __maybe_unused)
 {
 	struct silo *s;
-	int n, arg;
+	int n;
 
-	n = opts_parse(&route_flush_spec, NULL, argc, argv, &arg);
-	if (n)
-		return n == OPTS_HELP ? 0 : n;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -416,32 +390,64 @@ static int first_device(struct silo *s, __u32 *ifindex)
 	return err;
 }
 
-static int route_lookup(int argc, char **argv)
+/* No cache entry: what would a miss resolve to? 0 or a negative errno. */
+static int lookup_miss(struct lookup_ctx *c, const char *addr)
 {
-	struct lookup_cfg cfg = {};
-	struct lookup_ctx c = {};
-	int family, rc, err, arg;
 	struct silo_route_entry fib;
+	int rc;
+
+	if (!c->has_iif && first_device(c->s, &c->want.ifindex)) {
+		fprintf(stderr,
+			"%s: error: no cache entry for %s, and no device to ask the FIB for: give --iif DEV\n",
+			prog_name, addr);
+		return -ENODEV;
+	}
+	rc = silo_route_resolve(c->s, &c->want, &fib);
+	if (rc < 0)
+		return rc;
+	if (c->arr) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "key", key_json(&c->want));
+		json_object_object_add(o, "cache", NULL);
+		json_object_object_add(
+			o, "fib_result",
+			json_object_new_string(fib_ret_name(rc)));
+		json_object_object_add(o, "fib", entry_json(&fib));
+		json_object_array_add(c->arr, o);
+	} else {
+		char ifname[IF_NAMESIZE], tail[32];
+
+		printf("no cache entry for %s; on %s:\n", addr,
+		       fmt_ifname(ifname, c->want.ifindex));
+		snprintf(tail, sizeof(tail), " (%s)", fib_ret_name(rc));
+		print_answer("fib", &fib, tail);
+	}
+	return 0;
+}
+
+static int route_lookup(void *parsed, int argc __maybe_unused, char **argv)
+{
+	struct lookup_cfg *cfg = parsed;
+	struct lookup_ctx c = {};
+	int family, err;
 	const char *from, *iif;
 
-	err = opts_parse(&route_lookup_spec, &cfg, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	from = cfg.from;
-	iif = cfg.iif;
-	c.want.tos = cfg.tos;
-	c.has_tos = cfg.has_tos;
-	if (parse_addr(argv[arg], &family, c.want.dst))
+	from = cfg->from;
+	iif = cfg->iif;
+	c.want.tos = cfg->tos;
+	c.has_tos = cfg->has_tos;
+	if (parse_addr(argv[0], &family, c.want.dst))
 		return usage_error(
 			"bad address '%s': give an IPv4 or IPv6 address\n",
-			argv[arg]);
+			argv[0]);
 	c.want.family = family;
 	if (from) {
 		if (parse_addr(from, &family, c.want.src) ||
 		    family != c.want.family)
 			return usage_error(
 				"bad --from '%s': give an address of the same family as %s\n",
-				from, argv[arg]);
+				from, argv[0]);
 		c.has_src = true;
 	}
 	c.s = open_silo();
@@ -465,44 +471,15 @@ static int route_lookup(int argc, char **argv)
 		json_object_put(c.arr);
 		return 1;
 	}
-	if (!c.n) {
-		/* No cache entry: what would a miss resolve to? */
-		if (!c.has_iif && first_device(c.s, &c.want.ifindex)) {
-			fprintf(stderr,
-				"%s: error: no cache entry for %s, and no device to ask the FIB for: give --iif DEV\n",
-				prog_name, argv[arg]);
-			json_object_put(c.arr);
-			return 1;
-		}
-		rc = silo_route_resolve(c.s, &c.want, &fib);
-		if (rc < 0) {
-			json_object_put(c.arr);
-			return 1;
-		}
-		if (c.arr) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "key", key_json(&c.want));
-			json_object_object_add(o, "cache", NULL);
-			json_object_object_add(
-				o, "fib_result",
-				json_object_new_string(fib_ret_name(rc)));
-			json_object_object_add(o, "fib", entry_json(&fib));
-			json_object_array_add(c.arr, o);
-		} else {
-			char ifname[IF_NAMESIZE], tail[32];
-
-			printf("no cache entry for %s; on %s:\n", argv[arg],
-			       fmt_ifname(ifname, c.want.ifindex));
-			snprintf(tail, sizeof(tail), " (%s)", fib_ret_name(rc));
-			print_answer("fib", &fib, tail);
-		}
+	if (!c.n && lookup_miss(&c, argv[0])) {
+		json_object_put(c.arr);
+		return 1;
 	}
 	if (c.arr) {
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "address",
-				       json_object_new_string(argv[arg]));
+				       json_object_new_string(argv[0]));
 		json_object_object_add(o, "genid",
 				       json_object_new_uint64(c.genid));
 		json_object_object_add(o, "results", c.arr);
@@ -511,182 +488,8 @@ static int route_lookup(int argc, char **argv)
 	return 0;
 }
 
-int do_route(int argc, char **argv)
-{
-	return spec_select("route", route_specs, NULL, argc - 1, argv + 1);
-}
-
-/* Why a field is in the route cache key (genid flags): a name for JSON, a
- * text for the line that already names the field and family. */
-static const struct {
-	__u32 bit;
-	const char *name;
-	const char *text;
-} key_why[] = {
-	{ SILO_GENID_RULES_SRC_V4, "rules_src_v4", "rule from a prefix" },
-	{ SILO_GENID_MPATH_V4, "mpath_v4", "multipath route" },
-	{ SILO_GENID_RULES_SRC_V6, "rules_src_v6", "rule from a prefix" },
-	{ SILO_GENID_MPATH_V6, "mpath_v6", "multipath route" },
-	{ SILO_GENID_SRC_ROUTES_V6, "src_routes_v6", "route from a prefix" },
-	{ SILO_GENID_RULES_L4, "rules_l4", "rule on them" },
-	{ SILO_GENID_HASH_L4, "hash_l4", "multipath hash" },
-	{ SILO_GENID_HASH_FLOWLABEL, "hash_flowlabel", "IPv6 multipath hash" },
+const struct cmd_object route_object = {
+	.name = "route",
+	.summary = "show, flush and look up the route cache",
+	.cmds = route_specs,
 };
-
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* snprintf at *n, which stays within buf. */
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	if (*n >= len - 1)
-		return;
-	va_start(ap, fmt);
-	r = vsnprintf(buf + *n, len - *n, fmt, ap);
-	va_end(ap);
-	if (r > 0)
-		*n = *n + r < len ? *n + r : len - 1;
-}
-
-/* The reasons among mask that flags hold, joined by " / ". */
-static void key_reasons(char *buf, size_t len, size_t *n, __u32 flags,
-			__u32 mask)
-{
-	const char *sep = "";
-	unsigned int i;
-
-	for (i = 0; i < sizeof(key_why) / sizeof(key_why[0]); i++) {
-		if (!(flags & mask & key_why[i].bit))
-			continue;
-		appendf(buf, len, n, "%s%s", sep, key_why[i].text);
-		sep = " / ";
-	}
-}
-
-void route_key_str(char *buf, size_t len, __u32 flags)
-{
-	const __u32 src = SILO_GENID_KEY_SRC_V4 | SILO_GENID_KEY_SRC_V6;
-	const __u32 mpath = SILO_GENID_MPATH_V4 | SILO_GENID_MPATH_V6;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	appendf(buf, len, &n, "destination");
-	if (flags & src)
-		appendf(buf, len, &n, ", source (");
-	if (flags & SILO_GENID_KEY_SRC_V4) {
-		appendf(buf, len, &n, "IPv4: ");
-		key_reasons(buf, len, &n, flags,
-			    SILO_GENID_RULES_SRC_V4 | SILO_GENID_MPATH_V4);
-	}
-	if ((flags & src) == src)
-		appendf(buf, len, &n, "; ");
-	if (flags & SILO_GENID_KEY_SRC_V6) {
-		appendf(buf, len, &n, "IPv6: ");
-		key_reasons(buf, len, &n, flags,
-			    SILO_GENID_RULES_SRC_V6 | SILO_GENID_MPATH_V6 |
-				    SILO_GENID_SRC_ROUTES_V6);
-	}
-	if (flags & src)
-		appendf(buf, len, &n, ")");
-	if (flags & SILO_GENID_KEY_L4) {
-		appendf(buf, len, &n, ", protocol and ports (");
-		/* The hash counts only where a multipath route exists. */
-		key_reasons(buf, len, &n, flags,
-			    SILO_GENID_RULES_L4 |
-				    (flags & mpath ? SILO_GENID_HASH_L4 : 0));
-		appendf(buf, len, &n, ")");
-	}
-	if (flags & SILO_GENID_KEY_FLOWLABEL)
-		appendf(buf, len, &n, ", flow label (IPv6 multipath hash)");
-}
-
-void route_key_json(json_object *o, __u32 flags)
-{
-	json_object *why = json_object_new_array();
-	unsigned int i;
-
-	json_object_object_add(
-		o, "key_l4",
-		json_object_new_boolean(flags & SILO_GENID_KEY_L4));
-	json_object_object_add(
-		o, "key_src_v4",
-		json_object_new_boolean(flags & SILO_GENID_KEY_SRC_V4));
-	json_object_object_add(
-		o, "key_src_v6",
-		json_object_new_boolean(flags & SILO_GENID_KEY_SRC_V6));
-	json_object_object_add(
-		o, "key_flowlabel",
-		json_object_new_boolean(flags & SILO_GENID_KEY_FLOWLABEL));
-	for (i = 0; i < sizeof(key_why) / sizeof(key_why[0]); i++)
-		if (flags & key_why[i].bit)
-			json_object_array_add(
-				why, json_object_new_string(key_why[i].name));
-	json_object_object_add(o, "why", why);
-}
-
-static int genid_print(struct silo *s, __u64 genid)
-{
-	struct silo_info info;
-	char key[256];
-
-	if (silo_info(s, &info))
-		info.genid_flags = 0;
-	if (cli.json) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "genid",
-				       json_object_new_uint64(genid));
-		route_key_json(o, info.genid_flags);
-		json_print(o);
-	} else {
-		route_key_str(key, sizeof(key), info.genid_flags);
-		printf("genid %llu\nroute cache key: %s\n",
-		       (unsigned long long)genid, key);
-	}
-	return 0;
-}
-
-static int genid_show(int argc, char **argv)
-{
-	struct silo_info info;
-	struct silo *s;
-	int err, arg;
-
-	err = opts_parse(&genid_show_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	s = open_silo();
-	if (!s)
-		return 1;
-	err = silo_info(s, &info);
-	if (err) {
-		fprintf(stderr,
-			"%s: error: silo is not loaded in this network namespace\n",
-			prog_name);
-		return 1;
-	}
-	return genid_print(s, info.genid);
-}
-
-static int genid_bump(int argc, char **argv)
-{
-	struct silo *s;
-	__u64 genid;
-	int err, arg;
-
-	err = opts_parse(&genid_bump_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	s = open_silo();
-	if (!s || silo_genid_bump(s, &genid))
-		return 1;
-	return genid_print(s, genid);
-}
-
-int do_genid(int argc, char **argv)
-{
-	return spec_select("genid", genid_specs, NULL, argc - 1, argv + 1);
-}

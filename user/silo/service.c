@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* silo service { add | del | show | sync | queue-map } */
+/* silo service { add | del | show | sync } (queue-map: service_queue.c) */
 #include <errno.h>
 #include <limits.h>
 #include <unistd.h>
@@ -8,15 +8,14 @@
 #include <string.h>
 #include <netinet/in.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 #include "../lib/internal.h"
 
-static int service_add(int argc, char **argv);
-static int service_del(int argc, char **argv);
-static int service_show(int argc, char **argv);
-static int service_sync(int argc, char **argv);
-static int service_queue_map(int argc, char **argv);
-
+static int service_add(void *cfg, int argc, char **argv);
+static int service_del(void *cfg, int argc, char **argv);
+static int service_show(void *cfg, int argc, char **argv);
+static int service_sync(void *cfg, int argc, char **argv);
 /* What the commands parse: add and del the service's key, add the rest. */
 struct service_cfg {
 	struct silo_service_opts o;
@@ -27,7 +26,6 @@ struct service_cfg {
 	__u32 qsize;
 	bool replace;
 	bool per_cpu; /* show */
-	bool dflt; /* queue-map */
 };
 
 static const struct opt_choice protos[] = {
@@ -109,18 +107,13 @@ static const struct opt show_opts[] = {
 	OPTION_END,
 };
 
-static const struct opt qmap_opts[] = {
-	OPTION_FLAG("default", service_cfg, dflt,
-		    "from the queues' IRQ affinity\n"
-		    "(/proc/irq/N/smp_affinity_list)"),
-	OPTION_END,
-};
-
 static const struct cmd_spec add_spec = {
 	.name = "add",
 	.fn = service_add,
 	.opts = add_opts,
 	.help = "steer a service's packets; give --group NAME or --cpus LIST",
+	.cfg_size = sizeof(struct service_cfg),
+	.cfg_init = &(const struct service_cfg){ .mode = SILO_SERVICE_FLOW },
 };
 
 static const struct cmd_spec del_spec = {
@@ -128,6 +121,7 @@ static const struct cmd_spec del_spec = {
 	.fn = service_del,
 	.opts = del_opts,
 	.help = "stop steering a service",
+	.cfg_size = sizeof(struct service_cfg),
 };
 
 static const struct cmd_spec show_spec = {
@@ -136,6 +130,7 @@ static const struct cmd_spec show_spec = {
 	.aliases = (const char *const[]){ "list", NULL },
 	.opts = show_opts,
 	.help = "services, their CPUs, slots per CPU and counters",
+	.cfg_size = sizeof(struct service_cfg),
 };
 
 static const struct cmd_spec sync_spec = {
@@ -144,19 +139,9 @@ static const struct cmd_spec sync_spec = {
 	.help = "re-read the CPU sets of services that follow a group",
 };
 
-static const struct cmd_spec qmap_spec = {
-	.name = "queue-map",
-	.fn = service_queue_map,
-	.args = "DEV [QUEUE=CPU|QUEUE=none ...]",
-	.min_args = 1,
-	.max_args = 1 + SILO_MAX_QUEUES,
-	.opts = qmap_opts,
-	.help = "show or set the CPU that DEV's RX queues steer to (queue\n"
-		"mode); an unset queue is passed where it arrives",
-};
-
 static const struct cmd_spec *const service_specs[] = {
-	&add_spec, &del_spec, &show_spec, &sync_spec, &qmap_spec, NULL,
+	&add_spec, &del_spec, &show_spec, &sync_spec, &service_queue_map_spec,
+	NULL,
 };
 
 static const char service_notes[] =
@@ -190,35 +175,6 @@ static int parse_cpus(const char *s, __u64 *cpus)
 	return 0;
 }
 
-static bool has_cpu(const __u64 *cpus, __u32 cpu)
-{
-	return (cpus[cpu / 64] >> (cpu % 64)) & 1;
-}
-
-/* A CPU bitmap as "0-3,8"; "none" when empty. */
-static void fmt_cpus(char *buf, size_t len, const __u64 *cpus)
-{
-	size_t off = 0;
-	__u32 cpu, end;
-
-	buf[0] = '\0';
-	for (cpu = 0; cpu < SILO_MAX_CPUS; cpu++) {
-		if (!has_cpu(cpus, cpu))
-			continue;
-		for (end = cpu;
-		     end + 1 < SILO_MAX_CPUS && has_cpu(cpus, end + 1); end++)
-			;
-		if (off < len)
-			off += snprintf(buf + off, len - off, "%s%u",
-					off ? "," : "", cpu);
-		if (end > cpu && off < len)
-			off += snprintf(buf + off, len - off, "-%u", end);
-		cpu = end;
-	}
-	if (!buf[0])
-		snprintf(buf, len, "none");
-}
-
 /* The key of add and del, from what was parsed. */
 static int key_check(struct service_cfg *c, const char *cmd)
 {
@@ -240,32 +196,30 @@ static int key_check(struct service_cfg *c, const char *cmd)
 	return 0;
 }
 
-static int service_add(int argc, char **argv)
+static int service_add(void *parsed, int argc __maybe_unused,
+		       char **argv __maybe_unused)
 {
-	struct service_cfg c = { .mode = SILO_SERVICE_FLOW };
+	struct service_cfg *c = parsed;
 	struct silo *s;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&add_spec, &c, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	err = key_check(&c, "add");
+	err = key_check(c, "add");
 	if (err)
 		return err;
-	if (!!c.o.group == !!c.cpus)
+	if (!!c->o.group == !!c->cpus)
 		return usage_error(
 			"service add needs --group NAME or --cpus LIST, one of them\n");
-	if (c.cpus && parse_cpus(c.cpus, c.o.cpus))
+	if (c->cpus && parse_cpus(c->cpus, c->o.cpus))
 		return usage_error(
 			"bad --cpus '%s': a list such as 0-3,8 (CPUs below %d)\n",
-			c.cpus, SILO_MAX_CPUS);
-	c.o.mode = c.mode;
-	c.o.qsize = c.qsize;
-	c.o.replace = c.replace;
+			c->cpus, SILO_MAX_CPUS);
+	c->o.mode = c->mode;
+	c->o.qsize = c->qsize;
+	c->o.replace = c->replace;
 	s = open_silo();
 	if (!s)
 		return 1;
-	err = silo_service_add(s, &c.o);
+	err = silo_service_add(s, &c->o);
 	if (err)
 		return 1;
 	if (cli.json) {
@@ -277,22 +231,20 @@ static int service_add(int argc, char **argv)
 	return 0;
 }
 
-static int service_del(int argc, char **argv)
+static int service_del(void *parsed, int argc __maybe_unused,
+		       char **argv __maybe_unused)
 {
-	struct service_cfg c = {};
+	struct service_cfg *c = parsed;
 	struct silo *s;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&del_spec, &c, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	err = key_check(&c, "del");
+	err = key_check(c, "del");
 	if (err)
 		return err;
 	s = open_silo();
 	if (!s)
 		return 1;
-	if (silo_service_del(s, &c.o))
+	if (silo_service_del(s, &c->o))
 		return 1;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
@@ -390,14 +342,90 @@ static void print_stats(struct show_ctx *c,
 	}
 }
 
+/* What show_one shows of one service, in JSON or as text. */
+struct service_view {
+	const struct silo_service *svc;
+	const char *ks, *cpus;
+	const unsigned int *slots_of; /* slots per CPU */
+	const struct silo_service_stats *total, *pc; /* pc: NULL or per CPU */
+};
+
+static void service_json(struct show_ctx *c, const struct service_view *v)
+{
+	const struct silo_service *svc = v->svc;
+	const struct silo_service_stats *pc = v->pc;
+	const unsigned int *slots_of = v->slots_of;
+	const char *ks = v->ks, *cpus = v->cpus;
+	json_object *o = json_object_new_object(), *arr, *sl;
+	int cpu;
+
+	json_object_object_add(o, "id", json_object_new_int(svc->id));
+	json_object_object_add(o, "service", json_object_new_string(ks));
+	json_object_object_add(
+		o, "mode",
+		json_object_new_string(silo_service_mode_name(svc->mode)));
+	json_object_object_add(o, "cpus", json_object_new_string(cpus));
+	json_object_object_add(o, "group",
+			       (svc->flags & SILO_SERVICE_F_GROUP) ?
+				       json_object_new_string(svc->group) :
+				       NULL);
+	json_object_object_add(o, "queue_size",
+			       json_object_new_int(svc->qsize));
+	sl = json_object_new_object();
+	for (cpu = 0; cpu < c->nr_cpus; cpu++) {
+		char n[16];
+
+		if (!slots_of[cpu])
+			continue;
+		snprintf(n, sizeof(n), "%d", cpu);
+		json_object_object_add(sl, n,
+				       json_object_new_int(slots_of[cpu]));
+	}
+	json_object_object_add(o, "slots_per_cpu", sl);
+	json_object_object_add(o, "stats", stats_json(v->total));
+	arr = json_object_new_array();
+	for (cpu = 0; pc && cpu < c->nr_cpus; cpu++)
+		json_object_array_add(arr, stats_json(&pc[cpu]));
+	json_object_object_add(o, "stats_per_cpu", arr);
+	json_object_array_add(c->arr, o);
+}
+
+static void service_print(struct show_ctx *c, const struct service_view *v)
+{
+	const struct silo_service *svc = v->svc;
+	const unsigned int *slots_of = v->slots_of;
+	int cpu;
+
+	printf("service %u: %s mode %s cpus %s", svc->id, v->ks,
+	       silo_service_mode_name(svc->mode), v->cpus);
+	if (svc->flags & SILO_SERVICE_F_GROUP)
+		printf(" (group %s)", svc->group);
+	printf(" queue-size %u\n", svc->qsize);
+	if (svc->mode != SILO_SERVICE_QUEUE && svc->nr_cpus) {
+		printf("  slots:");
+		for (cpu = 0; cpu < c->nr_cpus; cpu++)
+			if (slots_of[cpu])
+				printf(" cpu%d %u", cpu, slots_of[cpu]);
+		printf("\n");
+	}
+	if (c->per_cpu) {
+		printf("    %-16s %12s", "", "total");
+		for (cpu = 0; cpu < c->nr_cpus; cpu++)
+			printf(" %9s%d", "cpu", cpu);
+		printf("\n");
+	}
+	print_stats(c, v->total, v->pc);
+}
+
 static int show_one(const struct silo_service_key *key,
 		    const struct silo_service *svc, void *ctx)
 {
 	struct show_ctx *c = ctx;
 	struct silo_service_stats total, *pc;
 	char ks[96], cpus[256];
+	struct service_view v;
 	unsigned int *slots_of;
-	int cpu, i;
+	int i;
 
 	key_str(key, ks, sizeof(ks));
 	if (!cli.json && c->shown && svc->id == c->last_id) {
@@ -414,78 +442,25 @@ static int show_one(const struct silo_service_key *key,
 			slots_of[svc->slots[i]]++;
 	pc = read_stats(c, svc->id, &total);
 	c->shown++;
-	if (cli.json) {
-		json_object *o = json_object_new_object(), *arr, *sl;
-
-		json_object_object_add(o, "id", json_object_new_int(svc->id));
-		json_object_object_add(o, "service",
-				       json_object_new_string(ks));
-		json_object_object_add(
-			o, "mode",
-			json_object_new_string(
-				silo_service_mode_name(svc->mode)));
-		json_object_object_add(o, "cpus", json_object_new_string(cpus));
-		json_object_object_add(
-			o, "group",
-			(svc->flags & SILO_SERVICE_F_GROUP) ?
-				json_object_new_string(svc->group) :
-				NULL);
-		json_object_object_add(o, "queue_size",
-				       json_object_new_int(svc->qsize));
-		sl = json_object_new_object();
-		for (cpu = 0; cpu < c->nr_cpus; cpu++) {
-			char n[16];
-
-			if (!slots_of[cpu])
-				continue;
-			snprintf(n, sizeof(n), "%d", cpu);
-			json_object_object_add(
-				sl, n, json_object_new_int(slots_of[cpu]));
-		}
-		json_object_object_add(o, "slots_per_cpu", sl);
-		json_object_object_add(o, "stats", stats_json(&total));
-		arr = json_object_new_array();
-		for (cpu = 0; pc && cpu < c->nr_cpus; cpu++)
-			json_object_array_add(arr, stats_json(&pc[cpu]));
-		json_object_object_add(o, "stats_per_cpu", arr);
-		json_object_array_add(c->arr, o);
-	} else {
-		printf("service %u: %s mode %s cpus %s", svc->id, ks,
-		       silo_service_mode_name(svc->mode), cpus);
-		if (svc->flags & SILO_SERVICE_F_GROUP)
-			printf(" (group %s)", svc->group);
-		printf(" queue-size %u\n", svc->qsize);
-		if (svc->mode != SILO_SERVICE_QUEUE && svc->nr_cpus) {
-			printf("  slots:");
-			for (cpu = 0; cpu < c->nr_cpus; cpu++)
-				if (slots_of[cpu])
-					printf(" cpu%d %u", cpu, slots_of[cpu]);
-			printf("\n");
-		}
-		if (c->per_cpu) {
-			printf("    %-16s %12s", "", "total");
-			for (cpu = 0; cpu < c->nr_cpus; cpu++)
-				printf(" %9s%d", "cpu", cpu);
-			printf("\n");
-		}
-		print_stats(c, &total, pc);
-	}
+	v = (struct service_view){ svc, ks, cpus, slots_of, &total, pc };
+	if (cli.json)
+		service_json(c, &v);
+	else
+		service_print(c, &v);
 	free(pc);
 	free(slots_of);
 	return 0;
 }
 
-static int service_show(int argc, char **argv)
+static int service_show(void *parsed, int argc __maybe_unused,
+			char **argv __maybe_unused)
 {
-	struct service_cfg cfg = {};
+	struct service_cfg *cfg = parsed;
 	struct show_ctx c = { .nr_cpus = silo_nr_cpus() };
 	struct silo_service_stats total, *pc;
-	int err, arg;
+	int err;
 
-	err = opts_parse(&show_spec, &cfg, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	c.per_cpu = cfg.per_cpu;
+	c.per_cpu = cfg->per_cpu;
 	c.s = open_silo();
 	if (!c.s || c.nr_cpus <= 0)
 		return 1;
@@ -521,13 +496,12 @@ static int service_show(int argc, char **argv)
 	return 0;
 }
 
-static int service_sync(int argc, char **argv)
+static int service_sync(void *parsed __maybe_unused, int argc __maybe_unused,
+			char **argv __maybe_unused)
 {
 	struct silo *s;
-	int arg, err = opts_parse(&sync_spec, NULL, argc, argv, &arg);
+	int err;
 
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -545,109 +519,9 @@ static int service_sync(int argc, char **argv)
 	return 0;
 }
 
-/* RX queues of dev, from sysfs (queues/rx-N): at least 1. */
-static __u32 rx_queues(const char *dev)
-{
-	char path[PATH_MAX];
-	__u32 n;
-
-	for (n = 0; n < SILO_MAX_QUEUES; n++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-%u",
-			 dev, n);
-		if (access(path, F_OK))
-			break;
-	}
-	return n ? n : 1;
-}
-
-static int service_queue_map(int argc, char **argv)
-{
-	struct service_cfg cfg = {};
-	bool dflt;
-	const char *dev;
-	__u32 ifindex, n, q, *cpus;
-	struct silo *s;
-	int i, err, first;
-
-	err = opts_parse(&qmap_spec, &cfg, argc, argv, &first);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	dflt = cfg.dflt;
-	dev = argv[first++];
-	/* Check every pair before setting any. */
-	for (i = first; i < argc; i++) {
-		char *eq = strchr(argv[i], '='), qs[16];
-		__u32 cpu;
-
-		if (!eq || eq - argv[i] >= (long)sizeof(qs))
-			return usage_error(
-				"bad '%s': QUEUE=CPU or QUEUE=none\n", argv[i]);
-		memcpy(qs, argv[i], eq - argv[i]);
-		qs[eq - argv[i]] = '\0';
-		if (parse_u32(qs, &q) || q >= SILO_MAX_QUEUES ||
-		    (strcmp(eq + 1, "none") && parse_u32(eq + 1, &cpu)))
-			return usage_error(
-				"bad '%s': QUEUE=CPU or QUEUE=none\n", argv[i]);
-	}
-	s = open_silo();
-	if (!s)
-		return 1;
-	ifindex = if_nametoindex(dev);
-	if (!ifindex) {
-		usage_error("no device '%s': see 'ip link show'\n", dev);
-		return 1;
-	}
-	if (dflt && silo_queue_map_default(s, dev, NULL) < 0)
-		return 1;
-	for (i = first; i < argc; i++) {
-		char *eq = strchr(argv[i], '=');
-		__u32 cpu = SILO_SERVICE_NO_CPU;
-
-		*eq = '\0';
-		parse_u32(argv[i], &q);
-		if (strcmp(eq + 1, "none"))
-			parse_u32(eq + 1, &cpu);
-		*eq = '=';
-		if (silo_queue_map_set(s, ifindex, q, cpu))
-			return 1;
-	}
-	n = rx_queues(dev);
-	cpus = calloc(n, sizeof(*cpus));
-	if (!cpus)
-		return 1;
-	err = silo_queue_map_get(s, ifindex, cpus, n);
-	if (err) {
-		free(cpus);
-		return 1;
-	}
-	if (cli.json) {
-		json_object *o = json_object_new_object(), *arr;
-
-		json_object_object_add(o, "device",
-				       json_object_new_string(dev));
-		arr = json_object_new_array();
-		for (q = 0; q < n; q++)
-			json_object_array_add(
-				arr, cpus[q] == SILO_SERVICE_NO_CPU ?
-					     NULL :
-					     json_object_new_int(cpus[q]));
-		json_object_object_add(o, "queue_cpu", arr);
-		json_print(o);
-	} else {
-		printf("%s:", dev);
-		for (q = 0; q < n; q++)
-			if (cpus[q] == SILO_SERVICE_NO_CPU)
-				printf(" %u=none", q);
-			else
-				printf(" %u=%u", q, cpus[q]);
-		printf("\n");
-	}
-	free(cpus);
-	return 0;
-}
-
-int do_service(int argc, char **argv)
-{
-	return spec_select("service", service_specs, service_notes, argc - 1,
-			   argv + 1);
-}
+const struct cmd_object service_object = {
+	.name = "service",
+	.summary = "steer a local service's packets to its CPUs in XDP",
+	.cmds = service_specs,
+	.notes = service_notes,
+};

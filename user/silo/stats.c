@@ -8,10 +8,11 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 #include "../lib/internal.h"
 
-static int stats_show(int argc, char **argv);
+static int stats_show(void *cfg, int argc, char **argv);
 
 struct stats_cfg {
 	bool by_cpu;
@@ -67,11 +68,19 @@ static const struct cmd_spec stats_show_spec = {
 		"bpf_fib_lookup return codes, and route cache hits, misses\n"
 		"and stale entries, summed over CPUs (each CPU counts in\n"
 		"its own memory). 'silo stats' alone is 'silo stats show'",
+	.cfg_size = sizeof(struct stats_cfg),
 };
 
 static const struct cmd_spec *const stats_specs[] = {
 	&stats_show_spec,
 	NULL,
+};
+
+const struct cmd_object stats_object = {
+	.name = "stats",
+	.summary = "packet counters: verdicts, reasons, FIB codes, cache",
+	.cmds = stats_specs,
+	.dflt = &stats_show_spec,
 };
 
 static __u64 stat_of(const struct silo_stats *st, unsigned int idx)
@@ -285,35 +294,65 @@ out:
 	return err;
 }
 
-/* "stats" alone, or "stats show", with options after either. */
-int do_stats(int argc, char **argv)
+/* The totals, and with by_cpu each CPU's counters too. */
+static void show_json(const struct silo_stats *total,
+		      const struct silo_stats *per_cpu, int ncpus, bool by_cpu)
 {
-	if (argc < 2 || argv[1][0] == '-') {
-		cmd_running("stats", &stats_show_spec);
-		return stats_show(argc, argv);
+	json_object *o = stats_json(total);
+	int cpu;
+
+	if (by_cpu) {
+		json_object *arr = json_object_new_array();
+		json_object *tot = o;
+
+		for (cpu = 0; cpu < ncpus; cpu++)
+			json_object_array_add(arr, stats_json(&per_cpu[cpu]));
+		o = json_object_new_object();
+		json_object_object_add(o, "total", tot);
+		json_object_object_add(o, "cpus", arr);
 	}
-	return spec_select("stats", stats_specs, NULL, argc - 1, argv + 1);
+	json_print(o);
 }
 
-static int stats_show(int argc, char **argv)
+static void show_text(const struct silo_stats *total,
+		      const struct silo_stats *per_cpu, int ncpus, bool by_cpu)
 {
-	struct stats_cfg cfg = {};
+	unsigned int i;
+	int cpu;
+
+	if (by_cpu)
+		print_cpu_header(ncpus);
+	for (i = 0; i < SILO_STAT_MAX; i++) {
+		const char *group = group_of(i);
+
+		if (group)
+			printf("%s%s:\n", i || by_cpu ? "\n" : "", group);
+		printf("  %-20s %12llu", silo_stat_name(i),
+		       (unsigned long long)stat_of(total, i));
+		if (by_cpu)
+			for (cpu = 0; cpu < ncpus; cpu++)
+				printf(" %12llu", (unsigned long long)stat_of(
+							  &per_cpu[cpu], i));
+		printf("  %s\n", silo_stat_desc(i));
+	}
+}
+
+static int stats_show(void *parsed, int argc __maybe_unused,
+		      char **argv __maybe_unused)
+{
+	struct stats_cfg *cfg = parsed;
 	struct silo_stats *per_cpu, total = {};
 	bool by_cpu, prometheus;
 	double interval;
-	int c, ncpus, cpu, arg;
-	unsigned int i;
+	int c, ncpus;
 	long count;
 	struct silo *s;
 
-	c = opts_parse(&stats_show_spec, &cfg, argc, argv, &arg);
-	if (c)
-		return c == OPTS_HELP ? 0 : c;
-	by_cpu = cfg.by_cpu;
-	interval = cfg.interval;
-	count = cfg.count;
-	prometheus = cfg.format == FORMAT_PROMETHEUS;
-	if (cfg.format == FORMAT_JSON)
+	by_cpu = cfg->by_cpu;
+	interval = cfg->interval;
+	count = cfg->count;
+	prometheus = cfg->format == FORMAT_PROMETHEUS;
+	if (cfg->format == FORMAT_JSON)
 		cli.json = true;
 	if (count && !interval)
 		return usage_error(
@@ -347,39 +386,10 @@ static int stats_show(int argc, char **argv)
 	}
 	sum_cpus(per_cpu, ncpus, &total);
 
-	if (cli.json) {
-		json_object *o = stats_json(&total);
-
-		if (by_cpu) {
-			json_object *arr = json_object_new_array();
-			json_object *tot = o;
-
-			for (cpu = 0; cpu < ncpus; cpu++)
-				json_object_array_add(
-					arr, stats_json(&per_cpu[cpu]));
-			o = json_object_new_object();
-			json_object_object_add(o, "total", tot);
-			json_object_object_add(o, "cpus", arr);
-		}
-		json_print(o);
-		free(per_cpu);
-		return 0;
-	}
-	if (by_cpu)
-		print_cpu_header(ncpus);
-	for (i = 0; i < SILO_STAT_MAX; i++) {
-		const char *group = group_of(i);
-
-		if (group)
-			printf("%s%s:\n", i || by_cpu ? "\n" : "", group);
-		printf("  %-20s %12llu", silo_stat_name(i),
-		       (unsigned long long)stat_of(&total, i));
-		if (by_cpu)
-			for (cpu = 0; cpu < ncpus; cpu++)
-				printf(" %12llu", (unsigned long long)stat_of(
-							  &per_cpu[cpu], i));
-		printf("  %s\n", silo_stat_desc(i));
-	}
+	if (cli.json)
+		show_json(&total, per_cpu, ncpus, by_cpu);
+	else
+		show_text(&total, per_cpu, ncpus, by_cpu);
 	free(per_cpu);
 	return 0;
 }

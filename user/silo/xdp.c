@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "opts.h"
+#include "cmd.h"
+#include "fmt.h"
 
-static int xdp_load(int argc, char **argv);
-static int xdp_unload(int argc, char **argv);
-static int xdp_status(int argc, char **argv);
+static int xdp_load(void *cfg, int argc, char **argv);
+static int xdp_unload(void *cfg, int argc, char **argv);
+static int xdp_status(void *cfg, int argc, char **argv);
 
 static const struct opt_choice modes[] = {
 	{ "native", SILO_XDP_NATIVE },
@@ -75,6 +76,8 @@ static const struct cmd_spec load_spec = {
 		"forwarding off aside). Forwarding runs only while silod\n"
 		"does (it keeps the route cache and the envelope current):\n"
 		"without it, every packet goes to the stack.",
+	.cfg_size = sizeof(struct load_cfg),
+	.cfg_init = &(const struct load_cfg){ .mode = SILO_XDP_NATIVE },
 };
 
 static const struct cmd_spec unload_spec = {
@@ -118,29 +121,25 @@ static void silod_hint(FILE *f)
 		fprintf(f, "silod (or: systemctl start silod)");
 }
 
-static int xdp_load(int argc, char **argv)
+static int xdp_load(void *parsed, int argc __maybe_unused, char **argv)
 {
-	struct load_cfg cfg = { .mode = SILO_XDP_NATIVE };
+	struct load_cfg *cfg = parsed;
 	struct silo_xdp_load_opts lo = {};
 	struct silo_daemon_info di;
 	struct silo *s;
 	const char *dev;
-	int err, arg;
 
-	err = opts_parse(&load_spec, &cfg, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	if (cfg.bypass && !cfg.forward)
+	if (cfg->bypass && !cfg->forward)
 		return usage_error(
 			"--allow-firewall-bypass is about forwarded traffic: add --forward\n");
-	lo.mode = cfg.mode;
-	lo.forward = cfg.forward;
-	lo.replace = cfg.replace;
-	lo.force = cfg.force;
-	lo.no_cache = cfg.no_cache;
-	lo.cache_size = cfg.cache_size;
-	lo.allow_firewall_bypass = cfg.bypass;
-	dev = argv[arg];
+	lo.mode = cfg->mode;
+	lo.forward = cfg->forward;
+	lo.replace = cfg->replace;
+	lo.force = cfg->force;
+	lo.no_cache = cfg->no_cache;
+	lo.cache_size = cfg->cache_size;
+	lo.allow_firewall_bypass = cfg->bypass;
+	dev = argv[0];
 	s = open_silo();
 	if (!s)
 		return 1;
@@ -175,26 +174,23 @@ static int xdp_load(int argc, char **argv)
 	return 0;
 }
 
-static int xdp_unload(int argc, char **argv)
+static int xdp_unload(void *parsed __maybe_unused, int argc __maybe_unused,
+		      char **argv)
 {
 	struct silo *s;
-	int err, arg;
 
-	err = opts_parse(&unload_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
 	s = open_silo();
-	if (!s || silo_xdp_unload(s, argv[arg]))
+	if (!s || silo_xdp_unload(s, argv[0]))
 		return 1;
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "device",
-				       json_object_new_string(argv[arg]));
+				       json_object_new_string(argv[0]));
 		json_object_object_add(o, "loaded", json_object_new_boolean(0));
 		json_print(o);
 	} else {
-		printf("silo unloaded from %s\n", argv[arg]);
+		printf("silo unloaded from %s\n", argv[0]);
 	}
 	return 0;
 }
@@ -349,139 +345,115 @@ static void pressure_print(const struct silo_cache_pressure *p)
 	}
 }
 
-static int xdp_status(int argc, char **argv)
-{
-	struct silo_xdp_dev *devs = NULL;
+/* What xdp status shows, read before any of it is printed. */
+struct status {
+	struct silo *s;
+	struct silo_xdp_dev *devs;
+	size_t n;
 	struct silo_envelope_info env;
 	struct silo_daemon_info di;
-	struct silo_cache_pressure *cp;
+	struct silo_cache_pressure *cp; /* NULL: not shown */
 	struct silo_info info;
 	bool loaded, daemon, live;
-	char key[256];
-	size_t n = 0, i;
-	struct silo *s;
-	int err, arg;
+};
 
-	err = opts_parse(&status_spec, NULL, argc, argv, &arg);
-	if (err)
-		return err == OPTS_HELP ? 0 : err;
-	s = open_silo();
-	if (!s)
-		return 1;
-	err = silo_xdp_list(s, &devs, &n);
+static int status_read(struct silo *s, struct status *st)
+{
+	int err;
+
+	st->s = s;
+	err = silo_xdp_list(s, &st->devs, &st->n);
 	if (err) {
 		fprintf(stderr, "%s: error: cannot list devices: %s\n",
 			prog_name, strerror(-err));
-		return 1;
+		return err;
 	}
-	loaded = silo_info(s, &info) == 0;
-	cp = calloc(1, sizeof(*cp));
+	st->loaded = silo_info(s, &st->info) == 0;
+	st->cp = calloc(1, sizeof(*st->cp));
 	/* Map pressure: nothing shown when it cannot be read. */
-	if (cp && (!loaded || silo_cache_pressure(s, cp))) {
-		free(cp);
-		cp = NULL;
+	if (st->cp && (!st->loaded || silo_cache_pressure(s, st->cp))) {
+		free(st->cp);
+		st->cp = NULL;
 	}
-	err = silo_envelope_info(s, &env);
+	err = silo_envelope_info(s, &st->env);
 	if (err) {
 		fprintf(stderr, "%s: error: cannot read the envelope: %s\n",
 			prog_name, strerror(-err));
-		free(cp);
-		free(devs);
-		return 1;
+		return err;
 	}
-	daemon = env.loaded && !silo_daemon_info(s, &di) && di.running;
+	st->daemon = st->env.loaded && !silo_daemon_info(s, &st->di) &&
+		     st->di.running;
 	/* The data path forwards only while silod's heartbeat is fresh. */
-	live = daemon && di.cache_trusted;
-	if (cli.json) {
-		json_object *o = json_object_new_object();
-		json_object *arr = json_object_new_array(), *rk;
+	st->live = st->daemon && st->di.cache_trusted;
+	return 0;
+}
 
-		json_object_object_add(o, "pin_dir",
-				       json_object_new_string(silo_pin_dir(s)));
-		json_object_object_add(o, "loaded",
-				       json_object_new_boolean(loaded));
-		if (loaded) {
-			json_object_object_add(
-				o, "layout",
-				json_object_new_int(info.layout_version));
-			json_object_object_add(
-				o, "genid", json_object_new_uint64(info.genid));
-			json_object_object_add(
-				o, "nodes", json_object_new_int(info.nr_nodes));
-			json_object_object_add(
-				o, "cache_size",
-				json_object_new_int64(info.cache_size));
-			json_object_object_add(
-				o, "local_addrs",
-				json_object_new_int(info.local_addrs));
-			rk = json_object_new_object();
-			route_key_json(rk, info.genid_flags);
-			json_object_object_add(o, "route_key", rk);
-		}
-		if (cp)
-			json_object_object_add(o, "route_cache",
-					       pressure_json(cp));
-		for (i = 0; i < n; i++) {
-			json_object *d = json_object_new_object();
+static json_object *dev_json(const struct silo_xdp_dev *dev)
+{
+	json_object *d = json_object_new_object();
 
-			json_object_object_add(
-				d, "device",
-				json_object_new_string(devs[i].ifname));
-			json_object_object_add(
-				d, "ifindex",
-				json_object_new_int64(devs[i].ifindex));
-			json_object_object_add(
-				d, "attached",
-				json_object_new_boolean(devs[i].attached));
-			json_object_object_add(
-				d, "mode",
-				json_object_new_string(
-					devs[i].mode == SILO_XDP_SKB ?
-						"skb" :
-						"native"));
-			json_object_object_add(
-				d, "prog_id",
-				json_object_new_int64(devs[i].prog_id));
-			json_object_object_add(
-				d, "link_id",
-				json_object_new_int64(devs[i].link_id));
-			json_object_object_add(
-				d, "forward",
-				json_object_new_boolean(devs[i].forward));
-			json_object_object_add(
-				d, "cache",
-				json_object_new_boolean(devs[i].cache));
-			json_object_array_add(arr, d);
-		}
-		json_object_object_add(o, "devices", arr);
-		json_object_object_add(o, "silod",
-				       json_object_new_boolean(daemon));
-		json_object_object_add(o, "forwarding_live",
-				       json_object_new_boolean(live));
-		json_object_object_add(o, "envelope", envelope_json(&env));
-		json_print(o);
-		free(cp);
-		free(devs);
-		return 0;
+	json_object_object_add(d, "device",
+			       json_object_new_string(dev->ifname));
+	json_object_object_add(d, "ifindex",
+			       json_object_new_int64(dev->ifindex));
+	json_object_object_add(d, "attached",
+			       json_object_new_boolean(dev->attached));
+	json_object_object_add(
+		d, "mode",
+		json_object_new_string(dev->mode == SILO_XDP_SKB ? "skb" :
+								   "native"));
+	json_object_object_add(d, "prog_id",
+			       json_object_new_int64(dev->prog_id));
+	json_object_object_add(d, "link_id",
+			       json_object_new_int64(dev->link_id));
+	json_object_object_add(d, "forward",
+			       json_object_new_boolean(dev->forward));
+	json_object_object_add(d, "cache", json_object_new_boolean(dev->cache));
+	return d;
+}
+
+static void status_json(const struct status *st)
+{
+	const struct silo_info *info = &st->info;
+	json_object *o = json_object_new_object();
+	json_object *arr = json_object_new_array(), *rk;
+	size_t i;
+
+	json_object_object_add(o, "pin_dir",
+			       json_object_new_string(silo_pin_dir(st->s)));
+	json_object_object_add(o, "loaded",
+			       json_object_new_boolean(st->loaded));
+	if (st->loaded) {
+		json_object_object_add(
+			o, "layout", json_object_new_int(info->layout_version));
+		json_object_object_add(o, "genid",
+				       json_object_new_uint64(info->genid));
+		json_object_object_add(o, "nodes",
+				       json_object_new_int(info->nr_nodes));
+		json_object_object_add(o, "cache_size",
+				       json_object_new_int64(info->cache_size));
+		json_object_object_add(o, "local_addrs",
+				       json_object_new_int(info->local_addrs));
+		rk = json_object_new_object();
+		route_key_json(rk, info->genid_flags);
+		json_object_object_add(o, "route_key", rk);
 	}
-	if (!loaded && !n) {
-		printf("silo is not loaded in this network namespace (pins: %s)\n",
-		       silo_pin_dir(s));
-		envelope_print(&env, false, false);
-		free(cp);
-		free(devs);
-		return 0;
-	}
-	if (loaded) {
-		printf("pins %s  layout %u  genid %llu  nodes %u  cache %u/node  local addresses %u\n",
-		       silo_pin_dir(s), info.layout_version,
-		       (unsigned long long)info.genid, info.nr_nodes,
-		       info.cache_size, info.local_addrs);
-		route_key_str(key, sizeof(key), info.genid_flags);
-		printf("route cache key: %s\n", key);
-	}
-	if (cp)
-		pressure_print(cp);
+	if (st->cp)
+		json_object_object_add(o, "route_cache", pressure_json(st->cp));
+	for (i = 0; i < st->n; i++)
+		json_object_array_add(arr, dev_json(&st->devs[i]));
+	json_object_object_add(o, "devices", arr);
+	json_object_object_add(o, "silod", json_object_new_boolean(st->daemon));
+	json_object_object_add(o, "forwarding_live",
+			       json_object_new_boolean(st->live));
+	json_object_object_add(o, "envelope", envelope_json(&st->env));
+	json_print(o);
+}
+
+static void devs_print(const struct silo_xdp_dev *devs, size_t n)
+{
+	size_t i;
+
 	printf("%-16s %-8s %-7s %-8s %-8s %-8s %s\n", "DEVICE", "IFINDEX",
 	       "MODE", "PROG", "LINK", "FORWARD", "CACHE");
 	for (i = 0; i < n; i++) {
@@ -497,22 +469,65 @@ static int xdp_status(int argc, char **argv)
 		       devs[i].forward ? "yes" : "no",
 		       devs[i].cache ? "on" : "off");
 	}
-	if (live) {
+}
+
+static void status_print(const struct status *st)
+{
+	const struct silo_info *info = &st->info;
+	char key[256];
+
+	if (!st->loaded && !st->n) {
+		printf("silo is not loaded in this network namespace (pins: %s)\n",
+		       silo_pin_dir(st->s));
+		envelope_print(&st->env, false, false);
+		return;
+	}
+	if (st->loaded) {
+		printf("pins %s  layout %u  genid %llu  nodes %u  cache %u/node  local addresses %u\n",
+		       silo_pin_dir(st->s), info->layout_version,
+		       (unsigned long long)info->genid, info->nr_nodes,
+		       info->cache_size, info->local_addrs);
+		route_key_str(key, sizeof(key), info->genid_flags);
+		printf("route cache key: %s\n", key);
+	}
+	if (st->cp)
+		pressure_print(st->cp);
+	devs_print(st->devs, st->n);
+	if (st->live) {
 		printf("silod: running (pid %u): forwarding and the route cache are live\n",
-		       di.state.pid);
+		       st->di.state.pid);
 	} else {
 		printf("silod: %s: forwarding stands aside (every packet to the stack) until it runs: ",
-		       daemon ? "heartbeat stale" : "not running");
+		       st->daemon ? "heartbeat stale" : "not running");
 		silod_hint(stdout);
 		printf("\n");
 	}
-	envelope_print(&env, daemon, live);
-	free(cp);
-	free(devs);
-	return 0;
+	envelope_print(&st->env, st->daemon, st->live);
 }
 
-int do_xdp(int argc, char **argv)
+static int xdp_status(void *parsed __maybe_unused, int argc __maybe_unused,
+		      char **argv __maybe_unused)
 {
-	return spec_select("xdp", xdp_specs, xdp_notes, argc - 1, argv + 1);
+	struct status st = {};
+	struct silo *s;
+	int err;
+
+	s = open_silo();
+	if (!s)
+		return 1;
+	err = status_read(s, &st);
+	if (!err && cli.json)
+		status_json(&st);
+	else if (!err)
+		status_print(&st);
+	free(st.cp);
+	free(st.devs);
+	return err ? 1 : 0;
 }
+
+const struct cmd_object xdp_object = {
+	.name = "xdp",
+	.summary = "load, unload and show silo's XDP program on devices",
+	.cmds = xdp_specs,
+	.notes = xdp_notes,
+};

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/* silo doctor: silod, the envelope and the VLAN tags silo sees. */
+#include <errno.h>
+#include <string.h>
+#include "cli.h"
+#include "cmd.h"
+#include "fmt.h"
+#include "doctor.h"
+
+/* Whether silo's program sees the VLAN tags DEV strips (silo_xdp_vlan). */
+void check_vlan(struct doctor *d, const char *dev)
+{
+	char fix[128];
+	int v;
+
+	if (!d->s || d->root[0])
+		return; /* a fake tree has no devices to ask */
+	v = silo_xdp_vlan(d->s, dev);
+	if (v == -ENOENT) /* silo does not run on dev */
+		return;
+	if (v < 0) {
+		report(d, INFO, "vlan", NULL,
+		       "%s: cannot read its VLAN offloads: %s", dev,
+		       strerror(-v));
+		return;
+	}
+	if (v == SILO_XDP_VLAN_IN_FRAME) {
+		report(d, OK, "vlan", NULL,
+		       "%s leaves VLAN tags in the frame: silo sees them", dev);
+	} else if (v == SILO_XDP_VLAN_TOLD) {
+		report(d, OK, "vlan", NULL,
+		       "%s strips VLAN tags and its driver tells silo's program, which passes tagged frames to the stack",
+		       dev);
+	} else {
+		snprintf(fix, sizeof(fix),
+			 "ethtool -K %s rxvlan off rx-vlan-stag-hw-parse off",
+			 dev);
+		report(d, WARN, "vlan", fix,
+		       "%s strips VLAN tags and silo cannot tell (generic XDP, or a driver that does not report them): a tagged frame would be forwarded or steered as untagged",
+		       dev);
+	}
+}
+
+void check_silo(struct doctor *d, struct silo *s)
+{
+	struct silo_envelope_info env;
+	struct silo_daemon_info di;
+	unsigned int f, bit;
+	char why[256];
+
+	if (silo_daemon_info(s, &di)) {
+		report(d, FAIL, "silod",
+		       "silo xdp load DEV (see 'silo xdp help')",
+		       "silo is not loaded in this network namespace");
+		return;
+	}
+	if (di.running && di.cache_trusted)
+		report(d, OK, "silod", NULL, "running (pid %u), heartbeat live",
+		       di.state.pid);
+	else
+		report(d, FAIL, "silod",
+		       cli.netns ?
+			       "silod --netns NAME, or systemctl start silod@NAME" :
+			       "silod, or systemctl start silod",
+		       "%s: the data path stands aside (every packet to the stack)",
+		       di.running ? "silod runs but its heartbeat is not live" :
+				    "silod is not running");
+	if (silo_envelope_info(s, &env) || !env.loaded)
+		return;
+	for (f = 0; f < 2; f++) {
+		why[0] = '\0';
+		for (bit = 0; bit < SILO_ENV_BIT_MAX; bit++)
+			if (env.outside[f] & (1U << bit))
+				snprintf(why + strlen(why),
+					 sizeof(why) - strlen(why), "%s%s",
+					 why[0] ? ", " : "",
+					 silo_envelope_name(bit));
+		if (why[0])
+			report(d, WARN, "envelope", "silo xdp status",
+			       "IPv%d outside the envelope (%s): its forwarded traffic goes to the stack",
+			       f ? 6 : 4, why);
+		else
+			report(d, OK, "envelope", NULL,
+			       "IPv%d inside the envelope", f ? 6 : 4);
+	}
+}

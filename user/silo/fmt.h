@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The silo CLI's printing helpers (fmt.c). */
+#ifndef SILO_FMT_H
+#define SILO_FMT_H
+
+#include <stddef.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <json-c/json.h>
+#include <linux/types.h>
+
+/* Prints obj as JSON on stdout (-p: indented) and frees it. */
+void json_print(json_object *obj);
+
+void fmt_addr(char *buf, size_t len, int family, const __u8 *addr);
+void fmt_mac(char *buf, size_t len, const __u8 *mac);
+const char *fmt_ifname(char *buf, __u32 ifindex);
+const char *fib_ret_name(int rc);
+
+/* The route cache key's fields and why, from genid's flags: a line of
+ * text ("destination, source (IPv4: ...)"), and JSON fields added to o. */
+void route_key_str(char *buf, size_t len, __u32 genid_flags);
+void route_key_json(json_object *o, __u32 genid_flags);
+
+/* A CPU bitmap (SILO_CPU_WORDS words) as "0-3,8"; "none" when empty. */
+void fmt_cpus(char *buf, size_t len, const __u64 *cpus);
+
+#endif /* SILO_FMT_H */

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* silo service queue-map: the CPU each RX queue steers to (queue mode). */
+#include <limits.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "cmd.h"
+#include "fmt.h"
+
+struct squeue_cfg {
+	bool dflt;
+};
+
+static const struct opt qmap_opts[] = {
+	OPTION_FLAG("default", squeue_cfg, dflt,
+		    "from the queues' IRQ affinity\n"
+		    "(/proc/irq/N/smp_affinity_list)"),
+	OPTION_END,
+};
+
+static int service_queue_map(void *cfg, int argc, char **argv);
+
+const struct cmd_spec service_queue_map_spec = {
+	.name = "queue-map",
+	.fn = service_queue_map,
+	.args = "DEV [QUEUE=CPU|QUEUE=none ...]",
+	.min_args = 1,
+	.max_args = 1 + SILO_MAX_QUEUES,
+	.opts = qmap_opts,
+	.help = "show or set the CPU that DEV's RX queues steer to (queue\n"
+		"mode); an unset queue is passed where it arrives",
+	.cfg_size = sizeof(struct squeue_cfg),
+};
+
+/* RX queues of dev, from sysfs (queues/rx-N): at least 1. */
+static __u32 rx_queues(const char *dev)
+{
+	char path[PATH_MAX];
+	__u32 n;
+
+	for (n = 0; n < SILO_MAX_QUEUES; n++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-%u",
+			 dev, n);
+		if (access(path, F_OK))
+			break;
+	}
+	return n ? n : 1;
+}
+
+/* QUEUE=CPU or QUEUE=none, each of argv[1 .. argc-1]: EXIT_USAGE, said. */
+static int pairs_check(int argc, char **argv)
+{
+	__u32 q;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		char *eq = strchr(argv[i], '='), qs[16];
+		__u32 cpu;
+
+		if (!eq || eq - argv[i] >= (long)sizeof(qs))
+			return usage_error(
+				"bad '%s': QUEUE=CPU or QUEUE=none\n", argv[i]);
+		memcpy(qs, argv[i], eq - argv[i]);
+		qs[eq - argv[i]] = '\0';
+		if (parse_u32(qs, &q) || q >= SILO_MAX_QUEUES ||
+		    (strcmp(eq + 1, "none") && parse_u32(eq + 1, &cpu)))
+			return usage_error(
+				"bad '%s': QUEUE=CPU or QUEUE=none\n", argv[i]);
+	}
+	return 0;
+}
+
+static void queue_cpus_print(const char *dev, const __u32 *cpus, __u32 n)
+{
+	__u32 q;
+
+	if (cli.json) {
+		json_object *o = json_object_new_object(), *arr;
+
+		json_object_object_add(o, "device",
+				       json_object_new_string(dev));
+		arr = json_object_new_array();
+		for (q = 0; q < n; q++)
+			json_object_array_add(
+				arr, cpus[q] == SILO_SERVICE_NO_CPU ?
+					     NULL :
+					     json_object_new_int(cpus[q]));
+		json_object_object_add(o, "queue_cpu", arr);
+		json_print(o);
+	} else {
+		printf("%s:", dev);
+		for (q = 0; q < n; q++)
+			if (cpus[q] == SILO_SERVICE_NO_CPU)
+				printf(" %u=none", q);
+			else
+				printf(" %u=%u", q, cpus[q]);
+		printf("\n");
+	}
+}
+
+static int service_queue_map(void *parsed, int argc, char **argv)
+{
+	struct squeue_cfg *cfg = parsed;
+	bool dflt;
+	const char *dev;
+	__u32 ifindex, n, q, *cpus;
+	struct silo *s;
+	int i, err;
+
+	dflt = cfg->dflt;
+	dev = argv[0];
+	/* Check every pair before setting any. */
+	if (pairs_check(argc, argv))
+		return EXIT_USAGE;
+	s = open_silo();
+	if (!s)
+		return 1;
+	ifindex = if_nametoindex(dev);
+	if (!ifindex) {
+		usage_error("no device '%s': see 'ip link show'\n", dev);
+		return 1;
+	}
+	if (dflt && silo_queue_map_default(s, dev, NULL) < 0)
+		return 1;
+	for (i = 1; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		__u32 cpu = SILO_SERVICE_NO_CPU;
+
+		*eq = '\0';
+		parse_u32(argv[i], &q);
+		if (strcmp(eq + 1, "none"))
+			parse_u32(eq + 1, &cpu);
+		*eq = '=';
+		if (silo_queue_map_set(s, ifindex, q, cpu))
+			return 1;
+	}
+	n = rx_queues(dev);
+	cpus = calloc(n, sizeof(*cpus));
+	if (!cpus)
+		return 1;
+	err = silo_queue_map_get(s, ifindex, cpus, n);
+	if (err) {
+		free(cpus);
+		return 1;
+	}
+	queue_cpus_print(dev, cpus, n);
+	free(cpus);
+	return 0;
+}
