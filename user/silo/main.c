@@ -106,8 +106,7 @@ int main(int argc, char **argv)
 	/* '+': stop at OBJECT; commands parse their own options. */
 	while ((c = getopt_long(argc, argv, "+jpn:dVh", opts, NULL)) != -1) {
 		switch (c) {
-		case 'j':
-			cli.json = true;
+		case 'j': /* json_early() has set cli.json */
 			break;
 		case 'p':
 			cli.json = cli.pretty = true;
