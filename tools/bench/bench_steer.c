@@ -63,7 +63,7 @@
  * steering >= 1.2x no_silo in datagrams read per second. On two CPUs the
  * second target is the hard one: steering moves the stack onto the
  * reader's CPU, which then carries stack and reader both while CPU 0 keeps
- * only the generator and XDP; see README "Tests and benchmarks".
+ * only the generator and XDP; see docs/BENCHMARKS.md, "bench_steer".
  *
  * Output, one JSON object per line: per variant its rate, share, the
  * datagrams sent, read and lost, UdpRcvbufErrors and (steering) the

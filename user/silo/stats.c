@@ -55,7 +55,7 @@ static const struct opt stats_opts[] = {
 		      "text (default), json (as -j), or prometheus: the\n"
 		      "text exposition format 0.0.4 that silod --metrics\n"
 		      "serves, e.g. for node_exporter's textfile collector\n"
-		      "(README \"Metrics\")"),
+		      "(silod(8), METRICS)"),
 	OPTION_END,
 };
 
