@@ -370,7 +370,5 @@ int silo_group_place(struct silo_group *g, __u32 slot, int fd,
 /* The group of the kernel group key: -ENOENT (quietly) when there is none. */
 int silo_group_open_key(struct silo *s, const struct silo_reuseport_key *key,
 			struct silo_group **out);
-/* A copy of fd number fd of process pid (pidfd_getfd), or -errno. */
-int silo_pidfd_getfd(int pid, int fd);
 
 #endif /* SILO_INTERNAL_H */

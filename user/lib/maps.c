@@ -11,30 +11,6 @@
 #include "internal.h"
 #include "silo_xdp.skel.h"
 
-void silo_maps_init(struct silo_maps *m)
-{
-	unsigned int i;
-
-	for (i = 0; i < SILO_MAP_COUNT; i++)
-		m->fd[i] = -1;
-	for (i = 0; i < SILO_MAX_NODES; i++)
-		m->node_fd[i] = -1;
-	m->nr_nodes = 0;
-}
-
-void silo_maps_close(struct silo_maps *m)
-{
-	unsigned int i;
-
-	for (i = 0; i < SILO_MAP_COUNT; i++)
-		if (m->fd[i] >= 0)
-			close(m->fd[i]);
-	for (i = 0; i < SILO_MAX_NODES; i++)
-		if (m->node_fd[i] >= 0)
-			close(m->node_fd[i]);
-	silo_maps_init(m);
-}
-
 /*
  * Caches of nodes m->nr_nodes..nr_nodes-1, made like node 0's (which libbpf
  * made with the object's BTF, so bpftool prints these too). An array of maps

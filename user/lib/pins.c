@@ -114,6 +114,30 @@ int silo_obj_get(const struct silo *s, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+void silo_maps_init(struct silo_maps *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < SILO_MAP_COUNT; i++)
+		m->fd[i] = -1;
+	for (i = 0; i < SILO_MAX_NODES; i++)
+		m->node_fd[i] = -1;
+	m->nr_nodes = 0;
+}
+
+void silo_maps_close(struct silo_maps *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < SILO_MAP_COUNT; i++)
+		if (m->fd[i] >= 0)
+			close(m->fd[i]);
+	for (i = 0; i < SILO_MAX_NODES; i++)
+		if (m->node_fd[i] >= 0)
+			close(m->node_fd[i]);
+	silo_maps_init(m);
+}
+
 int silo_maps_open(struct silo *s, struct silo_maps *m)
 {
 	struct silo_meta meta;

@@ -366,8 +366,7 @@ again:
 		pr_err("%s keeps disappearing (silo unloading meanwhile): try again\n",
 		       s->pin_dir);
 	if (err) {
-		silo_pin_dirs_remove_empty(
-			s); /* silo_rp_lock may have made them */
+		silo_pin_dirs_remove_empty(s); /* silo_rp_lock made them? */
 		goto err_unlock;
 	}
 	dir_made = true;

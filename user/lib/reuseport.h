@@ -2,8 +2,9 @@
 /*
  * Shared by the reuseport files of libsilo: reuseport.c (the life cycle of a
  * group: create, open, fill, attach, detach, show), reuseport_sock.c (what a
- * socket is as a group key) and reuseport_shared.c (opening what every group
- * shares, and the lock on group changes). Their pins are pins.c's.
+ * socket is as a group key), reuseport_shared.c (opening what every group
+ * shares, and the lock on group changes), reuseport_pid.c (attaching by pid)
+ * and reuseport_pidfd.c (taking another process's fds). Their pins are pins.c's.
  */
 #ifndef SILO_REUSEPORT_H
 #define SILO_REUSEPORT_H
@@ -42,5 +43,13 @@ bool silo_rp_lock_holds(const struct silo *s, int lock_fd);
 /* Opens the shared objects into g->fd and g->cpu_node_fd: -ENOENT when
  * there are none, -ESTALE when incomplete or of another layout. */
 int silo_rp_shared_open(struct silo_group *g);
+
+/* reuseport_pidfd.c: -errno on failure */
+int silo_pidfd_open(int pid);
+/* Our copy of fd number fd of pidfd's process (pidfd_getfd). */
+int silo_pidfd_copy(int pidfd, int fd);
+int silo_pidfd_alive(int pidfd);
+/* A copy of fd number fd of process pid (pidfd_getfd), or -errno. */
+int silo_pidfd_getfd(int pid, int fd);
 
 #endif /* SILO_REUSEPORT_H */

@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "reuseport.h"
 
 #define MAX_PROCS 4096
 
@@ -69,40 +69,6 @@ const char *silo_placed_by_name(enum silo_placed_by by)
 	default:
 		return "not placed";
 	}
-}
-
-static int pidfd_open(int pid)
-{
-	int fd = syscall(SYS_pidfd_open, pid, 0);
-
-	return fd < 0 ? -errno : fd;
-}
-
-static int pidfd_getfd(int pidfd, int fd)
-{
-	int copy = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-
-	return copy < 0 ? -errno : copy;
-}
-
-/* 0 while the process of pidfd is not yet reaped, -ESRCH after (-EPERM,
- * not ours to signal, still says it is there). */
-static int pidfd_alive(int pidfd)
-{
-	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) && errno == ESRCH)
-		return -ESRCH;
-	return 0;
-}
-
-int silo_pidfd_getfd(int pid, int fd)
-{
-	int pidfd = pidfd_open(pid), copy;
-
-	if (pidfd < 0)
-		return pidfd;
-	copy = pidfd_getfd(pidfd, fd);
-	close(pidfd);
-	return copy;
 }
 
 /* The one CPU a task may run on, or -1. */
@@ -318,7 +284,7 @@ static int scan_fds(struct scan *sc, int pid, int pidfd)
 		link[n] = '\0';
 		if (strncmp(link, "socket:[", 8))
 			continue;
-		copy = pidfd_getfd(pidfd, fd);
+		copy = silo_pidfd_copy(pidfd, fd);
 		if (copy < 0) {
 			if (denied(copy))
 				err = copy;
@@ -743,7 +709,7 @@ static void scan_free(struct scan *sc)
 
 /*
  * Opens a pidfd for each process found, checking that the process it names
- * is the one found: after pidfd_open(), its ppid is still the parent it was
+ * is the one found: after silo_pidfd_open(), its ppid is still the parent it was
  * found under. pidfds[i] -1: gone already (nothing to take from it).
  */
 static int open_pidfds(const int *procs, const int *parents, int *pidfds,
@@ -752,7 +718,7 @@ static int open_pidfds(const int *procs, const int *parents, int *pidfds,
 	int i;
 
 	for (i = 1; i < nr; i++) {
-		pidfds[i] = pidfd_open(procs[i]);
+		pidfds[i] = silo_pidfd_open(procs[i]);
 		if (pidfds[i] == -ESRCH) {
 			pidfds[i] = -1;
 		} else if (pidfds[i] < 0) {
@@ -787,7 +753,7 @@ static int check_still_there(const int *procs, const int *parents,
 	for (i = 0; i < nr; i++) {
 		if (!parents[i])
 			root = procs[i];
-		if (pidfds[i] < 0 || !pidfd_alive(pidfds[i]))
+		if (pidfds[i] < 0 || !silo_pidfd_alive(pidfds[i]))
 			continue;
 		if (!parents[i])
 			pr_err("process %d exited while silo read its sockets: nothing attached\n",
@@ -841,7 +807,7 @@ static int add_tree(int pid, int *procs, int *parents, int *pidfds, int *nr)
 		       MAX_PROCS);
 		return -E2BIG;
 	}
-	pidfd = pidfd_open(pid);
+	pidfd = silo_pidfd_open(pid);
 	if (pidfd < 0) {
 		pr_err("no process %d: %s\n", pid, strerror(-pidfd));
 		return pidfd == -EINVAL ? -ESRCH : pidfd;
