@@ -78,6 +78,25 @@ static void test_cpu_range(void)
 	CHECK_EQ(silo_parse_cpu_range("x", &end, &a, &b), -EINVAL);
 }
 
+/* The public parser (silo service's --cpus): a CPU set of u64 words, and
+ * nothing after the last CPU. */
+static void test_cpulist_public(void)
+{
+	static const char *const bad[] = { "a",	  "1,",	 "1,,2",
+					   "1\n", "3-1", "4096" };
+	__u64 cpus[SILO_CPU_WORDS];
+	size_t i;
+
+	CHECK_EQ(silo_cpulist_parse("0-2,64,4095", cpus), 0);
+	CHECK_EQ(cpus[0], 7);
+	CHECK_EQ(cpus[1], 1);
+	CHECK_EQ(cpus[SILO_CPU_WORDS - 1], 1ULL << 63);
+	CHECK_EQ(silo_cpulist_parse("", cpus), 0);
+	CHECK_EQ(cpus[0] | cpus[1], 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK_EQ(silo_cpulist_parse(bad[i], cpus), -EINVAL);
+}
+
 static void test_genid_advance_skips_zero(void)
 {
 	struct silo_genid g = { .genid = 5 };
@@ -171,6 +190,7 @@ int main(void)
 	RUN(test_cpulist_parses);
 	RUN(test_cpulist_refuses);
 	RUN(test_cpu_range);
+	RUN(test_cpulist_public);
 	RUN(test_genid_advance_skips_zero);
 	RUN(test_genid_bump_fd_skips_zero);
 	RUN(test_clock_ns);

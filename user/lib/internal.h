@@ -207,15 +207,6 @@ int silo_parse_cpulist(const char *s, unsigned char *bits, size_t len);
  * it. -EINVAL when s does not start with one. */
 int silo_parse_cpu_range(const char *s, char **end, unsigned long *first,
 			 unsigned long *last);
-/* clock in ns: CLOCK_MONOTONIC, or CLOCK_MONOTONIC_COARSE (the clock of
- * bpf_ktime_get_coarse_ns, the data path's). */
-static inline __u64 silo_clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 /* cpu -> node, from sysfs; node 0 for every CPU when there is no NUMA. */
 int silo_read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes);
 bool silo_numa_node_online(__u32 node);

@@ -6,7 +6,6 @@
 #include <time.h>
 #include "cli.h"
 #include "opts.h"
-#include "../lib/internal.h"
 
 static int daemon_status(int argc, char **argv);
 

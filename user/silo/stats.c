@@ -9,7 +9,6 @@
 #include <time.h>
 #include "cli.h"
 #include "opts.h"
-#include "../lib/internal.h"
 
 static int stats_show(int argc, char **argv);
 
