@@ -5,7 +5,8 @@
  * 0, also through the map), the monotonic clocks and the counter names.
  */
 #include "test.h"
-#include "../user/lib/internal.h"
+#include "../user/lib/maps.h"
+#include "../user/lib/util.h"
 
 /* The CPUs set in bits, as "0,1,2" for the messages. */
 static const char *cpus_str(const unsigned char *bits, size_t len)

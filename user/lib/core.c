@@ -16,7 +16,8 @@
 #include <linux/capability.h>
 #include <linux/magic.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "pins.h"
+#include "util.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71

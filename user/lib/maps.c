@@ -8,7 +8,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/rtnetlink.h>
-#include "internal.h"
+#include "maps.h"
+#include "nl.h"
+#include "pins.h"
+#include "util.h"
 #include "silo_xdp.skel.h"
 
 /*

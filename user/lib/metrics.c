@@ -10,7 +10,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "pins.h"
 
 /* Keys in a map, walked with get_next_key (a deleted key restarts the
  * walk, so a map that churns may count some twice: capped at max). */

@@ -15,7 +15,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
-#include "internal.h"
+#include "pins.h"
+#include "util.h"
 
 const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_META] = SILO_PIN_META,

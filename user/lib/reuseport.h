@@ -9,7 +9,7 @@
 #ifndef SILO_REUSEPORT_H
 #define SILO_REUSEPORT_H
 
-#include "internal.h"
+#include "pins.h"
 
 struct silo_group {
 	struct silo *s;
@@ -21,6 +21,24 @@ struct silo_group {
 	struct silo_reuseport_group val;
 	bool detached;
 };
+
+/* Reuseport policy queue (reuseport_queue.c): the group's RSS table map and
+ * id under the group lock; the lock to pass to silo_group_unlock, or -errno. */
+int silo_group_lock_queues(struct silo_group *g, int *queues_fd, __u32 *id);
+void silo_group_unlock(int lock);
+/* Reuseport groups (reuseport.c, reuseport_pid.c). */
+/* What socket fd is as a group key; why says what does not fit. */
+int silo_reuseport_sock_key(const struct silo *s, int fd,
+			    struct silo_reuseport_key *key, char *why,
+			    size_t len);
+int silo_socket_cookie(int fd, __u64 *cookie);
+/* silo_group_set, recording owner (of another process) for show/detach;
+ * only_free: -EEXIST, nothing changed, when the slot holds a socket. */
+int silo_group_place(struct silo_group *g, __u32 slot, int fd,
+		     const struct silo_reuseport_slot *owner, bool only_free);
+/* The group of the kernel group key: -ENOENT (quietly) when there is none. */
+int silo_group_open_key(struct silo *s, const struct silo_reuseport_key *key,
+			struct silo_group **out);
 
 /* reuseport_sock.c */
 /* Why socket key got does not belong to group want; NULL when it does. */

@@ -8,20 +8,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
-#include "internal.h"
+#include "ethtool.h"
+#include "maps.h"
+#include "xdp.h"
 #include "silo_xdp.skel.h"
 
 #ifndef BPF_F_XDP_DEV_BOUND_ONLY /* uapi headers older than 6.3 */
 #define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
 #endif
-
-/* What the pinned link of a device says. */
-struct xdp_link {
-	int fd; /* -1: no pin */
-	__u32 prog_id;
-	__u32 link_id;
-	bool defunct; /* its device is gone */
-};
 
 static __u32 mode_flags(enum silo_xdp_mode mode)
 {
@@ -77,38 +71,6 @@ static void warn_hidden_tags(const char *ifname, const struct silo_vlan_view *v,
 		ifname, why,
 		opts->mode == SILO_XDP_SKB ? "forwards" : "forwards or steers",
 		ifname, ifname);
-}
-
-static int open_link(struct silo *s, __u32 ifindex, struct xdp_link *l)
-{
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-	char path[PATH_MAX];
-	int err;
-
-	l->fd = -1;
-	silo_link_pin_path(s, path, sizeof(path), ifindex);
-	l->fd = silo_link_pin_get(s, ifindex);
-	if (l->fd < 0)
-		return l->fd == -ENOENT ? 0 : l->fd;
-	if (bpf_obj_get_info_by_fd(l->fd, &info, &len)) {
-		err = -errno;
-		goto err_close;
-	}
-	if (info.type != BPF_LINK_TYPE_XDP) {
-		pr_err("%s is not an XDP link: remove it\n", path);
-		err = -EINVAL;
-		goto err_close;
-	}
-	l->prog_id = info.prog_id;
-	l->link_id = info.id;
-	l->defunct = info.xdp.ifindex != ifindex;
-	return 0;
-
-err_close:
-	close(l->fd);
-	l->fd = -1;
-	return err;
 }
 
 /* Takes a program that is not silo's off the device (--force). */
@@ -253,7 +215,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		pr_err("cannot query XDP on %s: %s\n", ifname, strerror(-err));
 		return err;
 	}
-	err = open_link(s, ifindex, &old);
+	err = silo_xdp_link_open(s, ifindex, &old);
 	if (err) {
 		pr_err("cannot open %s: %s\n", link_path, strerror(-err));
 		return err;
@@ -428,55 +390,6 @@ out:
 	return err;
 }
 
-/* Forgets a device: its link pin and its entries in the shared maps. */
-static void forget_device(struct silo *s, __u32 ifindex)
-{
-	struct silo_maps maps;
-
-	silo_link_unpin(s, ifindex);
-	if (!silo_maps_open(s, &maps)) {
-		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
-		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
-		silo_maps_close(&maps);
-	}
-}
-
-/*
- * A link pin is left over when its link attaches to nothing any more: the
- * kernel detached it because the device was deleted (or moved to another
- * namespace), or someone ran 'bpftool link detach'. Its link info then says
- * ifindex 0.
- */
-static int prune_link(struct silo *s, __u32 ifindex, void *ctx)
-{
-	struct xdp_link l;
-
-	if (open_link(s, ifindex, &l) || l.fd < 0)
-		return 0;
-	close(l.fd);
-	if (!l.defunct)
-		return 0;
-	forget_device(s, ifindex);
-	pr_info("removed the pins of ifindex %u: its device is gone or its link detached\n",
-		ifindex);
-	++*(int *)ctx;
-	return 0;
-}
-
-int silo_xdp_prune(struct silo *s)
-{
-	int n = 0, err;
-
-	err = silo_for_each_link_pin(s, prune_link, &n);
-	if (err)
-		return err;
-	/* Like an unload of the last device; silod keeps the maps while it
-	 * runs and releases them when it exits. */
-	if (n && silo_daemon_pid(s) != getpid())
-		silo_maps_release(s);
-	return n;
-}
-
 /* A device by name, else by ifindex (a number no device is named). */
 static __u32 unload_ifindex(const char *ifname, bool *by_index)
 {
@@ -509,13 +422,13 @@ int silo_xdp_unload(struct silo *s, const char *ifname)
 		       ifname);
 		return -ENODEV;
 	}
-	err = open_link(s, ifindex, &l);
+	err = silo_xdp_link_open(s, ifindex, &l);
 	if (err)
 		return err;
 	if (l.fd >= 0 && l.defunct) {
 		/* Left over: its device is gone, or the link was detached. */
 		close(l.fd);
-		forget_device(s, ifindex);
+		silo_xdp_forget_device(s, ifindex);
 		silo_xdp_prune(s);
 		silo_maps_release(s);
 		return 0;
@@ -540,103 +453,9 @@ int silo_xdp_unload(struct silo *s, const char *ifname)
 		return err;
 	}
 	close(l.fd);
-	forget_device(s, ifindex);
+	silo_xdp_forget_device(s, ifindex);
 	silo_xdp_prune(s);
 	silo_maps_release(s);
-	return 0;
-}
-
-/* The knobs a loaded program was built with, from its .rodata map. */
-static int prog_rodata(__u32 prog_id, struct silo_xdp__rodata *ro)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info), map_ids[32], i, zero = 0;
-	int prog_fd, fd, err = -ENOENT;
-
-	prog_fd = bpf_prog_get_fd_by_id(prog_id);
-	if (prog_fd < 0)
-		return -errno;
-	info.nr_map_ids = ARRAY_SIZE(map_ids);
-	info.map_ids = (__u64)(unsigned long)map_ids;
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len)) {
-		err = -errno;
-		goto out;
-	}
-	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(map_ids); i++) {
-		struct bpf_map_info mi = {};
-		__u32 mlen = sizeof(mi);
-
-		fd = bpf_map_get_fd_by_id(map_ids[i]);
-		if (fd < 0)
-			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen) &&
-		    strstr(mi.name, ".rodata") &&
-		    mi.value_size == sizeof(*ro) &&
-		    !bpf_map_lookup_elem(fd, &zero, ro))
-			err = 0;
-		close(fd);
-		if (!err)
-			break;
-	}
-out:
-	close(prog_fd);
-	return err;
-}
-
-struct dev_list {
-	struct silo_xdp_dev *devs;
-	size_t n;
-};
-
-static int list_link(struct silo *s, __u32 ifindex, void *ctx)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	struct dev_list *list = ctx;
-	struct silo_xdp__rodata ro;
-	struct silo_xdp_dev *d;
-	struct xdp_link l;
-	void *p;
-	int err;
-
-	err = open_link(s, ifindex, &l);
-	if (err || l.fd < 0)
-		return err;
-	close(l.fd);
-	p = realloc(list->devs, (list->n + 1) * sizeof(*list->devs));
-	if (!p)
-		return -ENOMEM;
-	list->devs = p;
-	d = &list->devs[list->n++];
-	memset(d, 0, sizeof(*d));
-	d->ifindex = ifindex;
-	d->link_id = l.link_id;
-	d->prog_id = l.prog_id;
-	d->attached = !l.defunct;
-	if (d->attached && !if_indextoname(ifindex, d->ifname))
-		d->ifname[0] = '\0';
-	if (d->attached && !bpf_xdp_query(ifindex, 0, &q))
-		d->mode = q.attach_mode == XDP_ATTACHED_SKB ? SILO_XDP_SKB :
-							      SILO_XDP_NATIVE;
-	if (!prog_rodata(l.prog_id, &ro)) {
-		d->forward = ro.forward;
-		d->cache = ro.cache_enabled;
-	}
-	return 0;
-}
-
-int silo_xdp_list(struct silo *s, struct silo_xdp_dev **devs, size_t *n)
-{
-	struct dev_list list = {};
-	int err;
-
-	silo_xdp_prune(s); /* what is gone is not listed, nor kept */
-	err = silo_for_each_link_pin(s, list_link, &list);
-	if (err) {
-		free(list.devs);
-		return err;
-	}
-	*devs = list.devs;
-	*n = list.n;
 	return 0;
 }
 
@@ -653,7 +472,7 @@ int silo_xdp_vlan(struct silo *s, const char *ifname)
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return -ENODEV;
-	err = open_link(s, ifindex, &l);
+	err = silo_xdp_link_open(s, ifindex, &l);
 	if (err)
 		return err;
 	if (l.fd < 0 || l.defunct) {

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "../internal.h"
+#include "../silod.h"
+#include "../util.h"
 
 int silo_parse_cpu_range(const char *s, char **end, unsigned long *first,
 			 unsigned long *last)
