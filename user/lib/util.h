@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
-/* Small helpers of libsilo (core.c, util/): files, CPU lists, NUMA. */
+/* Small helpers of libsilo (util/files.c, util/cpus.c; the netns cookie:
+ * core.c): files, CPU lists, NUMA. */
 #ifndef SILO_LIB_UTIL_H
 #define SILO_LIB_UTIL_H
 

@@ -23,9 +23,9 @@
 #include <linux/rtnetlink.h>
 #include <linux/xfrm.h>
 #include <net/if.h>
-#include "maps.h"
-#include "nl.h"
-#include "util.h"
+#include "../maps.h"
+#include "../nl.h"
+#include "../util.h"
 
 #define FAM_V4 (1U << SILO_FAM_V4)
 #define FAM_V6 (1U << SILO_FAM_V6)

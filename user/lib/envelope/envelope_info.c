@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include "pins.h"
+#include "../pins.h"
 
 static const struct {
 	const char *name, *desc, *todo;

@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
 #include "reuseport.h"
-#include "util.h"
+#include "../util.h"
 
 #define MAX_PROCS 4096
 

@@ -3,7 +3,7 @@
 #ifndef SILO_LIB_XDP_H
 #define SILO_LIB_XDP_H
 
-#include "pins.h"
+#include "../pins.h"
 
 /* What the pinned link of a device says. */
 struct xdp_link {

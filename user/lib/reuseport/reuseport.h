@@ -9,7 +9,7 @@
 #ifndef SILO_REUSEPORT_H
 #define SILO_REUSEPORT_H
 
-#include "pins.h"
+#include "../pins.h"
 
 struct silo_group {
 	struct silo *s;

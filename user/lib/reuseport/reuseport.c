@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "maps.h"
+#include "../maps.h"
 #include "reuseport.h"
 #include "silo_reuseport.skel.h"
 

@@ -8,8 +8,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
-#include "ethtool.h"
-#include "maps.h"
+#include "../ethtool.h"
+#include "../maps.h"
 #include "xdp.h"
 #include "silo_xdp.skel.h"
 

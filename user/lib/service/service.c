@@ -18,8 +18,8 @@
 #include <fcntl.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "pins.h"
-#include "service.h"
+#include "../pins.h"
+#include "../service.h"
 
 static const char *const mode_names[SILO_SERVICE_MODE_MAX] = {
 	[SILO_SERVICE_FLOW] = "flow",

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "service.h"
-#include "util.h"
+#include "../service.h"
+#include "../util.h"
 
 /*
  * The RX queue an IRQ serves, from its name in /proc/interrupts:
