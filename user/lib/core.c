@@ -292,6 +292,23 @@ static int bpffs_mount_len(const char *path, size_t *mount_len)
 	}
 }
 
+/* Why component comp of path (under fd) did not open as a directory:
+ * -ELOOP for a link, said what to do. */
+static int open_dir_error(int fd, const char *comp, const char *path)
+{
+	int err = -errno;
+	struct stat st;
+
+	if (!fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISLNK(st.st_mode)) {
+		pr_err("%s is a symbolic link: silo keeps its pins only in directories of its own; remove the link: 'rm %s'\n",
+		       path, path);
+		return -ELOOP;
+	}
+	pr_err("cannot open %s as a directory: %s\n", path, strerror(-err));
+	return err;
+}
+
 int silo_pin_dirs_check(const struct silo *s)
 {
 	char path[PATH_MAX], *comp, *next;
@@ -348,16 +365,7 @@ int silo_pin_dirs_check(const struct silo *s)
 		if (sub < 0 && errno == ENOENT)
 			goto out; /* made later, 0700, in a checked parent */
 		if (sub < 0) {
-			err = -errno;
-			if (!fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) &&
-			    S_ISLNK(st.st_mode)) {
-				pr_err("%s is a symbolic link: silo keeps its pins only in directories of its own; remove the link: 'rm %s'\n",
-				       path, path);
-				err = -ELOOP;
-			} else {
-				pr_err("cannot open %s as a directory: %s\n",
-				       path, strerror(-err));
-			}
+			err = open_dir_error(fd, comp, path);
 			goto out;
 		}
 		close(fd);

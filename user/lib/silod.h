@@ -11,7 +11,7 @@
 #include <sys/types.h>
 #include "internal.h" /* the messages: pr_err() and the like */
 
-/* The shared maps (maps.c, pins.c). */
+/* The shared maps (maps.c, maps_genid.c, pins.c). */
 /* Shared maps, by their names in the BPF object (pin names too). */
 enum silo_map {
 	SILO_MAP_META,

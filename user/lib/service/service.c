@@ -21,50 +21,6 @@
 #include "../pins.h"
 #include "../service.h"
 
-static const char *const mode_names[SILO_SERVICE_MODE_MAX] = {
-	[SILO_SERVICE_FLOW] = "flow",
-	[SILO_SERVICE_QUEUE] = "queue",
-	[SILO_SERVICE_NODE] = "node",
-};
-
-const char *silo_service_mode_name(enum silo_service_mode mode)
-{
-	return (unsigned int)mode < SILO_SERVICE_MODE_MAX ? mode_names[mode] :
-							    "?";
-}
-
-int silo_service_mode_parse(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < SILO_SERVICE_MODE_MAX; i++)
-		if (!strcmp(name, mode_names[i]))
-			return i;
-	return -EINVAL;
-}
-
-static const char *const sstat_names[] = {
-#define SILO_X(name, field, desc) #field,
-	SILO_SERVICE_STATS(SILO_X)
-#undef SILO_X
-};
-
-static const char *const sstat_descs[] = {
-#define SILO_X(name, field, desc) desc,
-	SILO_SERVICE_STATS(SILO_X)
-#undef SILO_X
-};
-
-const char *silo_service_stat_name(unsigned int idx)
-{
-	return idx < SILO_SSTAT_MAX ? sstat_names[idx] : NULL;
-}
-
-const char *silo_service_stat_desc(unsigned int idx)
-{
-	return idx < SILO_SSTAT_MAX ? sstat_descs[idx] : NULL;
-}
-
 static bool cpu_isset(const __u64 *cpus, __u32 cpu)
 {
 	return cpu < SILO_MAX_CPUS && (cpus[cpu / 64] >> (cpu % 64)) & 1;
@@ -482,14 +438,13 @@ out:
 	free(cpus);
 }
 
-int silo_service_add(struct silo *s, const struct silo_service_opts *opts)
+/* What opts asks for, checked (said why not): its keys (the count is
+ * returned) and the CPUs it spreads over, the group's or its own. */
+static int service_opts_check(struct silo *s,
+			      const struct silo_service_opts *opts,
+			      struct silo_service_key *keys, __u64 *cpus)
 {
-	struct silo_service_key keys[2];
-	struct silo_service svc = {}, old;
-	struct silo_maps m;
-	__u64 cpus[SILO_CPU_WORDS];
-	bool exists = false;
-	int nkeys, i, err, lock;
+	int nkeys, err;
 
 	if (opts->protocol != IPPROTO_UDP && opts->protocol != IPPROTO_TCP) {
 		pr_err("a service is UDP or TCP\n");
@@ -514,11 +469,26 @@ int silo_service_add(struct silo *s, const struct silo_service_opts *opts)
 		if (err) /* silo_group_open said why */
 			return err;
 	} else {
-		memcpy(cpus, opts->cpus, sizeof(cpus));
+		memcpy(cpus, opts->cpus, SILO_CPU_WORDS * sizeof(*cpus));
 		err = check_cpus(cpus);
 		if (err)
 			return err;
 	}
+	return nkeys;
+}
+
+int silo_service_add(struct silo *s, const struct silo_service_opts *opts)
+{
+	struct silo_service_key keys[2];
+	struct silo_service svc = {}, old;
+	struct silo_maps m;
+	__u64 cpus[SILO_CPU_WORDS];
+	bool exists = false;
+	int nkeys, i, err, lock;
+
+	nkeys = service_opts_check(s, opts, keys, cpus);
+	if (nkeys < 0)
+		return nkeys;
 	err = open_svc_maps(s, &m);
 	if (err)
 		return err;
