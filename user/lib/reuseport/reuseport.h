@@ -40,6 +40,14 @@ int silo_group_place(struct silo_group *g, __u32 slot, int fd,
 int silo_group_open_key(struct silo *s, const struct silo_reuseport_key *key,
 			struct silo_group **out);
 
+/* reuseport.c, for reuseport_create.c */
+/* A group with nothing open, of s. */
+void silo_rp_group_init(struct silo_group *g, struct silo *s);
+/* -EINVAL, said why, for a name silo_group_name_valid refuses. */
+int silo_rp_check_name(const char *name);
+/* Removes group id's node lists, of every node. */
+void silo_rp_delete_node_lists(int nodes_fd, __u32 id);
+
 /* reuseport_sock.c */
 /* Why socket key got does not belong to group want; NULL when it does. */
 const char *silo_rp_key_mismatch(const struct silo_reuseport_key *want,
