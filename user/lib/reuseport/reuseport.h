@@ -77,5 +77,11 @@ int silo_pidfd_copy(int pidfd, int fd);
 int silo_pidfd_alive(int pidfd);
 /* A copy of fd number fd of process pid (pidfd_getfd), or -errno. */
 int silo_pidfd_getfd(int pid, int fd);
+/* -ESRCH, said which, when a process of procs (pidfds[i] open, -1: none)
+ * exited since its pidfd was opened: what was read of /proc may be of
+ * another process that took its pid. */
+int silo_pidfds_check(const int *procs, const int *parents, const int *pidfds,
+		      int nr);
+void silo_pidfds_close(int *pidfds, int nr);
 
 #endif /* SILO_REUSEPORT_H */

@@ -5,6 +5,7 @@
  * the process that placed it) and reuseport_pid.c (attach by pid).
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include "reuseport.h"
@@ -41,4 +42,43 @@ int silo_pidfd_getfd(int pid, int fd)
 	copy = silo_pidfd_copy(pidfd, fd);
 	close(pidfd);
 	return copy;
+}
+
+/*
+ * Whether every /proc/PID read since pidfds[i] was opened was of that
+ * process: a pid number is freed only when its process is reaped, and a
+ * pidfd names the process, not the number, so once reaped it stays dead
+ * (-ESRCH) even when the number is reused. So if the process is alive now,
+ * its number was never freed meanwhile and /proc/PID was it all along. The
+ * ppid check at open chains the descendants to pid: each was, when its
+ * pidfd was open, the child of a process that is still the one we found.
+ */
+int silo_pidfds_check(const int *procs, const int *parents, const int *pidfds,
+		      int nr)
+{
+	int i, root = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (!parents[i])
+			root = procs[i];
+		if (pidfds[i] < 0 || !silo_pidfd_alive(pidfds[i]))
+			continue;
+		if (!parents[i])
+			pr_err("process %d exited while silo read its sockets: nothing attached\n",
+			       procs[i]);
+		else
+			pr_err("process %d (a descendant of %d) exited while silo read its sockets: nothing attached; run again\n",
+			       procs[i], root);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+void silo_pidfds_close(int *pidfds, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (pidfds[i] >= 0)
+			close(pidfds[i]);
 }
