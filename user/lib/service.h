@@ -5,7 +5,7 @@
 
 #include "silod.h"
 
-/* Services (service.c): rebuilds a slot table over cpus from the old one,
+/* Services (service_slots.c): rebuilds a slot table over cpus from the old one,
  * moving as few slots as an even share allows; returns the CPU count. */
 int silo_service_slots_build(__u16 *slots, const __u64 *cpus);
 /* service_irq.c: cpus[q] (q < n): the first CPU of the affinity of RX queue q's IRQ
