@@ -106,7 +106,8 @@ BPF_NAMES := $(notdir $(BPF_SRCS:.bpf.c=))
 BPF_OBJS := $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_NAMES))
 SKELS := $(patsubst %,$(OUTPUT)/skel/%.skel.h,$(BPF_NAMES))
 
-LIB_SRCS := $(wildcard user/lib/*.c)
+# libsilo's files and its modules' folders (user/lib/MODULE/*.c).
+LIB_SRCS := $(wildcard user/lib/*.c user/lib/*/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 LIBSILO := $(OUTPUT)/libsilo.a
 LIBSILO_MAP := user/lib/libsilo.map
@@ -241,7 +242,7 @@ $(LIBSILO): $(LIB_OBJS)
 	$(Q)$(AR) rcs $@ $^
 
 # The shared library exports only what include/silo/silo.h declares
-# (libsilo.map); the binaries link libsilo.a, internals included.
+# (libsilo.map); silod and the tests link libsilo.a, internals included.
 $(LIBSILO_SO): $(LIB_OBJS) $(LIBSILO_MAP)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -shared $(ALL_LDFLAGS) -Wl,-soname,$(LIBSILO_SONAME) \
@@ -249,9 +250,14 @@ $(LIBSILO_SO): $(LIB_OBJS) $(LIBSILO_MAP)
 	$(Q)ln -sf $(notdir $@) $(OUTPUT)/$(LIBSILO_SONAME)
 	$(Q)ln -sf $(LIBSILO_SONAME) $(OUTPUT)/libsilo.so
 
-$(CLI): $(CLI_OBJS) $(LIBSILO)
+# The CLI is a libsilo.so user like any other: silo.h is all it sees. It
+# finds the library beside it in the build tree and, installed in SBINDIR,
+# in ../lib (LIBDIR's default); else where the dynamic linker looks.
+CLI_RPATH := -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib'
+$(CLI): $(CLI_OBJS) $(LIBSILO_SO)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_LDFLAGS) $(CLI_OBJS) -L$(OUTPUT) -lsilo $(CLI_RPATH) \
+		$(LDLIBS) -o $@
 
 # silod only: --metrics serves HTTP with libmicrohttpd; libsystemd's
 # sd_notify tells systemd it is ready and alive (Type=notify, WatchdogSec=).

@@ -25,7 +25,7 @@ const volatile __u8 cache_enabled = 1; /* 0: bpf_fib_lookup every packet */
  * generic XDP the packet is an skb already, and one redirected through the
  * cpumap would meet the program again on the target CPU. Declared with
  * the other bytes: .rodata then has no tail padding, and prog_rodata()
- * (user/lib/xdp.c) compares the map's size with the skeleton's. */
+ * (user/lib/xdp/xdp.c) compares the map's size with the skeleton's. */
 const volatile __u8 steer = 0;
 const volatile __u32 cache_size = SILO_ROUTE_CACHE_DEFAULT; /* per node */
 
@@ -63,7 +63,7 @@ int silo_xdp(struct xdp_md *ctx)
 }
 
 /* Native mode on a driver that reports the tag: bound to its device by the
- * loader (user/lib/xdp.c). */
+ * loader (user/lib/xdp/xdp.c). */
 SEC("?xdp")
 int silo_xdp_dev(struct xdp_md *ctx)
 {

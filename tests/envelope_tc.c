@@ -6,7 +6,7 @@
  * it puts both families outside, naming it; detached, nothing holds.
  */
 #include "test.h"
-#include "../user/lib/internal.h"
+#include "../user/lib/silod.h"
 #include "test_tc_drop.skel.h"
 
 /* uapi: enum bpf_attach_type (6.6); older headers lack them. */

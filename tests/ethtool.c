@@ -11,7 +11,7 @@
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 #include "test.h"
-#include "../user/lib/internal.h"
+#include "../user/lib/ethtool.h"
 
 static char buf[65536];
 

@@ -112,6 +112,12 @@ expect "echo_server loads the installed libsilo.so.0" 0 \
 expect "echo_server --help runs" 0 "usage|Usage" \
 	env LD_LIBRARY_PATH="$DEST/usr/lib" "$TMP/echo_server" --help
 
+# The CLI is a libsilo.so user too: installed, it finds the installed one.
+expect "the installed silo loads the installed libsilo.so.0" 0 \
+	"libsilo\.so\.0 => $DEST/usr/(sbin/\.\./)?lib/libsilo\.so\.0 " \
+	ldd "$DEST/usr/sbin/silo"
+expect "the installed silo runs" 0 '^silo [0-9]' "$DEST/usr/sbin/silo" --version
+
 if mk uninstall >"$TMP/uninstall.log" 2>&1; then
 	ok "make uninstall"
 else

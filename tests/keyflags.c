@@ -10,7 +10,7 @@
  */
 #include <fcntl.h>
 #include "silod_util.h"
-#include "../user/lib/internal.h"
+#include "../user/lib/silod.h"
 
 #define KEY(f) ((f)&SILO_GENID_KEY_MASK)
 #define SRC4 SILO_GENID_KEY_SRC_V4

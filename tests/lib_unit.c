@@ -5,7 +5,8 @@
  * 0, also through the map), the monotonic clocks and the counter names.
  */
 #include "test.h"
-#include "../user/lib/internal.h"
+#include "../user/lib/maps.h"
+#include "../user/lib/util.h"
 
 /* The CPUs set in bits, as "0,1,2" for the messages. */
 static const char *cpus_str(const unsigned char *bits, size_t len)
@@ -76,6 +77,25 @@ static void test_cpu_range(void)
 	CHECK_EQ(b, 12);
 	CHECK_EQ(*end, ',');
 	CHECK_EQ(silo_parse_cpu_range("x", &end, &a, &b), -EINVAL);
+}
+
+/* The public parser (silo service's --cpus): a CPU set of u64 words, and
+ * nothing after the last CPU. */
+static void test_cpulist_public(void)
+{
+	static const char *const bad[] = { "a",	  "1,",	 "1,,2",
+					   "1\n", "3-1", "4096" };
+	__u64 cpus[SILO_CPU_WORDS];
+	size_t i;
+
+	CHECK_EQ(silo_cpulist_parse("0-2,64,4095", cpus), 0);
+	CHECK_EQ(cpus[0], 7);
+	CHECK_EQ(cpus[1], 1);
+	CHECK_EQ(cpus[SILO_CPU_WORDS - 1], 1ULL << 63);
+	CHECK_EQ(silo_cpulist_parse("", cpus), 0);
+	CHECK_EQ(cpus[0] | cpus[1], 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK_EQ(silo_cpulist_parse(bad[i], cpus), -EINVAL);
 }
 
 static void test_genid_advance_skips_zero(void)
@@ -171,6 +191,7 @@ int main(void)
 	RUN(test_cpulist_parses);
 	RUN(test_cpulist_refuses);
 	RUN(test_cpu_range);
+	RUN(test_cpulist_public);
 	RUN(test_genid_advance_skips_zero);
 	RUN(test_genid_bump_fd_skips_zero);
 	RUN(test_clock_ns);

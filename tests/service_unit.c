@@ -9,7 +9,7 @@
 #include <linux/limits.h>
 #include <netinet/in.h>
 #include "fwd.h"
-#include "../user/lib/internal.h"
+#include "../user/lib/service.h"
 
 static int ncpus;
 

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 #include <net/if.h>
 #include <linux/types.h>
 #include "silo/abi.h"
@@ -232,6 +233,16 @@ const char *silo_daemon_stat_desc(unsigned int idx);
 
 /* Number of possible CPUs: the length of the array silo_stats_read fills. */
 int silo_nr_cpus(void);
+/*
+ * "0-3,8" into cpus[SILO_CPU_WORDS], a CPU set like silo_service_opts'
+ * (each CPU below SILO_MAX_CPUS); "" is the empty set. -EINVAL on
+ * anything else.
+ */
+int silo_cpulist_parse(const char *list, __u64 *cpus);
+/* clock in ns: CLOCK_MONOTONIC (silod's started_ns), or
+ * CLOCK_MONOTONIC_COARSE, the clock of the data path's timestamps
+ * (bpf_ktime_get_coarse_ns: the heartbeat's last_ns). */
+__u64 silo_clock_ns(clockid_t clock);
 
 /* Reads the per-CPU counters into stats[0 .. silo_nr_cpus() - 1]. */
 int silo_stats_read(struct silo *s, struct silo_stats *stats);

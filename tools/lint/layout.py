@@ -10,10 +10,13 @@ checked on every change.
   wall     a quoted #include stays inside its folder or names a public
            header: the CLI (user/silo/) and examples/ include only
            silo/silo.h of libsilo; silod (user/silod/) only what user/lib/
-           gives it (user/lib/silod.h); BPF programs only bpf/lib/ and
-           include/silo/; tests and tools may include a module's private
-           header (a unit test tests one module), and name the harness
-           they share (tests/lib/, -Itests/lib) only by its file name
+           gives it (user/lib/silod.h); a module of libsilo in its own
+           folder (user/lib/MODULE/) keeps its private header there, the
+           rest of the library sees user/lib/*.h; BPF programs only
+           bpf/lib/ and include/silo/; tests and tools may include a
+           module's private header (a unit test tests one module), and
+           name the harness they share (tests/lib/, -Itests/lib) only by
+           its file name
   circle   the .c files of one folder call each other one way: no two
            files (or more, in a ring) call each other
 
@@ -43,7 +46,8 @@ WALLS = {
 }
 # The harness of tests and tools, included by file name only.
 TESTLIB = "tests/lib"
-# Inside user/lib/ a module's folder may use its parent's headers.
+# Inside user/lib/ a module's folder may use its parent's headers, and
+# only its own folder sees its private header.
 LIB = "user/lib"
 
 FUNC_START = re.compile(r"^[A-Za-z_][^;=]*\b([A-Za-z_]\w*)\s*\([^;]*$")
@@ -99,8 +103,9 @@ def wall_ok(src, target):
         return True
     if folder.startswith(LIB) and target.startswith(LIB):
         # a module's files see user/lib's headers and their own folder's;
-        # user/lib sees a module's header only by its name (module.h).
-        return tfolder == LIB or folder == LIB
+        # a module's folder (user/lib/MODULE/) keeps its private header:
+        # the rest of the library sees the module's user/lib/MODULE.h.
+        return tfolder == LIB
     allowed = WALLS.get(folder)
     if allowed is None:
         allowed = WALLS.get(folder.split("/")[0], ("include/silo/",))

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-/* libsilo core: messages, namespaces, bpffs, paths, small file helpers. */
-#include <ctype.h>
+/* libsilo core: messages, namespaces, bpffs, paths. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -17,7 +16,8 @@
 #include <linux/capability.h>
 #include <linux/magic.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "pins.h"
+#include "util.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -64,148 +64,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 void silo_libbpf_print_init(void)
 {
 	libbpf_set_print(libbpf_print);
-}
-
-int silo_read_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return n;
-}
-
-int silo_read_sysctl_int(const char *path, int *val)
-{
-	char buf[32], *end;
-	int err;
-
-	err = silo_read_file(path, buf, sizeof(buf));
-	if (err < 0)
-		return err;
-	errno = 0;
-	*val = strtol(buf, &end, 10);
-	if (errno || end == buf)
-		return -EINVAL;
-	return 0;
-}
-
-int silo_parse_cpu_range(const char *s, char **end, unsigned long *first,
-			 unsigned long *last)
-{
-	unsigned long a, b;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	a = strtoul(s, end, 10);
-	if (errno)
-		return -EINVAL;
-	b = a;
-	if (**end == '-') {
-		s = *end + 1;
-		if (!isdigit((unsigned char)*s))
-			return -EINVAL;
-		b = strtoul(s, end, 10);
-		if (errno || b < a)
-			return -EINVAL;
-	}
-	*first = a;
-	*last = b;
-	return 0;
-}
-
-int silo_parse_cpulist(const char *s, unsigned char *bits, size_t len)
-{
-	unsigned long a, b;
-	char *end;
-	int err;
-
-	memset(bits, 0, (len + 7) / 8);
-	while (*s && *s != '\n') {
-		err = silo_parse_cpu_range(s, &end, &a, &b);
-		if (err)
-			return err;
-		if (b >= len)
-			return -ERANGE;
-		for (; a <= b; a++)
-			bits[a / 8] |= 1 << (a % 8);
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s && *s != '\n')
-			return -EINVAL;
-	}
-	return 0;
-}
-
-bool silo_numa_node_online(__u32 node)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%u", node);
-	return access(path, F_OK) == 0;
-}
-
-int silo_read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes)
-{
-	unsigned char bits[SILO_MAX_CPUS / 8];
-	char path[64], buf[4096];
-	__u32 node, max_node = 0;
-	int cpu, err;
-
-	for (cpu = 0; cpu < nr_cpus; cpu++)
-		node_of[cpu] = 0;
-	for (node = 0; node < SILO_MAX_NODES; node++) {
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/node/node%u/cpulist", node);
-		err = silo_read_file(path, buf, sizeof(buf));
-		if (err == -ENOENT)
-			continue;
-		if (err < 0)
-			return err;
-		err = silo_parse_cpulist(buf, bits, SILO_MAX_CPUS);
-		if (err)
-			return err;
-		for (cpu = 0; cpu < nr_cpus; cpu++) {
-			if (bits[cpu / 8] & (1 << (cpu % 8))) {
-				node_of[cpu] = node;
-				if (node > max_node)
-					max_node = node;
-			}
-		}
-	}
-	*nr_nodes = max_node + 1;
-	return 0;
-}
-
-int silo_mkdir_p(const char *path, mode_t mode)
-{
-	char tmp[PATH_MAX], *p;
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	for (p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, mode) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, mode) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 const char *silo_pin_dir(const struct silo *s)
@@ -434,6 +292,23 @@ static int bpffs_mount_len(const char *path, size_t *mount_len)
 	}
 }
 
+/* Why component comp of path (under fd) did not open as a directory:
+ * -ELOOP for a link, said what to do. */
+static int open_dir_error(int fd, const char *comp, const char *path)
+{
+	int err = -errno;
+	struct stat st;
+
+	if (!fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISLNK(st.st_mode)) {
+		pr_err("%s is a symbolic link: silo keeps its pins only in directories of its own; remove the link: 'rm %s'\n",
+		       path, path);
+		return -ELOOP;
+	}
+	pr_err("cannot open %s as a directory: %s\n", path, strerror(-err));
+	return err;
+}
+
 int silo_pin_dirs_check(const struct silo *s)
 {
 	char path[PATH_MAX], *comp, *next;
@@ -490,16 +365,7 @@ int silo_pin_dirs_check(const struct silo *s)
 		if (sub < 0 && errno == ENOENT)
 			goto out; /* made later, 0700, in a checked parent */
 		if (sub < 0) {
-			err = -errno;
-			if (!fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) &&
-			    S_ISLNK(st.st_mode)) {
-				pr_err("%s is a symbolic link: silo keeps its pins only in directories of its own; remove the link: 'rm %s'\n",
-				       path, path);
-				err = -ELOOP;
-			} else {
-				pr_err("cannot open %s as a directory: %s\n",
-				       path, strerror(-err));
-			}
+			err = open_dir_error(fd, comp, path);
 			goto out;
 		}
 		close(fd);

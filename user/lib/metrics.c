@@ -10,7 +10,8 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "metrics.h"
+#include "pins.h"
 
 /* Keys in a map, walked with get_next_key (a deleted key restarts the
  * walk, so a map that churns may count some twice: capped at max). */
@@ -112,64 +113,11 @@ int silo_group_occupancy(struct silo_group *g, __u32 *occupied, __u32 *slots)
 	return err;
 }
 
-/* The exposition format. */
-
-/* HELP text: backslash and newline escaped. */
-static void put_help(FILE *f, const char *name, const char *type,
-		     const char *help)
-{
-	fprintf(f, "# HELP %s ", name);
-	for (; *help; help++) {
-		if (*help == '\\')
-			fputs("\\\\", f);
-		else if (*help == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*help, f);
-	}
-	fprintf(f, "\n# TYPE %s %s\n", name, type);
-}
-
-/* A label value: backslash, double quote and newline escaped. */
-static void put_label_value(FILE *f, const char *v)
-{
-	fputc('"', f);
-	for (; *v; v++) {
-		if (*v == '\\')
-			fputs("\\\\", f);
-		else if (*v == '"')
-			fputs("\\\"", f);
-		else if (*v == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*v, f);
-	}
-	fputc('"', f);
-}
-
-/* name{label="value"} v, or name v without a label. */
-static void put_sample(FILE *f, const char *name, const char *label,
-		       const char *value, unsigned long long v)
-{
-	fputs(name, f);
-	if (label) {
-		fprintf(f, "{%s=", label);
-		put_label_value(f, value);
-		fputc('}', f);
-	}
-	fprintf(f, " %llu\n", v);
-}
-
 /*
  * Where each XDP counter goes: a family and the label value it takes
  * there. A counter of no rule (one added to abi.h later) still shows, in
  * silo_xdp_events_total{event="NAME"}.
  */
-struct family {
-	const char *name;
-	const char *help;
-	const char *label; /* NULL: one sample, no label */
-};
 
 static const struct family xdp_families[] = {
 	{ "silo_xdp_rx_packets_total", "Packets seen by silo's XDP program.",
@@ -240,11 +188,11 @@ static void put_xdp(FILE *f, const struct silo_stats *total)
 	for (fam = 0; fam < ARRAY_SIZE(xdp_families); fam++) {
 		const struct family *fm = &xdp_families[fam];
 
-		put_help(f, fm->name, "counter", fm->help);
+		silo_prom_help(f, fm->name, "counter", fm->help);
 		for (i = 0; i < SILO_STAT_MAX; i++)
 			if (family_of(i, &value) == (int)fam)
-				put_sample(f, fm->name, fm->label, value,
-					   ((const __u64 *)total)[i]);
+				silo_prom_sample(f, fm->name, fm->label, value,
+						 ((const __u64 *)total)[i]);
 	}
 }
 
@@ -255,13 +203,14 @@ static void put_node_family(FILE *f, const struct silo_cache_pressure *p,
 	char node[16];
 	__u32 n;
 
-	put_help(f, name, type, help);
+	silo_prom_help(f, name, type, help);
 	for (n = 0; n < p->nr_nodes; n++) {
 		const char *base = (const char *)&p->node[n] + off;
 
 		snprintf(node, sizeof(node), "%u", n);
-		put_sample(f, name, "node", node,
-			   wide ? *(const __u64 *)base : *(const __u32 *)base);
+		silo_prom_sample(f, name, "node", node,
+				 wide ? *(const __u64 *)base :
+					*(const __u32 *)base);
 	}
 }
 
@@ -304,15 +253,15 @@ static void put_daemon(FILE *f, const struct silo_daemon_info *di)
 	const __u64 *c = &di->state.events_route;
 	unsigned int i;
 
-	put_help(
+	silo_prom_help(
 		f, "silo_daemon_up", "gauge",
 		"1 while a live silod serves this namespace and its heartbeat is fresh (the data path uses the route cache).");
-	put_sample(f, "silo_daemon_up", NULL, NULL,
-		   di->running && di->cache_trusted);
+	silo_prom_sample(f, "silo_daemon_up", NULL, NULL,
+			 di->running && di->cache_trusted);
 	/* The counters as silod last published them (every heartbeat). */
 	for (i = 0; i < SILO_DSTAT_MAX; i++) {
-		put_help(f, daemon_names[i], "counter", daemon_descs[i]);
-		put_sample(f, daemon_names[i], NULL, NULL, c[i]);
+		silo_prom_help(f, daemon_names[i], "counter", daemon_descs[i]);
+		silo_prom_sample(f, daemon_names[i], NULL, NULL, c[i]);
 	}
 }
 
@@ -330,11 +279,11 @@ static int put_group(struct silo_group *g, void *ctx)
 	err = silo_group_occupancy(g, &occupied, &slots);
 	if (err)
 		return 0; /* gone meanwhile: the others still count */
-	put_sample(gs->f,
-		   gs->occupied ? "silo_reuseport_slots_occupied" :
-				  "silo_reuseport_slots",
-		   "group", silo_group_name(g),
-		   gs->occupied ? occupied : slots);
+	silo_prom_sample(gs->f,
+			 gs->occupied ? "silo_reuseport_slots_occupied" :
+					"silo_reuseport_slots",
+			 "group", silo_group_name(g),
+			 gs->occupied ? occupied : slots);
 	return 0;
 }
 
@@ -343,199 +292,16 @@ static int put_groups(FILE *f, struct silo *s)
 	struct groups gs = { .f = f };
 	int err;
 
-	put_help(f, "silo_reuseport_slots", "gauge",
-		 "Slots (one per possible CPU) of the reuseport group.");
+	silo_prom_help(f, "silo_reuseport_slots", "gauge",
+		       "Slots (one per possible CPU) of the reuseport group.");
 	err = silo_group_foreach(s, put_group, &gs);
 	if (err < 0)
 		return err;
-	put_help(f, "silo_reuseport_slots_occupied", "gauge",
-		 "Slots of the reuseport group with a socket in them.");
+	silo_prom_help(f, "silo_reuseport_slots_occupied", "gauge",
+		       "Slots of the reuseport group with a socket in them.");
 	gs.occupied = true;
 	err = silo_group_foreach(s, put_group, &gs);
 	return err < 0 ? err : 0;
-}
-
-/*
- * The reuseport selector's counters of each group, summed over CPUs. Where
- * each goes: every run counts runs and exactly one outcome (so the
- * outcomes add up to the runs), the steps that found no socket on the way,
- * and bpf_sk_select_reuseport's errors. A counter of no rule (one added to
- * abi.h later) still shows, in silo_reuseport_events_total{event="NAME"}.
- * HELP is made from abi.h's descriptions.
- */
-static const struct family rp_families[] = {
-	{ "silo_reuseport_runs_total", "Reuseport selector", NULL },
-	{ "silo_reuseport_migrations_total", "Reuseport selector", NULL },
-	{ "silo_reuseport_selections_total",
-	  "Reuseport selector runs by outcome, exactly one per run",
-	  "outcome" },
-	{ "silo_reuseport_select_misses_total",
-	  "Reuseport selection steps that found no socket", "step" },
-	{ "silo_reuseport_select_errors_total",
-	  "Failed bpf_sk_select_reuseport calls by error", "error" },
-	{ "silo_reuseport_events_total", "Other reuseport selector counters",
-	  "event" },
-};
-
-enum { RF_RUNS, RF_MIGRATE, RF_OUTCOME, RF_MISS, RF_ERROR, RF_EVENT };
-
-/* The family of reuseport counter idx and its label value. */
-static int rp_family_of(unsigned int idx, const char **value)
-{
-	const char *name = silo_reuseport_stat_name(idx);
-
-	*value = name;
-	switch (idx) {
-	case SILO_RSTAT_RUNS:
-		return RF_RUNS;
-	case SILO_RSTAT_MIGRATE:
-		return RF_MIGRATE;
-	case SILO_RSTAT_SEL_QUEUE:
-	case SILO_RSTAT_SEL_CPU:
-	case SILO_RSTAT_SEL_NODE:
-	case SILO_RSTAT_HASH_POLICY:
-	case SILO_RSTAT_HASH_FALLBACK:
-	case SILO_RSTAT_NO_GROUP:
-	case SILO_RSTAT_NO_MAP:
-		return RF_OUTCOME;
-	case SILO_RSTAT_QUEUE_NO_TABLE:
-	case SILO_RSTAT_QUEUE_NOT_IP:
-	case SILO_RSTAT_QUEUE_NO_CPU:
-	case SILO_RSTAT_QUEUE_MISS:
-	case SILO_RSTAT_CPU_MISS:
-	case SILO_RSTAT_NODE_EMPTY:
-	case SILO_RSTAT_NODE_MISS:
-		return RF_MISS;
-	}
-	if (!strncmp(name, "err_", 4)) {
-		*value = name + 4;
-		return RF_ERROR;
-	}
-	return RF_EVENT;
-}
-
-/* "HEAD: DESC." for one counter; "HEAD (VALUE: DESC; ...)." for a family
- * with a label. */
-static void put_rp_help(FILE *f, int fam)
-{
-	const struct family *fm = &rp_families[fam];
-	char *help = NULL;
-	const char *value;
-	size_t len = 0;
-	unsigned int i;
-	bool first = true;
-	FILE *h;
-
-	h = open_memstream(&help, &len);
-	if (!h) {
-		put_help(f, fm->name, "counter", fm->help);
-		return;
-	}
-	fputs(fm->help, h);
-	for (i = 0; i < SILO_RSTAT_MAX; i++) {
-		if (rp_family_of(i, &value) != fam)
-			continue;
-		if (!fm->label)
-			fprintf(h, ": %s", silo_reuseport_stat_desc(i));
-		else
-			fprintf(h, "%s%s: %s", first ? " (" : "; ", value,
-				silo_reuseport_stat_desc(i));
-		first = false;
-	}
-	fputs(fm->label && !first ? ")." : ".", h);
-	if (fclose(h))
-		put_help(f, fm->name, "counter", fm->help);
-	else
-		put_help(f, fm->name, "counter", help);
-	free(help);
-}
-
-struct rp_group {
-	char name[SILO_REUSEPORT_NAME_MAX];
-	struct silo_reuseport_stats total;
-};
-
-struct rp_groups {
-	struct rp_group *g;
-	size_t n;
-	struct silo_reuseport_stats *per_cpu;
-	int ncpus;
-	int err;
-};
-
-static int collect_group(struct silo_group *g, void *ctx)
-{
-	struct rp_groups *gs = ctx;
-	struct rp_group *grown, *rg;
-	int cpu;
-	unsigned int i;
-
-	if (silo_group_stats(g, gs->per_cpu))
-		return 0; /* gone meanwhile: the others still count */
-	grown = realloc(gs->g, (gs->n + 1) * sizeof(*gs->g));
-	if (!grown) {
-		gs->err = -ENOMEM;
-		return 1;
-	}
-	gs->g = grown;
-	rg = &gs->g[gs->n++];
-	memset(rg, 0, sizeof(*rg));
-	snprintf(rg->name, sizeof(rg->name), "%s", silo_group_name(g));
-	for (cpu = 0; cpu < gs->ncpus; cpu++)
-		for (i = 0; i < SILO_RSTAT_MAX; i++)
-			((__u64 *)&rg->total)[i] +=
-				((const __u64 *)&gs->per_cpu[cpu])[i];
-	return 0;
-}
-
-static int put_group_stats(FILE *f, struct silo *s, int ncpus)
-{
-	struct rp_groups gs = { .ncpus = ncpus };
-	unsigned int fam, i;
-	const char *value;
-	size_t g;
-	int err;
-
-	gs.per_cpu = calloc(ncpus, sizeof(*gs.per_cpu));
-	if (!gs.per_cpu)
-		return -ENOMEM;
-	err = silo_group_foreach(s, collect_group, &gs);
-	if (gs.err)
-		err = gs.err;
-	if (err < 0)
-		goto out_free;
-	err = 0;
-	for (fam = 0; fam < ARRAY_SIZE(rp_families); fam++) {
-		const struct family *fm = &rp_families[fam];
-
-		/* events: only once abi.h has a counter of no rule. */
-		for (i = 0; i < SILO_RSTAT_MAX; i++)
-			if (rp_family_of(i, &value) == (int)fam)
-				break;
-		if (i == SILO_RSTAT_MAX)
-			continue;
-		put_rp_help(f, fam);
-		for (g = 0; g < gs.n; g++) {
-			const __u64 *c = (const __u64 *)&gs.g[g].total;
-
-			for (i = 0; i < SILO_RSTAT_MAX; i++) {
-				if (rp_family_of(i, &value) != (int)fam)
-					continue;
-				fprintf(f, "%s{group=", fm->name);
-				put_label_value(f, gs.g[g].name);
-				if (fm->label) {
-					fprintf(f, ",%s=", fm->label);
-					put_label_value(f, value);
-				}
-				fprintf(f, "} %llu\n",
-					(unsigned long long)c[i]);
-			}
-		}
-	}
-out_free:
-	free(gs.g);
-	free(gs.per_cpu);
-	return err;
 }
 
 /*
@@ -608,7 +374,7 @@ static int put_services(FILE *f, struct silo *s, int ncpus)
 		goto out;
 	for (fam = 0; fam < 2; fam++) {
 		if (fam == 0) {
-			put_help(
+			silo_prom_help(
 				f, "silo_service_rx_total", "counter",
 				"Packets for a local address and a service's port (service none: for a local address and no service).");
 		} else {
@@ -630,13 +396,14 @@ static int put_services(FILE *f, struct silo *s, int ncpus)
 					((__u64 *)&sum)[j] +=
 						((__u64 *)&pc[cpu])[j];
 			if (fam == 0) {
-				put_sample(f, "silo_service_rx_total",
-					   "service", sn->name[i], sum.rx);
+				silo_prom_sample(f, "silo_service_rx_total",
+						 "service", sn->name[i],
+						 sum.rx);
 				continue;
 			}
 			for (j = 1; j < SILO_SSTAT_MAX; j++) {
 				fputs("silo_service_packets_total{service=", f);
-				put_label_value(f, sn->name[i]);
+				silo_prom_label_value(f, sn->name[i]);
 				fprintf(f, ",outcome=\"%s\"} %llu\n",
 					silo_service_stat_name(j),
 					(unsigned long long)((__u64 *)&sum)[j]);
@@ -691,13 +458,14 @@ int silo_metrics_write(struct silo *s, FILE *f)
 	}
 	put_xdp(m, &total);
 	put_caches(m, p);
-	put_help(m, "silo_genid", "gauge",
-		 "Route cache generation: an entry of an older one is stale.");
-	put_sample(m, "silo_genid", NULL, NULL, info.genid);
+	silo_prom_help(
+		m, "silo_genid", "gauge",
+		"Route cache generation: an entry of an older one is stale.");
+	silo_prom_sample(m, "silo_genid", NULL, NULL, info.genid);
 	put_daemon(m, &di);
 	err = put_groups(m, s);
 	if (!err)
-		err = put_group_stats(m, s, ncpus);
+		err = silo_metrics_put_group_stats(m, s, ncpus);
 	if (!err)
 		err = put_services(m, s, ncpus);
 	if (fclose(m) && !err)

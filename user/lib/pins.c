@@ -15,7 +15,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
-#include "internal.h"
+#include "pins.h"
+#include "util.h"
 
 const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_META] = SILO_PIN_META,
@@ -112,6 +113,30 @@ int silo_obj_get(const struct silo *s, const char *name)
 		return -ENAMETOOLONG;
 	fd = bpf_obj_get(path);
 	return fd < 0 ? -errno : fd;
+}
+
+void silo_maps_init(struct silo_maps *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < SILO_MAP_COUNT; i++)
+		m->fd[i] = -1;
+	for (i = 0; i < SILO_MAX_NODES; i++)
+		m->node_fd[i] = -1;
+	m->nr_nodes = 0;
+}
+
+void silo_maps_close(struct silo_maps *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < SILO_MAP_COUNT; i++)
+		if (m->fd[i] >= 0)
+			close(m->fd[i]);
+	for (i = 0; i < SILO_MAX_NODES; i++)
+		if (m->node_fd[i] >= 0)
+			close(m->node_fd[i]);
+	silo_maps_init(m);
 }
 
 int silo_maps_open(struct silo *s, struct silo_maps *m)

@@ -9,7 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
-#include "internal.h"
+#include "pins.h"
 #include "fib_probe.skel.h"
 
 static int open_maps(struct silo *s, struct silo_maps *m)

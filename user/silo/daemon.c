@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "cmd.h"
 #include "fmt.h"
-#include "../lib/internal.h"
 
 static int daemon_status(void *cfg, int argc, char **argv);
 

@@ -10,7 +10,6 @@
 #include "cli.h"
 #include "cmd.h"
 #include "fmt.h"
-#include "../lib/internal.h"
 
 static int service_add(void *cfg, int argc, char **argv);
 static int service_del(void *cfg, int argc, char **argv);
@@ -157,22 +156,7 @@ static const char service_notes[] =
 /* "0-3,8" into a CPU bitmap. */
 static int parse_cpus(const char *s, __u64 *cpus)
 {
-	unsigned long a, b;
-	char *end;
-
-	memset(cpus, 0, SILO_CPU_WORDS * sizeof(*cpus));
-	while (*s) {
-		if (silo_parse_cpu_range(s, &end, &a, &b) || b >= SILO_MAX_CPUS)
-			return -EINVAL;
-		for (; a <= b; a++)
-			cpus[a / 64] |= 1ULL << (a % 64);
-		s = end;
-		if (*s == ',' && s[1])
-			s++;
-		else if (*s)
-			return -EINVAL;
-	}
-	return 0;
+	return silo_cpulist_parse(s, cpus);
 }
 
 /* The key of add and del, from what was parsed. */

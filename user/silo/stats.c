@@ -10,7 +10,6 @@
 #include "cli.h"
 #include "cmd.h"
 #include "fmt.h"
-#include "../lib/internal.h"
 
 static int stats_show(void *cfg, int argc, char **argv);
 

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include "../lib/internal.h"
+#include "../lib/silod.h"
 
 /* Configuration, from options and the config file (SIGHUP re-reads it). */
 struct silod_config {

@@ -12,7 +12,8 @@
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
-#include "internal.h"
+#include "../ethtool.h"
+#include "../nl.h"
 
 const char *silo_rss_hfunc_name(__u32 hfunc)
 {

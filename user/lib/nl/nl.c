@@ -13,7 +13,7 @@
 #include <linux/nexthop.h>
 #include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
-#include "internal.h"
+#include "../nl.h"
 
 /* Dumps interrupted by a concurrent change (NLM_F_DUMP_INTR) are retried. */
 #define NL_DUMP_RETRIES 10

@@ -25,7 +25,8 @@
 #include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "reuseport.h"
+#include "../service.h"
 
 /* 32 bits of key from bit n on (bit 0: the first byte's top bit). */
 static __u32 key_window(const __u8 *key, __u32 n)

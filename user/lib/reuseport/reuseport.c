@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "../maps.h"
 #include "reuseport.h"
 #include "silo_reuseport.skel.h"
 
@@ -44,7 +45,7 @@ int silo_reuseport_policy_parse(const char *name)
 	return -EINVAL;
 }
 
-static void group_init(struct silo_group *g, struct silo *s)
+void silo_rp_group_init(struct silo_group *g, struct silo *s)
 {
 	unsigned int i;
 
@@ -93,7 +94,7 @@ bool silo_group_name_valid(const char *name)
 	return true;
 }
 
-static int check_name(const char *name)
+int silo_rp_check_name(const char *name)
 {
 	if (!silo_group_name_valid(name)) {
 		pr_err("bad group name '%s': 1 to %d letters, digits, '_', '-' or ':'\n",
@@ -101,100 +102,6 @@ static int check_name(const char *name)
 		return -EINVAL;
 	}
 	return 0;
-}
-
-/*
- * Loads silo's reuseport object: the first time, it makes the programs and
- * the shared maps; later, it reuses the pinned ones and loads no program.
- * Either way libbpf makes a fresh group_sockets and group_slots, with BTF:
- * the new group's maps.
- */
-static int load_object(struct silo_group *g, const struct silo_maps *maps,
-		       bool *made_shared)
-{
-	struct silo_reuseport *skel;
-	struct bpf_map *shared[SILO_RP_SELECT];
-	int nr_cpus = libbpf_num_possible_cpus(), err;
-	unsigned int i;
-
-	*made_shared = false;
-	skel = silo_reuseport__open();
-	if (!skel) {
-		err = -errno;
-		pr_err("cannot open silo's reuseport object: %s\n",
-		       strerror(-err));
-		return err;
-	}
-	shared[SILO_RP_GROUPS] = skel->maps.reuseport_groups;
-	shared[SILO_RP_SOCKETS] = skel->maps.reuseport_sockets;
-	shared[SILO_RP_NODES] = skel->maps.reuseport_nodes;
-	shared[SILO_RP_STATS] = skel->maps.reuseport_stats;
-	shared[SILO_RP_QUEUES] = skel->maps.reuseport_queues;
-	bpf_map__set_max_entries(skel->maps.group_sockets, nr_cpus);
-	bpf_map__set_max_entries(skel->maps.group_slots, nr_cpus);
-	err = silo_maps_reuse(maps, skel->obj);
-	if (err)
-		goto out;
-	if (g->fd[SILO_RP_GROUPS] >= 0) {
-		for (i = 0; i < SILO_RP_SELECT && !err; i++)
-			err = bpf_map__reuse_fd(shared[i], g->fd[i]);
-		bpf_program__set_autoload(skel->progs.silo_select, false);
-		bpf_program__set_autoload(skel->progs.silo_select_or_migrate,
-					  false);
-		if (err)
-			goto out;
-	}
-	err = silo_reuseport__load(skel);
-	if (err) {
-		pr_err("the kernel refused silo's reuseport program or maps (%s): 'silo -d' shows libbpf's log and the verifier's\n",
-		       strerror(-err));
-		goto out;
-	}
-	if (g->fd[SILO_RP_GROUPS] < 0) {
-		for (i = 0; i < SILO_RP_SELECT; i++)
-			g->fd[i] = dup(bpf_map__fd(shared[i]));
-		g->fd[SILO_RP_SELECT] =
-			dup(bpf_program__fd(skel->progs.silo_select));
-		g->fd[SILO_RP_MIGRATE] = dup(
-			bpf_program__fd(skel->progs.silo_select_or_migrate));
-		*made_shared = true;
-	}
-	g->sockets_fd = dup(bpf_map__fd(skel->maps.group_sockets));
-	g->slots_fd = dup(bpf_map__fd(skel->maps.group_slots));
-	for (i = 0; i < SILO_RP_COUNT; i++)
-		if (g->fd[i] < 0)
-			err = -EMFILE;
-	if (g->sockets_fd < 0 || g->slots_fd < 0)
-		err = -EMFILE;
-out:
-	silo_reuseport__destroy(skel);
-	return err;
-}
-
-static int alloc_id(int groups_fd, __u32 *id)
-{
-	unsigned char used[SILO_REUSEPORT_MAX_GROUPS] = {};
-	struct silo_reuseport_key key, next;
-	struct silo_reuseport_group val;
-	bool has_key = false;
-	__u32 i;
-
-	while (!bpf_map_get_next_key(groups_fd, has_key ? &key : NULL, &next)) {
-		key = next;
-		has_key = true;
-		if (!bpf_map_lookup_elem(groups_fd, &key, &val) &&
-		    val.id < SILO_REUSEPORT_MAX_GROUPS)
-			used[val.id] = 1;
-	}
-	for (i = 1; i < SILO_REUSEPORT_MAX_GROUPS; i++) {
-		if (!used[i]) {
-			*id = i;
-			return 0;
-		}
-	}
-	pr_err("there are %d reuseport groups here, the most silo keeps: detach one first\n",
-	       SILO_REUSEPORT_MAX_GROUPS - 1);
-	return -ENOSPC;
 }
 
 static int find_by_name(int groups_fd, const char *name,
@@ -214,20 +121,6 @@ static int find_by_name(int groups_fd, const char *name,
 		}
 	}
 	return -ENOENT;
-}
-
-static int zero_stats(const struct silo_group *g)
-{
-	int nr_cpus = libbpf_num_possible_cpus(), err = 0;
-	void *zeros = calloc(nr_cpus, sizeof(struct silo_reuseport_stats));
-
-	if (!zeros)
-		return -ENOMEM;
-	if (bpf_map_update_elem(g->fd[SILO_RP_STATS], &g->val.id, zeros,
-				BPF_ANY))
-		err = -errno;
-	free(zeros);
-	return err;
 }
 
 /*
@@ -273,173 +166,12 @@ static int update_node_lists(const struct silo_group *g)
 	return err;
 }
 
-static void delete_node_lists(int nodes_fd, __u32 id)
+void silo_rp_delete_node_lists(int nodes_fd, __u32 id)
 {
 	struct silo_reuseport_node_key nk = { .group = id };
 
 	for (nk.node = 0; nk.node < SILO_MAX_NODES; nk.node++)
 		bpf_map_delete_elem(nodes_fd, &nk);
-}
-
-/* -EEXIST when key's kernel group is a silo group already. */
-static int kernel_group_taken(const struct silo *s,
-			      const struct silo_reuseport_key *key, int fd,
-			      const char *desc)
-{
-	struct silo_reuseport_group other;
-	int groups_fd, err = 0;
-
-	groups_fd = silo_rp_pin_get(s, SILO_RP_GROUPS);
-	if (groups_fd < 0)
-		return 0;
-	if (!bpf_map_lookup_elem(groups_fd, key, &other)) {
-		pr_err("the kernel group of fd %d (%s) is silo group '%s' already: 'silo reuseport detach %s' first\n",
-		       fd, desc, other.name, other.name);
-		err = -EEXIST;
-	}
-	close(groups_fd);
-	return err;
-}
-
-int silo_group_create(struct silo *s, int fd,
-		      const struct silo_group_opts *opts,
-		      struct silo_group **out)
-{
-	static const struct silo_group_opts defaults;
-	struct silo_maps maps;
-	struct silo_group *g;
-	bool created, made_shared, dir_made = false, in_outer = false;
-	char why[160], desc[96];
-	int lock, err, retries = 0;
-
-	*out = NULL;
-	if (!opts)
-		opts = &defaults;
-	if ((unsigned int)opts->policy >= SILO_REUSEPORT_POLICY_MAX) {
-		pr_err("bad policy %d: cpu, node, queue or hash\n",
-		       opts->policy);
-		return -EINVAL;
-	}
-	if (opts->name && check_name(opts->name))
-		return -EINVAL;
-	g = malloc(sizeof(*g));
-	if (!g)
-		return -ENOMEM;
-	group_init(g, s);
-	silo_maps_init(&maps);
-	err = silo_reuseport_sock_key(s, fd, &g->key, why, sizeof(why));
-	if (err) {
-		pr_err("cannot make a reuseport group of fd %d: %s\n", fd, why);
-		free(g);
-		return err;
-	}
-	silo_reuseport_key_str(&g->key, desc, sizeof(desc));
-	if (opts->name)
-		snprintf(g->val.name, sizeof(g->val.name), "%s", opts->name);
-	else
-		silo_rp_default_name(&g->key, g->val.name);
-	g->val.policy = opts->policy;
-	g->val.nr_slots = libbpf_num_possible_cpus();
-	if (g->key.protocol == IPPROTO_TCP && !opts->no_migrate)
-		g->val.flags |= SILO_REUSEPORT_F_MIGRATE;
-
-again:
-	lock = silo_rp_lock(s, true);
-	if (lock < 0) {
-		free(g);
-		return lock;
-	}
-	err = kernel_group_taken(s, &g->key, fd, desc);
-	if (!err)
-		err = silo_group_pins_claim(s, g->val.name);
-	if (!err && !silo_rp_lock_holds(s, lock)) {
-		/* An unload removed the empty pin directory before we made
-		 * the group's in it: the lock was on the old one. */
-		silo_group_pins_remove(s, g->val.name);
-		err = -ENOENT;
-	}
-	if (err == -ENOENT && retries++ < 3) {
-		silo_rp_unlock(lock);
-		goto again;
-	}
-	if (err == -ENOENT)
-		pr_err("%s keeps disappearing (silo unloading meanwhile): try again\n",
-		       s->pin_dir);
-	if (err) {
-		silo_pin_dirs_remove_empty(
-			s); /* silo_rp_lock may have made them */
-		goto err_unlock;
-	}
-	dir_made = true;
-	err = silo_maps_ensure(s, &maps, 0, SILO_CACHE_DEFAULT, &created);
-	if (err)
-		goto err_undo;
-	if (created)
-		silo_rp_pins_remove_orphans(s, g->val.name);
-	err = silo_rp_shared_open(g);
-	if (err == -ESTALE) {
-		pr_err("the reuseport pins in %s are incomplete or of another silo version: detach every group, or remove %s/reuseport_*\n",
-		       s->pin_dir, s->pin_dir);
-		goto err_undo;
-	} else if (err && err != -ENOENT) {
-		pr_err("cannot open the reuseport pins in %s: %s\n", s->pin_dir,
-		       strerror(-err));
-		goto err_undo;
-	}
-	err = load_object(g, &maps, &made_shared);
-	if (!err && made_shared)
-		err = silo_rp_pins_pin(s, g->fd);
-	if (err)
-		goto err_undo;
-	if (g->cpu_node_fd < 0)
-		g->cpu_node_fd = dup(maps.fd[SILO_MAP_CPU_NODE]);
-	err = alloc_id(g->fd[SILO_RP_GROUPS], &g->val.id);
-	if (err)
-		goto err_undo;
-	if (bpf_map_update_elem(g->fd[SILO_RP_SOCKETS], &g->val.id,
-				&g->sockets_fd, BPF_ANY)) {
-		err = -errno;
-		pr_err("cannot add the sockets map of group '%s': %s\n",
-		       g->val.name, strerror(-err));
-		goto err_undo;
-	}
-	in_outer = true;
-	delete_node_lists(g->fd[SILO_RP_NODES], g->val.id);
-	bpf_map_delete_elem(g->fd[SILO_RP_QUEUES],
-			    &g->val.id); /* a reused id's */
-	err = zero_stats(g);
-	if (!err)
-		err = silo_group_pins_pin(s, g->val.name, g->sockets_fd,
-					  g->slots_fd);
-	if (err)
-		goto err_undo;
-	/* Last: from here on the program selects for this group. */
-	if (bpf_map_update_elem(g->fd[SILO_RP_GROUPS], &g->key, &g->val,
-				BPF_NOEXIST)) {
-		err = -errno;
-		pr_err("cannot add group '%s': %s\n", g->val.name,
-		       strerror(-err));
-		goto err_undo;
-	}
-	silo_rp_unlock(lock);
-	silo_maps_close(&maps);
-	pr_debug("group '%s' made for %s, policy %s\n", g->val.name, desc,
-		 policy_names[g->val.policy]);
-	*out = g;
-	return 0;
-
-err_undo:
-	if (in_outer)
-		bpf_map_delete_elem(g->fd[SILO_RP_SOCKETS], &g->val.id);
-	if (dir_made) {
-		silo_group_pins_remove(s, g->val.name);
-		silo_rp_pins_release(s);
-	}
-err_unlock:
-	silo_rp_unlock(lock);
-	silo_maps_close(&maps);
-	silo_group_close(g);
-	return err;
 }
 
 static int open_group_maps(struct silo_group *g)
@@ -473,7 +205,7 @@ int silo_group_open(struct silo *s, const char *name, struct silo_group **out)
 	g = malloc(sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	group_init(g, s);
+	silo_rp_group_init(g, s);
 	err = silo_rp_shared_open(g);
 	if (!err)
 		err = find_by_name(g->fd[SILO_RP_GROUPS], name, &g->key,
@@ -508,7 +240,7 @@ int silo_group_open_key(struct silo *s, const struct silo_reuseport_key *key,
 	g = malloc(sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	group_init(g, s);
+	silo_rp_group_init(g, s);
 	err = silo_rp_shared_open(g);
 	if (!err && bpf_map_lookup_elem(g->fd[SILO_RP_GROUPS], key, &g->val))
 		err = -ENOENT;
@@ -781,7 +513,7 @@ int silo_group_detach(struct silo_group *g, int fd)
 	/* The program finds no group from here on: the kernel's hash. */
 	bpf_map_delete_elem(g->fd[SILO_RP_GROUPS], &g->key);
 	bpf_map_delete_elem(g->fd[SILO_RP_SOCKETS], &g->val.id);
-	delete_node_lists(g->fd[SILO_RP_NODES], g->val.id);
+	silo_rp_delete_node_lists(g->fd[SILO_RP_NODES], g->val.id);
 	bpf_map_delete_elem(g->fd[SILO_RP_QUEUES], &g->val.id);
 	silo_group_pins_remove(g->s, g->val.name);
 	g->detached = true;
@@ -799,73 +531,6 @@ int silo_group_info(struct silo_group *g, struct silo_group_info *info)
 	info->key = g->key;
 	info->group = g->val;
 	return 0;
-}
-
-int silo_group_slots(struct silo_group *g, struct silo_group_slot *slots)
-{
-	__u32 slot;
-
-	for (slot = 0; slot < g->val.nr_slots; slot++) {
-		struct silo_group_slot *sl = &slots[slot];
-
-		memset(sl, 0, sizeof(*sl));
-		sl->placed.fd = -1;
-		if (bpf_map_lookup_elem(g->sockets_fd, &slot, &sl->cookie))
-			sl->cookie = 0;
-		bpf_map_lookup_elem(g->slots_fd, &slot, &sl->placed);
-		if (bpf_map_lookup_elem(g->cpu_node_fd, &slot, &sl->node))
-			sl->node = 0;
-	}
-	return 0;
-}
-
-int silo_group_stats(struct silo_group *g, struct silo_reuseport_stats *stats)
-{
-	if (bpf_map_lookup_elem(g->fd[SILO_RP_STATS], &g->val.id, stats))
-		return -errno;
-	return 0;
-}
-
-int silo_group_foreach(struct silo *s,
-		       int (*fn)(struct silo_group *g, void *ctx), void *ctx)
-{
-	struct silo_reuseport_key key, next;
-	struct silo_reuseport_group val;
-	struct silo_group *g;
-	char(*names)[SILO_REUSEPORT_NAME_MAX] = NULL;
-	bool has_key = false;
-	size_t n = 0, i;
-	int fd, err = 0;
-
-	fd = silo_rp_pin_get(s, SILO_RP_GROUPS);
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
-	/* Names first: fn may detach groups. */
-	while (!bpf_map_get_next_key(fd, has_key ? &key : NULL, &next)) {
-		void *p;
-
-		key = next;
-		has_key = true;
-		if (bpf_map_lookup_elem(fd, &key, &val))
-			continue;
-		p = realloc(names, (n + 1) * sizeof(*names));
-		if (!p) {
-			err = -ENOMEM;
-			goto out;
-		}
-		names = p;
-		memcpy(names[n++], val.name, sizeof(val.name));
-	}
-	for (i = 0; i < n && !err; i++) {
-		if (silo_group_open(s, names[i], &g))
-			continue;
-		err = fn(g, ctx);
-		silo_group_close(g);
-	}
-out:
-	free(names);
-	close(fd);
-	return err;
 }
 
 /* For reuseport_queue.c: the group's RSS table map and id, under the lock

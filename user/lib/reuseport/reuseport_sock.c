@@ -56,12 +56,37 @@ int silo_socket_cookie(int fd, __u64 *cookie)
 	return getsockopt(fd, SOL_SOCKET, SO_COOKIE, cookie, &len) ? -errno : 0;
 }
 
+/* The address and port fd is bound to, into key. */
+static int sock_addr(int fd, int domain, struct silo_reuseport_key *key,
+		     char *why, size_t len)
+{
+	struct sockaddr_storage ss = {};
+	socklen_t sslen = sizeof(ss);
+	int err;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sslen)) {
+		err = -errno;
+		snprintf(why, len, "getsockname: %s", strerror(-err));
+		return err;
+	}
+	if (domain == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)&ss;
+
+		key->port = ntohs(sin->sin_port);
+		memcpy(key->addr, &sin->sin_addr, 4);
+	} else {
+		const struct sockaddr_in6 *sin6 = (const void *)&ss;
+
+		key->port = ntohs(sin6->sin6_port);
+		memcpy(key->addr, &sin6->sin6_addr, 16);
+	}
+	return 0;
+}
+
 int silo_reuseport_sock_key(const struct silo *s, int fd,
 			    struct silo_reuseport_key *key, char *why,
 			    size_t len)
 {
-	struct sockaddr_storage ss = {};
-	socklen_t sslen = sizeof(ss);
 	int domain, protocol, on, err;
 	__u64 cookie;
 	struct stat st;
@@ -98,24 +123,11 @@ int silo_reuseport_sock_key(const struct silo *s, int fd,
 			"no SO_REUSEPORT: set it before bind(), on every socket of the group");
 		return -EINVAL;
 	}
-	if (getsockname(fd, (struct sockaddr *)&ss, &sslen)) {
-		err = -errno;
-		snprintf(why, len, "getsockname: %s", strerror(-err));
+	err = sock_addr(fd, domain, key, why, len);
+	if (err)
 		return err;
-	}
 	key->family = domain == AF_INET ? SILO_AF_INET : SILO_AF_INET6;
 	key->protocol = protocol;
-	if (domain == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)&ss;
-
-		key->port = ntohs(sin->sin_port);
-		memcpy(key->addr, &sin->sin_addr, 4);
-	} else {
-		const struct sockaddr_in6 *sin6 = (const void *)&ss;
-
-		key->port = ntohs(sin6->sin6_port);
-		memcpy(key->addr, &sin6->sin6_addr, 16);
-	}
 	if (!key->port) {
 		snprintf(why, len, "not bound: bind() it to the group's port");
 		return -EINVAL;

@@ -8,20 +8,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
-#include "internal.h"
+#include "../ethtool.h"
+#include "../maps.h"
+#include "xdp.h"
 #include "silo_xdp.skel.h"
 
 #ifndef BPF_F_XDP_DEV_BOUND_ONLY /* uapi headers older than 6.3 */
 #define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
 #endif
-
-/* What the pinned link of a device says. */
-struct xdp_link {
-	int fd; /* -1: no pin */
-	__u32 prog_id;
-	__u32 link_id;
-	bool defunct; /* its device is gone */
-};
 
 static __u32 mode_flags(enum silo_xdp_mode mode)
 {
@@ -77,38 +71,6 @@ static void warn_hidden_tags(const char *ifname, const struct silo_vlan_view *v,
 		ifname, why,
 		opts->mode == SILO_XDP_SKB ? "forwards" : "forwards or steers",
 		ifname, ifname);
-}
-
-static int open_link(struct silo *s, __u32 ifindex, struct xdp_link *l)
-{
-	struct bpf_link_info info = {};
-	__u32 len = sizeof(info);
-	char path[PATH_MAX];
-	int err;
-
-	l->fd = -1;
-	silo_link_pin_path(s, path, sizeof(path), ifindex);
-	l->fd = silo_link_pin_get(s, ifindex);
-	if (l->fd < 0)
-		return l->fd == -ENOENT ? 0 : l->fd;
-	if (bpf_obj_get_info_by_fd(l->fd, &info, &len)) {
-		err = -errno;
-		goto err_close;
-	}
-	if (info.type != BPF_LINK_TYPE_XDP) {
-		pr_err("%s is not an XDP link: remove it\n", path);
-		err = -EINVAL;
-		goto err_close;
-	}
-	l->prog_id = info.prog_id;
-	l->link_id = info.id;
-	l->defunct = info.xdp.ifindex != ifindex;
-	return 0;
-
-err_close:
-	close(l->fd);
-	l->fd = -1;
-	return err;
 }
 
 /* Takes a program that is not silo's off the device (--force). */
@@ -217,113 +179,116 @@ static int envelope_check(const char *ifname,
 	return -EPERM;
 }
 
-int silo_xdp_load(struct silo *s, const char *ifname,
-		  const struct silo_xdp_load_opts *opts)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	LIBBPF_OPTS(bpf_link_create_opts, lopts);
-	struct xdp_link old = { .fd = -1 };
-	struct silo_xdp *skel = NULL;
-	struct silo_vlan_view vlan;
-	struct bpf_program *prog;
-	struct silo_maps maps;
+/* A load in progress: what its steps make and its undo needs. */
+struct xdp_load {
+	struct silo *s;
+	const char *ifname;
+	const struct silo_xdp_load_opts *opts;
+	const struct bpf_xdp_query_opts *q; /* what runs on the device now */
+	__u32 ifindex;
 	char link_path[PATH_MAX];
-	bool created = false, ours, had_tx = false, applied = false;
-	__u32 ifindex, cache_size, tx_was = 0;
+	struct xdp_link old;
+	bool ours; /* old is silo's, live: a replace */
+	struct silo_maps maps;
+	bool created, applied;
 	struct silo_envelope env;
-	struct silo_genid genid = {};
-	int err, link_fd = -1, prog_fd, override = -1;
+	struct silo_genid genid; /* as it was, when not created */
+	int override;
+	struct silo_xdp *skel;
+	struct bpf_program *prog;
+	struct silo_vlan_view vlan;
+	bool had_tx;
+	__u32 tx_was;
+	int link_fd;
+};
 
-	if (opts->cache_size > SILO_ROUTE_CACHE_MAX) {
-		pr_err("a route cache of %u entries is too large: at most %u per node\n",
-		       opts->cache_size, SILO_ROUTE_CACHE_MAX);
-		return -E2BIG;
-	}
-	silo_maps_init(&maps);
-	silo_xdp_prune(s);
-	ifindex = if_nametoindex(ifname);
-	if (!ifindex) {
-		pr_err("no device '%s' in this network namespace: see 'ip link show'\n",
-		       ifname);
-		return -ENODEV;
-	}
-	silo_link_pin_path(s, link_path, sizeof(link_path), ifindex);
-	err = bpf_xdp_query(ifindex, 0, &q);
-	if (err) {
-		pr_err("cannot query XDP on %s: %s\n", ifname, strerror(-err));
-		return err;
-	}
-	err = open_link(s, ifindex, &old);
-	if (err) {
-		pr_err("cannot open %s: %s\n", link_path, strerror(-err));
-		return err;
-	}
-	ours = old.fd >= 0 && !old.defunct;
-	if (ours && !opts->replace) {
+/* What runs on the device already: silo's (a replace) or another's. */
+static int load_check(struct xdp_load *l)
+{
+	const struct bpf_xdp_query_opts *q = l->q;
+	const struct silo_xdp_load_opts *opts = l->opts;
+	const char *ifname = l->ifname;
+
+	l->ours = l->old.fd >= 0 && !l->old.defunct;
+	if (l->ours && !opts->replace) {
 		pr_err("silo is already loaded on %s (program %u): add --replace to swap in a new program in place (maps kept, no packet lost), or run 'silo xdp unload %s' first\n",
-		       ifname, old.prog_id, ifname);
-		err = -EEXIST;
-		goto out;
+		       ifname, l->old.prog_id, ifname);
+		return -EEXIST;
 	}
-	if (ours && (q.attach_mode == XDP_ATTACHED_SKB) !=
-			    (opts->mode == SILO_XDP_SKB)) {
+	if (l->ours && (q->attach_mode == XDP_ATTACHED_SKB) !=
+			       (opts->mode == SILO_XDP_SKB)) {
 		pr_err("silo runs on %s in %s mode; a replace cannot change the mode: unload first\n",
-		       ifname, attach_mode_name(q.attach_mode));
-		err = -EINVAL;
-		goto out;
+		       ifname, attach_mode_name(q->attach_mode));
+		return -EINVAL;
 	}
-	if (!ours && q.prog_id && !opts->force) {
+	if (!l->ours && q->prog_id && !opts->force) {
 		pr_err("%s runs XDP program %u (%s mode), which is not silo's: add --force to replace it\n",
-		       ifname, q.prog_id, attach_mode_name(q.attach_mode));
-		err = -EBUSY;
-		goto out;
+		       ifname, q->prog_id, attach_mode_name(q->attach_mode));
+		return -EBUSY;
 	}
+	return 0;
+}
+
+/* The shared maps, made or opened, with the envelope written to genid. */
+static int load_maps(struct xdp_load *l)
+{
+	const struct silo_xdp_load_opts *opts = l->opts;
+	struct silo_maps *maps = &l->maps;
+	int err;
 
 	/* Before anything is made: a refusal leaves nothing behind. */
-	err = envelope_check(ifname, opts, &env, &override);
+	err = envelope_check(l->ifname, opts, &l->env, &l->override);
 	if (err)
-		goto out;
-	err = silo_maps_ensure(s, &maps, opts->cache_size, opts->cache_kind,
-			       &created);
+		return err;
+	err = silo_maps_ensure(l->s, maps, opts->cache_size, opts->cache_kind,
+			       &l->created);
 	if (err)
-		goto out;
-	if (!created && bpf_map_lookup_elem(maps.fd[SILO_MAP_GENID],
-					    &(__u32){ 0 }, &genid)) {
-		err = -errno;
-		goto out;
-	}
+		return err;
+	if (!l->created && bpf_map_lookup_elem(maps->fd[SILO_MAP_GENID],
+					       &(__u32){ 0 }, &l->genid))
+		return -errno;
 	/* Before the program sees a packet. */
-	err = silo_envelope_apply(maps.fd[SILO_MAP_GENID], &env, override);
+	err = silo_envelope_apply(maps->fd[SILO_MAP_GENID], &l->env,
+				  l->override);
 	if (err) {
 		pr_err("cannot write the envelope to genid: %s\n",
 		       strerror(-err));
-		goto out;
+		return err;
 	}
-	applied = true;
-	if (!created) {
+	l->applied = true;
+	if (!l->created) {
 		/* The device's program sees the addresses and rules of now. */
-		err = silo_fill_local_addrs(maps.fd[SILO_MAP_LOCAL_ADDRS]);
+		err = silo_fill_local_addrs(maps->fd[SILO_MAP_LOCAL_ADDRS]);
 		if (!err)
-			err = silo_sync_genid(maps.fd[SILO_MAP_GENID],
+			err = silo_sync_genid(maps->fd[SILO_MAP_GENID],
 					      SILO_SYNC_ALL);
-		if (err)
-			goto out;
 	}
+	return err;
+}
 
-	skel = silo_xdp__open();
+/* silo's XDP object, set up for this device and loaded over the maps. */
+static int load_prog(struct xdp_load *l)
+{
+	const struct silo_xdp_load_opts *opts = l->opts;
+	struct silo_xdp *skel;
+	struct bpf_program *prog;
+	__u32 cache_size;
+	int err;
+
+	skel = l->skel = silo_xdp__open();
 	if (!skel) {
 		err = -errno;
 		pr_err("cannot open silo's XDP object: %s\n", strerror(-err));
-		goto out;
+		return err;
 	}
 	skel->rodata->forward = opts->forward;
 	skel->rodata->cache_enabled = !opts->no_cache;
 	skel->rodata->steer = opts->mode == SILO_XDP_NATIVE;
-	prog = skel->progs.silo_xdp;
+	prog = l->prog = skel->progs.silo_xdp;
 	/* Unreadable: nothing to bind for, nothing to warn of. */
-	if (silo_vlan_view_get(ifname, ifindex, &vlan))
-		memset(&vlan, 0, sizeof(vlan));
-	if (opts->mode == SILO_XDP_NATIVE && !opts->unbound && vlan.meta) {
+	if (silo_vlan_view_get(l->ifname, l->ifindex, &l->vlan))
+		memset(&l->vlan, 0, sizeof(l->vlan));
+	if (opts->mode == SILO_XDP_NATIVE && !opts->unbound && l->vlan.meta) {
 		/* Bound to the device, the program may ask its driver for a
 		 * VLAN tag taken off before XDP (bpf/silo_xdp.bpf.c). Only
 		 * where the driver tells (netdev netlink's XDP RX metadata,
@@ -331,150 +296,173 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		 * -EOPNOTSUPP for nothing, and a device that propagates its
 		 * program (a bond) keeps the unbound one it always had. */
 		bpf_program__set_autoload(prog, false);
-		prog = skel->progs.silo_xdp_dev;
+		prog = l->prog = skel->progs.silo_xdp_dev;
 		bpf_program__set_autoload(prog, true);
-		bpf_program__set_ifindex(prog, ifindex);
+		bpf_program__set_ifindex(prog, l->ifindex);
 		bpf_program__set_flags(prog, bpf_program__flags(prog) |
 						     BPF_F_XDP_DEV_BOUND_ONLY);
 	}
-	if (!silo_maps_cache_size(&maps, &cache_size))
+	if (!silo_maps_cache_size(&l->maps, &cache_size))
 		skel->rodata->cache_size = cache_size;
-	err = silo_maps_reuse(&maps, skel->obj);
+	err = silo_maps_reuse(&l->maps, skel->obj);
 	if (err)
-		goto out;
+		return err;
 	err = silo_xdp__load(skel);
-	if (err) {
+	if (err)
 		pr_err("the kernel refused silo's XDP program (%s): 'silo -d' shows libbpf's log and the verifier's\n",
 		       strerror(-err));
-		goto out;
-	}
-
-	/* Per-device entries first, so the program finds them at once. */
-	err = silo_fill_device(maps.fd[SILO_MAP_DEVICES],
-			       maps.fd[SILO_MAP_GENID], ifindex);
-	if (err)
-		goto out;
-	had_tx = !bpf_map_lookup_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex,
-				      &tx_was);
-	/* Native only: a driver that runs XDP natively also transmits it. */
-	if (opts->forward && opts->mode == SILO_XDP_NATIVE)
-		err = bpf_map_update_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex,
-					  &ifindex, BPF_ANY);
-	else if (had_tx)
-		err = bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
-	if (err) {
-		err = -errno;
-		pr_err("cannot update tx_ports: %s\n", strerror(-err));
-		goto out_device;
-	}
-
-	prog_fd = bpf_program__fd(prog);
-	if (ours) {
-		/* Atomic: the old program runs until the new one does. */
-		if (bpf_link_update(old.fd, prog_fd, NULL)) {
-			err = -errno;
-			pr_err("cannot replace silo's program on %s: %s\n",
-			       ifname, strerror(-err));
-			goto out_tx;
-		}
-		warn_hidden_tags(ifname, &vlan,
-				 prog == skel->progs.silo_xdp_dev, opts);
-		goto out;
-	}
-	if (q.prog_id) {
-		err = detach_foreign(ifname, ifindex, &q);
-		if (err)
-			goto out_tx;
-	}
-	lopts.flags = mode_flags(opts->mode);
-	link_fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &lopts);
-	if (link_fd < 0) {
-		err = attach_error(ifname, opts->mode, -errno);
-		goto out_tx;
-	}
-	/* Over the link of a device that is gone, when there is one. */
-	err = silo_link_pin(s, ifindex, link_fd, old.fd >= 0);
-	if (err) {
-		pr_err("cannot pin %s: %s\n", link_path, strerror(-err));
-		goto out_tx;
-	}
-	warn_hidden_tags(ifname, &vlan, prog == skel->progs.silo_xdp_dev, opts);
-	err = 0;
-	goto out;
-
-out_tx:
-	if (had_tx)
-		bpf_map_update_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex,
-				    &tx_was, BPF_ANY);
-	else
-		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
-out_device:
-	if (!ours)
-		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
-out:
-	/* A failed load does not change the operator's earlier decision. */
-	if (err && applied && !created && override >= 0 &&
-	    override != (int)genid.override)
-		silo_envelope_apply(maps.fd[SILO_MAP_GENID], &env,
-				    genid.override);
-	if (err && created)
-		silo_maps_release(s);
-	if (link_fd >= 0)
-		close(link_fd); /* the pin holds it, or closing detaches it */
-	if (old.fd >= 0)
-		close(old.fd);
-	silo_maps_close(&maps);
-	silo_xdp__destroy(skel);
 	return err;
 }
 
-/* Forgets a device: its link pin and its entries in the shared maps. */
-static void forget_device(struct silo *s, __u32 ifindex)
+/* The device's tx_ports entry, the old one kept in l for the undo. */
+static int load_tx(struct xdp_load *l)
 {
-	struct silo_maps maps;
+	int fd = l->maps.fd[SILO_MAP_TX_PORTS], err = 0;
 
-	silo_link_unpin(s, ifindex);
-	if (!silo_maps_open(s, &maps)) {
-		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
-		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
-		silo_maps_close(&maps);
+	l->had_tx = !bpf_map_lookup_elem(fd, &l->ifindex, &l->tx_was);
+	/* Native only: a driver that runs XDP natively also transmits it. */
+	if (l->opts->forward && l->opts->mode == SILO_XDP_NATIVE)
+		err = bpf_map_update_elem(fd, &l->ifindex, &l->ifindex,
+					  BPF_ANY);
+	else if (l->had_tx)
+		err = bpf_map_delete_elem(fd, &l->ifindex);
+	if (err) {
+		err = -errno;
+		pr_err("cannot update tx_ports: %s\n", strerror(-err));
 	}
+	return err;
 }
 
-/*
- * A link pin is left over when its link attaches to nothing any more: the
- * kernel detached it because the device was deleted (or moved to another
- * namespace), or someone ran 'bpftool link detach'. Its link info then says
- * ifindex 0.
- */
-static int prune_link(struct silo *s, __u32 ifindex, void *ctx)
+/* The program onto the device: in place of silo's old one, or linked
+ * (over another's with --force) and the link pinned. */
+static int load_attach(struct xdp_load *l)
 {
-	struct xdp_link l;
+	LIBBPF_OPTS(bpf_link_create_opts, lopts);
+	const char *ifname = l->ifname;
+	bool bound = l->prog == l->skel->progs.silo_xdp_dev;
+	int err, prog_fd = bpf_program__fd(l->prog);
 
-	if (open_link(s, ifindex, &l) || l.fd < 0)
+	if (l->ours) {
+		/* Atomic: the old program runs until the new one does. */
+		if (bpf_link_update(l->old.fd, prog_fd, NULL)) {
+			err = -errno;
+			pr_err("cannot replace silo's program on %s: %s\n",
+			       ifname, strerror(-err));
+			return err;
+		}
+		warn_hidden_tags(ifname, &l->vlan, bound, l->opts);
 		return 0;
-	close(l.fd);
-	if (!l.defunct)
-		return 0;
-	forget_device(s, ifindex);
-	pr_info("removed the pins of ifindex %u: its device is gone or its link detached\n",
-		ifindex);
-	++*(int *)ctx;
+	}
+	if (l->q->prog_id) {
+		err = detach_foreign(ifname, l->ifindex, l->q);
+		if (err)
+			return err;
+	}
+	lopts.flags = mode_flags(l->opts->mode);
+	l->link_fd = bpf_link_create(prog_fd, l->ifindex, BPF_XDP, &lopts);
+	if (l->link_fd < 0)
+		return attach_error(ifname, l->opts->mode, -errno);
+	/* Over the link of a device that is gone, when there is one. */
+	err = silo_link_pin(l->s, l->ifindex, l->link_fd, l->old.fd >= 0);
+	if (err) {
+		pr_err("cannot pin %s: %s\n", l->link_path, strerror(-err));
+		return err;
+	}
+	warn_hidden_tags(ifname, &l->vlan, bound, l->opts);
 	return 0;
 }
 
-int silo_xdp_prune(struct silo *s)
+/* The device's entries and the program on it; undone when it fails. */
+static int load_device(struct xdp_load *l)
 {
-	int n = 0, err;
+	struct silo_maps *maps = &l->maps;
+	int err;
 
-	err = silo_for_each_link_pin(s, prune_link, &n);
+	/* Per-device entries first, so the program finds them at once. */
+	err = silo_fill_device(maps->fd[SILO_MAP_DEVICES],
+			       maps->fd[SILO_MAP_GENID], l->ifindex);
 	if (err)
 		return err;
-	/* Like an unload of the last device; silod keeps the maps while it
-	 * runs and releases them when it exits. */
-	if (n && silo_daemon_pid(s) != getpid())
+	err = load_tx(l);
+	if (err)
+		goto out_device;
+	err = load_attach(l);
+	if (err)
+		goto out_tx;
+	return 0;
+
+out_tx:
+	if (l->had_tx)
+		bpf_map_update_elem(maps->fd[SILO_MAP_TX_PORTS], &l->ifindex,
+				    &l->tx_was, BPF_ANY);
+	else
+		bpf_map_delete_elem(maps->fd[SILO_MAP_TX_PORTS], &l->ifindex);
+out_device:
+	if (!l->ours)
+		bpf_map_delete_elem(maps->fd[SILO_MAP_DEVICES], &l->ifindex);
+	return err;
+}
+
+int silo_xdp_load(struct silo *s, const char *ifname,
+		  const struct silo_xdp_load_opts *opts)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct xdp_load l = { .s = s,
+			      .ifname = ifname,
+			      .opts = opts,
+			      .q = &q,
+			      .old = { .fd = -1 },
+			      .override = -1,
+			      .link_fd = -1 };
+	struct silo_maps *maps = &l.maps;
+	int err;
+
+	if (opts->cache_size > SILO_ROUTE_CACHE_MAX) {
+		pr_err("a route cache of %u entries is too large: at most %u per node\n",
+		       opts->cache_size, SILO_ROUTE_CACHE_MAX);
+		return -E2BIG;
+	}
+	silo_maps_init(maps);
+	silo_xdp_prune(s);
+	l.ifindex = if_nametoindex(ifname);
+	if (!l.ifindex) {
+		pr_err("no device '%s' in this network namespace: see 'ip link show'\n",
+		       ifname);
+		return -ENODEV;
+	}
+	silo_link_pin_path(s, l.link_path, sizeof(l.link_path), l.ifindex);
+	err = bpf_xdp_query(l.ifindex, 0, &q);
+	if (err) {
+		pr_err("cannot query XDP on %s: %s\n", ifname, strerror(-err));
+		return err;
+	}
+	err = silo_xdp_link_open(s, l.ifindex, &l.old);
+	if (err) {
+		pr_err("cannot open %s: %s\n", l.link_path, strerror(-err));
+		return err;
+	}
+	err = load_check(&l);
+	if (!err)
+		err = load_maps(&l);
+	if (!err)
+		err = load_prog(&l);
+	if (!err)
+		err = load_device(&l);
+
+	/* A failed load does not change the operator's earlier decision. */
+	if (err && l.applied && !l.created && l.override >= 0 &&
+	    l.override != (int)l.genid.override)
+		silo_envelope_apply(maps->fd[SILO_MAP_GENID], &l.env,
+				    l.genid.override);
+	if (err && l.created)
 		silo_maps_release(s);
-	return n;
+	if (l.link_fd >= 0)
+		close(l.link_fd); /* the pin holds it, or closing detaches it */
+	if (l.old.fd >= 0)
+		close(l.old.fd);
+	silo_maps_close(maps);
+	silo_xdp__destroy(l.skel);
+	return err;
 }
 
 /* A device by name, else by ifindex (a number no device is named). */
@@ -509,13 +497,13 @@ int silo_xdp_unload(struct silo *s, const char *ifname)
 		       ifname);
 		return -ENODEV;
 	}
-	err = open_link(s, ifindex, &l);
+	err = silo_xdp_link_open(s, ifindex, &l);
 	if (err)
 		return err;
 	if (l.fd >= 0 && l.defunct) {
 		/* Left over: its device is gone, or the link was detached. */
 		close(l.fd);
-		forget_device(s, ifindex);
+		silo_xdp_forget_device(s, ifindex);
 		silo_xdp_prune(s);
 		silo_maps_release(s);
 		return 0;
@@ -540,103 +528,9 @@ int silo_xdp_unload(struct silo *s, const char *ifname)
 		return err;
 	}
 	close(l.fd);
-	forget_device(s, ifindex);
+	silo_xdp_forget_device(s, ifindex);
 	silo_xdp_prune(s);
 	silo_maps_release(s);
-	return 0;
-}
-
-/* The knobs a loaded program was built with, from its .rodata map. */
-static int prog_rodata(__u32 prog_id, struct silo_xdp__rodata *ro)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info), map_ids[32], i, zero = 0;
-	int prog_fd, fd, err = -ENOENT;
-
-	prog_fd = bpf_prog_get_fd_by_id(prog_id);
-	if (prog_fd < 0)
-		return -errno;
-	info.nr_map_ids = ARRAY_SIZE(map_ids);
-	info.map_ids = (__u64)(unsigned long)map_ids;
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len)) {
-		err = -errno;
-		goto out;
-	}
-	for (i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(map_ids); i++) {
-		struct bpf_map_info mi = {};
-		__u32 mlen = sizeof(mi);
-
-		fd = bpf_map_get_fd_by_id(map_ids[i]);
-		if (fd < 0)
-			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen) &&
-		    strstr(mi.name, ".rodata") &&
-		    mi.value_size == sizeof(*ro) &&
-		    !bpf_map_lookup_elem(fd, &zero, ro))
-			err = 0;
-		close(fd);
-		if (!err)
-			break;
-	}
-out:
-	close(prog_fd);
-	return err;
-}
-
-struct dev_list {
-	struct silo_xdp_dev *devs;
-	size_t n;
-};
-
-static int list_link(struct silo *s, __u32 ifindex, void *ctx)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	struct dev_list *list = ctx;
-	struct silo_xdp__rodata ro;
-	struct silo_xdp_dev *d;
-	struct xdp_link l;
-	void *p;
-	int err;
-
-	err = open_link(s, ifindex, &l);
-	if (err || l.fd < 0)
-		return err;
-	close(l.fd);
-	p = realloc(list->devs, (list->n + 1) * sizeof(*list->devs));
-	if (!p)
-		return -ENOMEM;
-	list->devs = p;
-	d = &list->devs[list->n++];
-	memset(d, 0, sizeof(*d));
-	d->ifindex = ifindex;
-	d->link_id = l.link_id;
-	d->prog_id = l.prog_id;
-	d->attached = !l.defunct;
-	if (d->attached && !if_indextoname(ifindex, d->ifname))
-		d->ifname[0] = '\0';
-	if (d->attached && !bpf_xdp_query(ifindex, 0, &q))
-		d->mode = q.attach_mode == XDP_ATTACHED_SKB ? SILO_XDP_SKB :
-							      SILO_XDP_NATIVE;
-	if (!prog_rodata(l.prog_id, &ro)) {
-		d->forward = ro.forward;
-		d->cache = ro.cache_enabled;
-	}
-	return 0;
-}
-
-int silo_xdp_list(struct silo *s, struct silo_xdp_dev **devs, size_t *n)
-{
-	struct dev_list list = {};
-	int err;
-
-	silo_xdp_prune(s); /* what is gone is not listed, nor kept */
-	err = silo_for_each_link_pin(s, list_link, &list);
-	if (err) {
-		free(list.devs);
-		return err;
-	}
-	*devs = list.devs;
-	*n = list.n;
 	return 0;
 }
 
@@ -653,7 +547,7 @@ int silo_xdp_vlan(struct silo *s, const char *ifname)
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return -ENODEV;
-	err = open_link(s, ifindex, &l);
+	err = silo_xdp_link_open(s, ifindex, &l);
 	if (err)
 		return err;
 	if (l.fd < 0 || l.defunct) {

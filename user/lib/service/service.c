@@ -18,156 +18,8 @@
 #include <fcntl.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
-
-static const char *const mode_names[SILO_SERVICE_MODE_MAX] = {
-	[SILO_SERVICE_FLOW] = "flow",
-	[SILO_SERVICE_QUEUE] = "queue",
-	[SILO_SERVICE_NODE] = "node",
-};
-
-const char *silo_service_mode_name(enum silo_service_mode mode)
-{
-	return (unsigned int)mode < SILO_SERVICE_MODE_MAX ? mode_names[mode] :
-							    "?";
-}
-
-int silo_service_mode_parse(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < SILO_SERVICE_MODE_MAX; i++)
-		if (!strcmp(name, mode_names[i]))
-			return i;
-	return -EINVAL;
-}
-
-static const char *const sstat_names[] = {
-#define SILO_X(name, field, desc) #field,
-	SILO_SERVICE_STATS(SILO_X)
-#undef SILO_X
-};
-
-static const char *const sstat_descs[] = {
-#define SILO_X(name, field, desc) desc,
-	SILO_SERVICE_STATS(SILO_X)
-#undef SILO_X
-};
-
-const char *silo_service_stat_name(unsigned int idx)
-{
-	return idx < SILO_SSTAT_MAX ? sstat_names[idx] : NULL;
-}
-
-const char *silo_service_stat_desc(unsigned int idx)
-{
-	return idx < SILO_SSTAT_MAX ? sstat_descs[idx] : NULL;
-}
-
-static bool cpu_isset(const __u64 *cpus, __u32 cpu)
-{
-	return cpu < SILO_MAX_CPUS && (cpus[cpu / 64] >> (cpu % 64)) & 1;
-}
-
-struct share {
-	__u32 cpu;
-	__u32 count; /* slots it holds */
-	__u32 quota;
-	__u32 order;
-};
-
-static int by_count_desc(const void *a, const void *b)
-{
-	const struct share *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int by_cpu(const void *a, const void *b)
-{
-	const struct share *x = a, *y = b;
-
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
-}
-
-/*
- * Rebuilds slots[] (the old table in, SILO_SERVICE_NO_CPU for none) over
- * the CPUs in cpus[], each holding SILO_SERVICE_SLOTS / N slots or one
- * more, and moving as few slots as that allows: a CPU that leaves gives
- * up only its slots, one that joins takes only its share, from the CPUs
- * that hold most. Returns the number of CPUs, or -errno.
- */
-int silo_service_slots_build(__u16 *slots, const __u64 *cpus)
-{
-	struct share *sh;
-	int *idx_of;
-	__u32 n = 0, i, j, cpu, base, extra;
-
-	idx_of = malloc(SILO_MAX_CPUS * sizeof(*idx_of));
-	sh = calloc(SILO_MAX_CPUS, sizeof(*sh));
-	if (!idx_of || !sh) {
-		free(idx_of);
-		free(sh);
-		return -ENOMEM;
-	}
-	for (cpu = 0; cpu < SILO_MAX_CPUS; cpu++) {
-		idx_of[cpu] = -1;
-		if (cpu_isset(cpus, cpu) && cpu < SILO_SERVICE_NO_CPU) {
-			idx_of[cpu] = n;
-			sh[n].cpu = cpu;
-			sh[n].order = n;
-			n++;
-		}
-	}
-	if (!n) {
-		for (i = 0; i < SILO_SERVICE_SLOTS; i++)
-			slots[i] = SILO_SERVICE_NO_CPU;
-		goto out;
-	}
-	/* Slots of CPUs that left are free; count the others' shares. */
-	for (i = 0; i < SILO_SERVICE_SLOTS; i++) {
-		if (slots[i] >= SILO_MAX_CPUS || idx_of[slots[i]] < 0)
-			slots[i] = SILO_SERVICE_NO_CPU;
-		else
-			sh[idx_of[slots[i]]].count++;
-	}
-	/* The one-more shares go to those that hold most already. */
-	base = SILO_SERVICE_SLOTS / n;
-	extra = SILO_SERVICE_SLOTS % n;
-	qsort(sh, n, sizeof(*sh), by_count_desc);
-	for (i = 0; i < n; i++)
-		sh[i].quota = base + (i < extra);
-	qsort(sh, n, sizeof(*sh), by_cpu);
-	/* Over quota: give up the excess. */
-	for (i = 0; i < SILO_SERVICE_SLOTS; i++) {
-		struct share *o;
-
-		if (slots[i] == SILO_SERVICE_NO_CPU)
-			continue;
-		o = &sh[idx_of[slots[i]]];
-		if (o->count > o->quota) {
-			o->count--;
-			slots[i] = SILO_SERVICE_NO_CPU;
-		}
-	}
-	/* Free slots to those under quota. */
-	for (i = 0, j = 0; i < SILO_SERVICE_SLOTS; i++) {
-		if (slots[i] != SILO_SERVICE_NO_CPU)
-			continue;
-		while (j < n && sh[j].count >= sh[j].quota)
-			j++;
-		if (j == n)
-			break; /* cannot happen: the quotas sum to the slots */
-		slots[i] = sh[j].cpu;
-		sh[j].count++;
-	}
-out:
-	free(idx_of);
-	free(sh);
-	return n;
-}
+#include "../pins.h"
+#include "svc.h"
 
 /* Group changes from several processes take turns, as reuseport's do. */
 static int svc_lock(const struct silo *s, int tries_max)
@@ -191,19 +43,6 @@ static int svc_lock(const struct silo *s, int tries_max)
 		usleep(10000);
 	}
 	return fd;
-}
-
-static int open_svc_maps(struct silo *s, struct silo_maps *m)
-{
-	int err = silo_maps_open(s, m);
-
-	if (err == -ENOENT || err == -ESTALE)
-		pr_err("silo is not loaded in this network namespace (no usable pins in %s): load it first with 'silo xdp load DEV'\n",
-		       s->pin_dir);
-	else if (err)
-		pr_err("cannot open the maps in %s: %s\n", s->pin_dir,
-		       strerror(-err));
-	return err;
 }
 
 /* The CPUs of a reuseport group's occupied slots. */
@@ -264,7 +103,8 @@ static int write_node_tables(const struct silo_maps *m,
 	for (node = 0; node < SILO_MAX_NODES && !err; node++) {
 		memset(on_node, 0, SILO_CPU_WORDS * sizeof(*on_node));
 		for (cpu = 0; cpu < nr_cpus && cpu < SILO_MAX_CPUS; cpu++)
-			if (cpu_isset(svc->cpus, cpu) && node_of[cpu] == node)
+			if (silo_svc_cpu_isset(svc->cpus, cpu) &&
+			    node_of[cpu] == node)
 				on_node[cpu / 64] |= 1ULL << (cpu % 64);
 		k.node = node;
 		if (bpf_map_lookup_elem(m->fd[SILO_MAP_SERVICE_NODES], &k, &sn))
@@ -312,7 +152,8 @@ static int sync_cpumap(const struct silo_maps *m)
 		if (bpf_map_lookup_elem(m->fd[SILO_MAP_SERVICES], &k, &svc))
 			continue;
 		for (cpu = 0; cpu < nr_cpus; cpu++)
-			if (cpu_isset(svc.cpus, cpu) && svc.qsize > qsize[cpu])
+			if (silo_svc_cpu_isset(svc.cpus, cpu) &&
+			    svc.qsize > qsize[cpu])
 				qsize[cpu] = svc.qsize;
 	}
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
@@ -429,7 +270,7 @@ static int check_cpus(const __u64 *cpus)
 	__u32 cpu, nr = silo_nr_cpus();
 
 	for (cpu = nr; cpu < SILO_MAX_CPUS; cpu++)
-		if (cpu_isset(cpus, cpu)) {
+		if (silo_svc_cpu_isset(cpus, cpu)) {
 			pr_err("CPU %u does not exist here (CPUs 0-%u)\n", cpu,
 			       nr - 1);
 			return -EINVAL;
@@ -437,58 +278,13 @@ static int check_cpus(const __u64 *cpus)
 	return 0;
 }
 
-/*
- * Queue mode reads queue_cpu: a device silo runs on whose queues have no
- * CPU yet gets the default, its IRQs' affinity, so that a queue-mode
- * service steers from the start on a NIC. A device with no MSI IRQs (veth)
- * keeps none: its queues are passed until 'silo service queue-map' sets
- * them.
- */
-static void queue_map_defaults(struct silo *s)
+/* What opts asks for, checked (said why not): its keys (the count is
+ * returned) and the CPUs it spreads over, the group's or its own. */
+static int service_opts_check(struct silo *s,
+			      const struct silo_service_opts *opts,
+			      struct silo_service_key *keys, __u64 *cpus)
 {
-	struct silo_xdp_dev *devs = NULL;
-	__u32 *cpus = calloc(SILO_MAX_QUEUES, sizeof(*cpus));
-	size_t n = 0, i;
-	__u32 q;
-	int set;
-
-	if (!cpus || silo_xdp_list(s, &devs, &n))
-		goto out;
-	for (i = 0; i < n; i++) {
-		if (!devs[i].attached || !devs[i].ifname[0] ||
-		    silo_queue_map_get(s, devs[i].ifindex, cpus,
-				       SILO_MAX_QUEUES))
-			continue;
-		for (q = 0; q < SILO_MAX_QUEUES; q++)
-			if (cpus[q] != SILO_SERVICE_NO_CPU)
-				break;
-		if (q < SILO_MAX_QUEUES) /* set already: kept */
-			continue;
-		set = 0;
-		if (silo_irq_queue_cpus(devs[i].ifname, "", cpus,
-					SILO_MAX_QUEUES) <= 0)
-			continue; /* no MSI IRQs: a veth, say */
-		for (q = 0; q < SILO_MAX_QUEUES; q++)
-			if (cpus[q] != SILO_SERVICE_NO_CPU &&
-			    !silo_queue_map_set(s, devs[i].ifindex, q, cpus[q]))
-				set++;
-		if (set > 0)
-			pr_info("queue map of %s from its IRQs' affinity: %d queue%s\n",
-				devs[i].ifname, set, set == 1 ? "" : "s");
-	}
-out:
-	free(devs);
-	free(cpus);
-}
-
-int silo_service_add(struct silo *s, const struct silo_service_opts *opts)
-{
-	struct silo_service_key keys[2];
-	struct silo_service svc = {}, old;
-	struct silo_maps m;
-	__u64 cpus[SILO_CPU_WORDS];
-	bool exists = false;
-	int nkeys, i, err, lock;
+	int nkeys, err;
 
 	if (opts->protocol != IPPROTO_UDP && opts->protocol != IPPROTO_TCP) {
 		pr_err("a service is UDP or TCP\n");
@@ -513,12 +309,27 @@ int silo_service_add(struct silo *s, const struct silo_service_opts *opts)
 		if (err) /* silo_group_open said why */
 			return err;
 	} else {
-		memcpy(cpus, opts->cpus, sizeof(cpus));
+		memcpy(cpus, opts->cpus, SILO_CPU_WORDS * sizeof(*cpus));
 		err = check_cpus(cpus);
 		if (err)
 			return err;
 	}
-	err = open_svc_maps(s, &m);
+	return nkeys;
+}
+
+int silo_service_add(struct silo *s, const struct silo_service_opts *opts)
+{
+	struct silo_service_key keys[2];
+	struct silo_service svc = {}, old;
+	struct silo_maps m;
+	__u64 cpus[SILO_CPU_WORDS];
+	bool exists = false;
+	int nkeys, i, err, lock;
+
+	nkeys = service_opts_check(s, opts, keys, cpus);
+	if (nkeys < 0)
+		return nkeys;
+	err = silo_svc_maps_open(s, &m);
 	if (err)
 		return err;
 	lock = svc_lock(s, 500);
@@ -569,7 +380,7 @@ out_maps:
 	silo_maps_close(&m);
 	/* After the lock: queue_map_defaults takes the maps of its own. */
 	if (!err && opts->mode == SILO_SERVICE_QUEUE)
-		queue_map_defaults(s);
+		silo_svc_queue_map_defaults(s);
 	return err;
 }
 
@@ -586,7 +397,7 @@ int silo_service_del(struct silo *s, const struct silo_service_opts *opts)
 		pr_err("an address needs its family\n");
 		return nkeys;
 	}
-	err = open_svc_maps(s, &m);
+	err = silo_svc_maps_open(s, &m);
 	if (err)
 		return err;
 	lock = svc_lock(s, 500);
@@ -666,7 +477,7 @@ int silo_service_foreach(struct silo *s, silo_service_fn fn, void *ctx)
 	size_t n, i;
 	int err;
 
-	err = open_svc_maps(s, &m);
+	err = silo_svc_maps_open(s, &m);
 	if (err)
 		return err;
 	err = read_services(&m, &list, &n);
@@ -683,7 +494,7 @@ int silo_service_stats(struct silo *s, __u32 id,
 	struct silo_maps m;
 	int err;
 
-	err = open_svc_maps(s, &m);
+	err = silo_svc_maps_open(s, &m);
 	if (err)
 		return err;
 	if (bpf_map_lookup_elem(m.fd[SILO_MAP_SERVICE_STATS], &id, stats))
@@ -753,187 +564,4 @@ int silo_service_sync(struct silo *s)
 int silo_service_sync_try(struct silo *s)
 {
 	return service_sync(s, 0);
-}
-
-int silo_queue_map_set(struct silo *s, __u32 ifindex, __u32 queue, __u32 cpu)
-{
-	struct silo_queue_key k = { .ifindex = ifindex, .queue = queue };
-	struct silo_maps m;
-	int err;
-
-	if (cpu != SILO_SERVICE_NO_CPU && cpu >= (__u32)silo_nr_cpus()) {
-		pr_err("CPU %u does not exist here (CPUs 0-%d)\n", cpu,
-		       silo_nr_cpus() - 1);
-		return -EINVAL;
-	}
-	err = open_svc_maps(s, &m);
-	if (err)
-		return err;
-	if (cpu == SILO_SERVICE_NO_CPU) {
-		if (bpf_map_delete_elem(m.fd[SILO_MAP_QUEUE_CPU], &k) &&
-		    errno != ENOENT)
-			err = -errno;
-	} else if (bpf_map_update_elem(m.fd[SILO_MAP_QUEUE_CPU], &k, &cpu,
-				       BPF_ANY)) {
-		err = -errno;
-		pr_err("cannot set queue %u: %s\n", queue, strerror(-err));
-	}
-	silo_maps_close(&m);
-	return err;
-}
-
-int silo_queue_map_get(struct silo *s, __u32 ifindex, __u32 *cpus, __u32 n)
-{
-	struct silo_queue_key k = { .ifindex = ifindex };
-	struct silo_maps m;
-	int err;
-
-	err = open_svc_maps(s, &m);
-	if (err)
-		return err;
-	for (k.queue = 0; k.queue < n; k.queue++)
-		if (bpf_map_lookup_elem(m.fd[SILO_MAP_QUEUE_CPU], &k,
-					&cpus[k.queue]))
-			cpus[k.queue] = SILO_SERVICE_NO_CPU;
-	silo_maps_close(&m);
-	return 0;
-}
-
-/*
- * The RX queue an IRQ serves, from its name in /proc/interrupts:
- * "eth0-TxRx-3", "eth0-rx-3", "virtio0-input.3", "mlx5_comp3@pci:...": the
- * last number before any '@'. A transmit-only IRQ ("eth0-tx-0") is none.
- */
-static int irq_queue(const char *name)
-{
-	char low[128], *at;
-	const char *p, *digits = NULL;
-	size_t i;
-
-	for (i = 0; name[i] && i < sizeof(low) - 1; i++)
-		low[i] = tolower((unsigned char)name[i]);
-	low[i] = '\0';
-	at = strchr(low, '@');
-	if (at)
-		*at = '\0';
-	if ((strstr(low, "-tx-") || strstr(low, "output")) &&
-	    !strstr(low, "rx"))
-		return -1;
-	for (p = low; *p; p++)
-		if (isdigit((unsigned char)*p) &&
-		    (p == low || !isdigit((unsigned char)p[-1])))
-			digits = p;
-	return digits ? atoi(digits) : -1;
-}
-
-/* The name /proc/interrupts gives irq: its last field. */
-static int irq_name(const char *root, unsigned int irq, char *name, size_t len)
-{
-	char path[PATH_MAX], line[4096], *tok, *last = NULL, *save;
-	FILE *f;
-	int err = -ENOENT;
-
-	snprintf(path, sizeof(path), "%s/proc/interrupts", root);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *end;
-
-		if (strtoul(line, &end, 10) != irq || *end != ':')
-			continue;
-		for (tok = strtok_r(end + 1, " \t\n", &save); tok;
-		     tok = strtok_r(NULL, " \t\n", &save))
-			last = tok;
-		if (last) {
-			snprintf(name, len, "%s", last);
-			err = 0;
-		}
-		break;
-	}
-	fclose(f);
-	return err;
-}
-
-int silo_irq_queue_cpus(const char *ifname, const char *root, __u32 *cpus,
-			__u32 n)
-{
-	char path[PATH_MAX], buf[256], name[128];
-	unsigned char bits[SILO_MAX_CPUS / 8];
-	struct dirent *de;
-	int found = 0, q;
-	__u32 cpu;
-	DIR *d;
-
-	if (!root)
-		root = "";
-	for (cpu = 0; cpu < n; cpu++)
-		cpus[cpu] = SILO_SERVICE_NO_CPU;
-	snprintf(path, sizeof(path), "%s/sys/class/net/%s/device/msi_irqs",
-		 root, ifname);
-	d = opendir(path);
-	if (!d)
-		return -ENOENT;
-	while ((de = readdir(d))) {
-		unsigned long irq;
-		char *end;
-
-		irq = strtoul(de->d_name, &end, 10);
-		if (*end || end == de->d_name)
-			continue;
-		if (irq_name(root, irq, name, sizeof(name)))
-			continue;
-		q = irq_queue(name);
-		if (q < 0 || (__u32)q >= n)
-			continue;
-		snprintf(path, sizeof(path),
-			 "%s/proc/irq/%lu/smp_affinity_list", root, irq);
-		if (silo_read_file(path, buf, sizeof(buf)) <= 0 ||
-		    silo_parse_cpulist(buf, bits, SILO_MAX_CPUS))
-			continue;
-		for (cpu = 0; cpu < SILO_MAX_CPUS; cpu++)
-			if (bits[cpu / 8] & (1 << (cpu % 8)))
-				break;
-		if (cpu >= (__u32)silo_nr_cpus())
-			continue;
-		if (cpus[q] == SILO_SERVICE_NO_CPU)
-			found++;
-		cpus[q] = cpu;
-	}
-	closedir(d);
-	return found;
-}
-
-int silo_queue_map_default(struct silo *s, const char *ifname, const char *root)
-{
-	__u32 ifindex, q, *cpus;
-	int set = 0, err = 0, found;
-
-	ifindex = if_nametoindex(ifname);
-	if (!ifindex) {
-		pr_err("no device '%s' in this network namespace\n", ifname);
-		return -ENODEV;
-	}
-	cpus = calloc(SILO_MAX_QUEUES, sizeof(*cpus));
-	if (!cpus)
-		return -ENOMEM;
-	found = silo_irq_queue_cpus(ifname, root, cpus, SILO_MAX_QUEUES);
-	if (found == -ENOENT) {
-		pr_err("%s has no MSI IRQs (a virtual device?): set its queues with 'silo service queue-map %s QUEUE=CPU ...'\n",
-		       ifname, ifname);
-		err = -ENOENT;
-	} else if (found <= 0) {
-		pr_err("no RX queue IRQ of %s found in /proc/interrupts: set its queues with 'silo service queue-map %s QUEUE=CPU ...'\n",
-		       ifname, ifname);
-		err = -ENOENT;
-	}
-	for (q = 0; !err && q < SILO_MAX_QUEUES; q++) {
-		if (cpus[q] == SILO_SERVICE_NO_CPU)
-			continue;
-		err = silo_queue_map_set(s, ifindex, q, cpus[q]);
-		if (!err)
-			set++;
-	}
-	free(cpus);
-	return err ? err : set;
 }

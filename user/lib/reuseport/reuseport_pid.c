@@ -24,38 +24,10 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <bpf/libbpf.h>
-#include "internal.h"
+#include "reuseport_pid.h"
+#include "../util.h"
 
 #define MAX_PROCS 4096
-
-/* One socket, however many fds of however many processes hold it. */
-struct found_sock {
-	struct silo_placement p; /* p.pid, p.fd: the first holder */
-	int copy; /* our fd of it */
-	int thread_cpu; /* -1: no reader seen; -2: readers on several CPUs */
-	int thread_pid, thread_fd;
-	int process_cpu; /* -1: no single-CPU holder; -2: several */
-	int holders;
-	int group; /* index into the groups made */
-	bool in_group; /* in its silo group already (p.slot says where) */
-	bool placed_now; /* placed by this attach */
-};
-
-/* An fd of a process that is one of the sockets. */
-struct sock_fd {
-	int pid, fd, sock;
-};
-
-struct scan {
-	struct silo *s;
-	const struct silo_attach_pid_opts *opts;
-	struct found_sock *socks;
-	size_t nr_socks;
-	struct sock_fd *fds;
-	size_t nr_fds;
-	int nr_cpus;
-	int denied; /* a process whose sockets we may not take */
-};
 
 const char *silo_placed_by_name(enum silo_placed_by by)
 {
@@ -69,40 +41,6 @@ const char *silo_placed_by_name(enum silo_placed_by by)
 	default:
 		return "not placed";
 	}
-}
-
-static int pidfd_open(int pid)
-{
-	int fd = syscall(SYS_pidfd_open, pid, 0);
-
-	return fd < 0 ? -errno : fd;
-}
-
-static int pidfd_getfd(int pidfd, int fd)
-{
-	int copy = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-
-	return copy < 0 ? -errno : copy;
-}
-
-/* 0 while the process of pidfd is not yet reaped, -ESRCH after (-EPERM,
- * not ours to signal, still says it is there). */
-static int pidfd_alive(int pidfd)
-{
-	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) && errno == ESRCH)
-		return -ESRCH;
-	return 0;
-}
-
-int silo_pidfd_getfd(int pid, int fd)
-{
-	int pidfd = pidfd_open(pid), copy;
-
-	if (pidfd < 0)
-		return pidfd;
-	copy = pidfd_getfd(pidfd, fd);
-	close(pidfd);
-	return copy;
 }
 
 /* The one CPU a task may run on, or -1. */
@@ -318,7 +256,7 @@ static int scan_fds(struct scan *sc, int pid, int pidfd)
 		link[n] = '\0';
 		if (strncmp(link, "socket:[", 8))
 			continue;
-		copy = pidfd_getfd(pidfd, fd);
+		copy = silo_pidfd_copy(pidfd, fd);
 		if (copy < 0) {
 			if (denied(copy))
 				err = copy;
@@ -446,291 +384,6 @@ static void scan_process_affinity(struct scan *sc, int pid)
 	}
 }
 
-static void choose_slot(struct scan *sc, struct found_sock *fs)
-{
-	int cpu = -1;
-	socklen_t len = sizeof(cpu);
-
-	if (fs->p.why[0])
-		return;
-	if (fs->thread_cpu >= 0) {
-		fs->p.slot = fs->thread_cpu;
-		fs->p.by = SILO_PLACED_THREAD;
-		fs->p.pid = fs->thread_pid;
-		fs->p.fd = fs->thread_fd;
-	} else if (fs->process_cpu >= 0 && fs->holders == 1) {
-		fs->p.slot = fs->process_cpu;
-		fs->p.by = SILO_PLACED_PROCESS;
-	} else if (!getsockopt(fs->copy, SOL_SOCKET, SO_INCOMING_CPU, &cpu,
-			       &len) &&
-		   cpu >= 0) {
-		fs->p.slot = cpu;
-		fs->p.by = SILO_PLACED_INCOMING_CPU;
-	}
-	if (fs->p.slot >= sc->nr_cpus) {
-		snprintf(fs->p.why, sizeof(fs->p.why),
-			 "its CPU %d is beyond this machine's %d", fs->p.slot,
-			 sc->nr_cpus);
-		fs->p.slot = -1;
-		fs->p.by = SILO_PLACED_NOT;
-	}
-	if (fs->p.slot < 0)
-		snprintf(
-			fs->p.why, sizeof(fs->p.why), "%s",
-			fs->thread_cpu == -2 ?
-				"read by threads that may run on several CPUs" :
-			fs->holders > 1 ?
-				"held by several processes, none seen reading it, and no SO_INCOMING_CPU" :
-				"no thread or process pinned to one CPU reads it, and no SO_INCOMING_CPU");
-}
-
-/* Stronger placements first; a slot goes to the first socket that wants it. */
-static void resolve_conflicts(struct scan *sc)
-{
-	enum silo_placed_by by;
-	size_t i, j;
-
-	for (by = SILO_PLACED_THREAD; by <= SILO_PLACED_INCOMING_CPU; by++) {
-		for (i = 0; i < sc->nr_socks; i++) {
-			struct found_sock *a = &sc->socks[i];
-
-			if (a->p.by != by)
-				continue;
-			for (j = 0; j < sc->nr_socks; j++) {
-				struct found_sock *b = &sc->socks[j];
-
-				if (j == i || b->p.slot != a->p.slot ||
-				    b->p.by == SILO_PLACED_NOT ||
-				    b->p.by > by || (b->p.by == by && j > i) ||
-				    memcmp(&a->p.key, &b->p.key,
-					   sizeof(a->p.key)))
-					continue;
-				snprintf(a->p.why, sizeof(a->p.why),
-					 "slot %d is taken by fd %d of pid %u",
-					 a->p.slot, b->p.fd, b->p.pid);
-				a->p.slot = -1;
-				a->p.by = SILO_PLACED_NOT;
-				break;
-			}
-		}
-	}
-}
-
-/* The groups of one attach: one per kernel group that has a socket placed
- * or a silo group already. */
-struct attach_group {
-	struct silo_group *g;
-	int fd; /* a socket of the kernel group (ours) */
-	bool existing; /* a silo group before this attach */
-};
-
-/* Undoes what this attach did: groups it made go; in a group that was there
- * before, the slots it filled are emptied again. */
-static void groups_rollback(struct scan *sc, struct attach_group *ag, int n)
-{
-	size_t j;
-
-	while (n-- > 0) {
-		if (!ag[n].g)
-			continue;
-		if (!ag[n].existing) {
-			silo_group_detach(ag[n].g, ag[n].fd);
-		} else {
-			for (j = 0; j < sc->nr_socks; j++)
-				if (sc->socks[j].group == n &&
-				    sc->socks[j].placed_now)
-					silo_group_remove(ag[n].g,
-							  sc->socks[j].p.slot);
-		}
-		silo_group_close(ag[n].g);
-		ag[n].g = NULL;
-	}
-}
-
-/*
- * The sockets of group i against its silo group g that exists already:
- * those in it already stay where they are (not added twice); the others
- * need their slot free. Says what is taken, and fails, before any change.
- */
-static int fit_existing(struct scan *sc, struct silo_group *g, int i)
-{
-	struct silo_group_slot *slots;
-	struct silo_group_info info;
-	int err, taken = 0;
-	size_t j;
-	__u32 k;
-
-	err = silo_group_info(g, &info);
-	if (err)
-		return err;
-	if (sc->opts->name && strcmp(sc->opts->name, info.group.name)) {
-		pr_err("the sockets on port %u are in silo group '%s' already: leave out --name, or give --name %s\n",
-		       sc->opts->port, info.group.name, info.group.name);
-		return -EEXIST;
-	}
-	slots = calloc(info.group.nr_slots, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	silo_group_slots(g, slots);
-	for (j = 0; j < sc->nr_socks; j++) {
-		struct found_sock *fs = &sc->socks[j];
-		const struct silo_group_slot *sl;
-
-		if (fs->group != i)
-			continue;
-		for (k = 0; k < info.group.nr_slots; k++)
-			if (slots[k].cookie == fs->p.cookie)
-				break;
-		if (k < info.group.nr_slots) {
-			fs->in_group = true;
-			fs->p.slot = k;
-			snprintf(fs->p.why, sizeof(fs->p.why),
-				 "in the group already");
-			continue;
-		}
-		if (fs->p.slot < 0 || (__u32)fs->p.slot >= info.group.nr_slots)
-			continue;
-		sl = &slots[fs->p.slot];
-		if (!sl->cookie)
-			continue;
-		if (sl->placed.cookie == sl->cookie)
-			snprintf(fs->p.why, sizeof(fs->p.why),
-				 "slot %d is taken by fd %d of pid %u",
-				 fs->p.slot, sl->placed.fd, sl->placed.pid);
-		else
-			snprintf(fs->p.why, sizeof(fs->p.why),
-				 "slot %d is taken by another socket",
-				 fs->p.slot);
-		pr_err("no free slot for fd %d of pid %u in group '%s': %s; nothing attached (detach the socket there first, or pin this server to a CPU whose slot is free)\n",
-		       fs->p.fd, fs->p.pid, info.group.name, fs->p.why);
-		taken++;
-	}
-	free(slots);
-	return taken ? -ENOSPC : 0;
-}
-
-/* One group per kernel group that has a socket placed, made or the one
- * there already; all or nothing. */
-static int make_groups(struct scan *sc)
-{
-	struct silo_group_opts gopts = {
-		.policy = sc->opts->policy,
-		.no_migrate = sc->opts->no_migrate,
-	};
-	struct attach_group *ag;
-	int n = 0, used = 0, err = 0, i;
-	size_t j, k;
-
-	ag = calloc(sc->nr_socks, sizeof(*ag));
-	if (!ag)
-		return -ENOMEM;
-	/* Every kernel group of a socket that fits one. */
-	for (j = 0; j < sc->nr_socks; j++) {
-		struct found_sock *fs = &sc->socks[j];
-
-		if (!fs->p.key.port || fs->group >= 0)
-			continue;
-		for (k = j; k < sc->nr_socks; k++)
-			if (sc->socks[k].p.key.port &&
-			    !memcmp(&sc->socks[k].p.key, &fs->p.key,
-				    sizeof(fs->p.key)))
-				sc->socks[k].group = n;
-		ag[n++].fd = fs->copy;
-	}
-	/* Those with a silo group already: nothing changes until all fit. */
-	for (i = 0; i < n && !err; i++) {
-		for (j = 0; j < sc->nr_socks; j++)
-			if (sc->socks[j].group == i) {
-				err = silo_group_open_key(
-					sc->s, &sc->socks[j].p.key, &ag[i].g);
-				break;
-			}
-		if (err == -ENOENT) {
-			err = 0;
-			continue;
-		}
-		ag[i].existing = !err;
-		if (!err)
-			err = fit_existing(sc, ag[i].g, i);
-	}
-	if (err)
-		goto err_rollback;
-	/* A kernel group counts when a socket of it is placed or in its
-	 * silo group; the others are not made. */
-	for (i = 0; i < n; i++) {
-		bool counts = false;
-
-		for (j = 0; j < sc->nr_socks; j++)
-			if (sc->socks[j].group == i &&
-			    (sc->socks[j].p.slot >= 0 || sc->socks[j].in_group))
-				counts = true;
-		if (!counts) {
-			for (j = 0; j < sc->nr_socks; j++)
-				if (sc->socks[j].group == i)
-					sc->socks[j].group = -1;
-			silo_group_close(ag[i].g);
-			ag[i].g = NULL;
-			ag[i].fd = -1;
-			continue;
-		}
-		used++;
-	}
-	if (used > 1 && sc->opts->name) {
-		pr_err("--name names one group, and port %u has %d here: add --proto, or leave the names to silo\n",
-		       sc->opts->port, used);
-		err = -EINVAL;
-		goto err_rollback;
-	}
-	gopts.name = sc->opts->name;
-	for (i = 0; i < n && !err; i++) {
-		struct silo_group_info info;
-
-		if (ag[i].fd < 0)
-			continue;
-		if (!ag[i].existing) {
-			err = silo_group_create(sc->s, ag[i].fd, &gopts,
-						&ag[i].g);
-			if (err)
-				break;
-		}
-		for (j = 0; j < sc->nr_socks && !err; j++) {
-			struct found_sock *fs = &sc->socks[j];
-			struct silo_reuseport_slot owner = {
-				.pid = fs->p.pid,
-				.tid = fs->p.tid,
-				.fd = fs->p.fd,
-			};
-
-			if (fs->group != i || (fs->p.slot < 0 && !fs->in_group))
-				continue;
-			snprintf(fs->p.group, sizeof(fs->p.group), "%s",
-				 silo_group_name(ag[i].g));
-			if (fs->in_group)
-				continue;
-			err = silo_group_place(ag[i].g, fs->p.slot, fs->copy,
-					       &owner, ag[i].existing);
-			fs->placed_now = !err;
-		}
-		if (!err && (!ag[i].existing ||
-			     (!silo_group_info(ag[i].g, &info) &&
-			      !(info.group.flags & SILO_REUSEPORT_F_ATTACHED))))
-			err = silo_group_attach(ag[i].g, ag[i].fd);
-	}
-	if (err)
-		goto err_rollback;
-	for (i = 0; i < n; i++)
-		silo_group_close(ag[i].g);
-	free(ag);
-	return used;
-
-err_rollback:
-	groups_rollback(sc, ag, n);
-	for (j = 0; j < sc->nr_socks; j++)
-		sc->socks[j].p.group[0] = '\0';
-	free(ag);
-	return err;
-}
-
 static void scan_free(struct scan *sc)
 {
 	size_t i;
@@ -743,7 +396,7 @@ static void scan_free(struct scan *sc)
 
 /*
  * Opens a pidfd for each process found, checking that the process it names
- * is the one found: after pidfd_open(), its ppid is still the parent it was
+ * is the one found: after silo_pidfd_open(), its ppid is still the parent it was
  * found under. pidfds[i] -1: gone already (nothing to take from it).
  */
 static int open_pidfds(const int *procs, const int *parents, int *pidfds,
@@ -752,7 +405,7 @@ static int open_pidfds(const int *procs, const int *parents, int *pidfds,
 	int i;
 
 	for (i = 1; i < nr; i++) {
-		pidfds[i] = pidfd_open(procs[i]);
+		pidfds[i] = silo_pidfd_open(procs[i]);
 		if (pidfds[i] == -ESRCH) {
 			pidfds[i] = -1;
 		} else if (pidfds[i] < 0) {
@@ -768,45 +421,6 @@ static int open_pidfds(const int *procs, const int *parents, int *pidfds,
 		}
 	}
 	return 0;
-}
-
-/*
- * Whether every /proc/PID read since pidfds[i] was opened was of that
- * process: a pid number is freed only when its process is reaped, and a
- * pidfd names the process, not the number, so once reaped it stays dead
- * (-ESRCH) even when the number is reused. So if the process is alive now,
- * its number was never freed meanwhile and /proc/PID was it all along. The
- * ppid check at open chains the descendants to pid: each was, when its
- * pidfd was open, the child of a process that is still the one we found.
- */
-static int check_still_there(const int *procs, const int *parents,
-			     const int *pidfds, int nr)
-{
-	int i, root = 0;
-
-	for (i = 0; i < nr; i++) {
-		if (!parents[i])
-			root = procs[i];
-		if (pidfds[i] < 0 || !pidfd_alive(pidfds[i]))
-			continue;
-		if (!parents[i])
-			pr_err("process %d exited while silo read its sockets: nothing attached\n",
-			       procs[i]);
-		else
-			pr_err("process %d (a descendant of %d) exited while silo read its sockets: nothing attached; run again\n",
-			       procs[i], root);
-		return -ESRCH;
-	}
-	return 0;
-}
-
-static void close_pidfds(int *pidfds, int nr)
-{
-	int i;
-
-	for (i = 0; i < nr; i++)
-		if (pidfds[i] >= 0)
-			close(pidfds[i]);
 }
 
 /* "pid 12" or "pids 12, 13 and 14", for messages. */
@@ -841,7 +455,7 @@ static int add_tree(int pid, int *procs, int *parents, int *pidfds, int *nr)
 		       MAX_PROCS);
 		return -E2BIG;
 	}
-	pidfd = pidfd_open(pid);
+	pidfd = silo_pidfd_open(pid);
 	if (pidfd < 0) {
 		pr_err("no process %d: %s\n", pid, strerror(-pidfd));
 		return pidfd == -EINVAL ? -ESRCH : pidfd;
@@ -881,12 +495,54 @@ out:
 	return err;
 }
 
+/* The sockets of the processes found, and who reads each: all read
+ * while every process is still the one found. */
+static int scan_all(struct scan *sc, int *procs, int *parents, int *pidfds,
+		    int nr_procs, const char *who, size_t nr_pids)
+{
+	const struct silo_attach_pid_opts *opts = sc->opts;
+	int i, err = 0;
+
+	for (i = 0; i < nr_procs && !err; i++)
+		if (pidfds[i] >= 0)
+			err = scan_fds(sc, procs[i], pidfds[i]);
+	if (denied(err)) {
+		pr_err("not permitted to take the sockets of pid %d: run silo as root with CAP_SYS_PTRACE, or as the user of the process\n",
+		       sc->denied);
+		return -EPERM;
+	} else if (err) {
+		pr_err("cannot read the sockets of %s: %s\n", who,
+		       strerror(-err));
+		return err;
+	}
+	if (!sc->nr_socks) {
+		err = silo_pidfds_check(procs, parents, pidfds, nr_procs);
+		if (err)
+			return err;
+		pr_err("%s and %s children have no %s socket on port %u (a TCP listener, or an unconnected UDP socket)\n",
+		       who, nr_pids > 1 ? "their" : "its",
+		       !opts->protocol		     ? "TCP or UDP" :
+		       opts->protocol == IPPROTO_TCP ? "TCP" :
+						       "UDP",
+		       opts->port);
+		return -ENOENT;
+	}
+	for (i = 0; i < nr_procs; i++) {
+		if (pidfds[i] < 0)
+			continue;
+		scan_threads(sc, procs[i]);
+		scan_process_affinity(sc, procs[i]);
+	}
+	/* Every read of /proc is done: were they all of the processes found? */
+	return silo_pidfds_check(procs, parents, pidfds, nr_procs);
+}
+
 int silo_group_attach_pids(struct silo *s, const int *pids, size_t nr_pids,
 			   const struct silo_attach_pid_opts *opts,
 			   struct silo_placement **out, size_t *n)
 {
 	struct scan sc = { .s = s, .opts = opts };
-	int nr_procs = 0, i, err = 0, placed = 0, unfit = 0;
+	int nr_procs = 0, err = 0;
 	int *procs, *parents, *pidfds;
 	char who[128];
 	size_t k;
@@ -908,62 +564,9 @@ int silo_group_attach_pids(struct silo *s, const int *pids, size_t nr_pids,
 		err = add_tree(pids[k], procs, parents, pidfds, &nr_procs);
 	if (err)
 		goto out;
-	for (i = 0; i < nr_procs && !err; i++)
-		if (pidfds[i] >= 0)
-			err = scan_fds(&sc, procs[i], pidfds[i]);
-	if (denied(err)) {
-		pr_err("not permitted to take the sockets of pid %d: run silo as root with CAP_SYS_PTRACE, or as the user of the process\n",
-		       sc.denied);
-		err = -EPERM;
-		goto out;
-	} else if (err) {
-		pr_err("cannot read the sockets of %s: %s\n", who,
-		       strerror(-err));
-		goto out;
-	}
-	if (!sc.nr_socks) {
-		err = check_still_there(procs, parents, pidfds, nr_procs);
-		if (err)
-			goto out;
-		pr_err("%s and %s children have no %s socket on port %u (a TCP listener, or an unconnected UDP socket)\n",
-		       who, nr_pids > 1 ? "their" : "its",
-		       !opts->protocol		     ? "TCP or UDP" :
-		       opts->protocol == IPPROTO_TCP ? "TCP" :
-						       "UDP",
-		       opts->port);
-		err = -ENOENT;
-		goto out;
-	}
-	for (i = 0; i < nr_procs; i++) {
-		if (pidfds[i] < 0)
-			continue;
-		scan_threads(&sc, procs[i]);
-		scan_process_affinity(&sc, procs[i]);
-	}
-	/* Every read of /proc is done: were they all of the processes found? */
-	err = check_still_there(procs, parents, pidfds, nr_procs);
-	if (err)
-		goto out;
-	for (k = 0; k < sc.nr_socks; k++)
-		choose_slot(&sc, &sc.socks[k]);
-	resolve_conflicts(&sc);
-	for (k = 0; k < sc.nr_socks; k++) {
-		placed += sc.socks[k].p.slot >= 0;
-		unfit += sc.socks[k].p.key.port == 0;
-	}
-	if (unfit == (int)sc.nr_socks) {
-		pr_err("the sockets of %s on port %u cannot be a reuseport group: %s\n",
-		       who, opts->port, sc.socks[0].p.why);
-		err = -EINVAL;
-	} else {
-		err = make_groups(&sc);
-		/* Nothing placed and nothing in a group already. */
-		if (err == 0 && !placed) {
-			pr_err("none of the %zu sockets of %s on port %u could be placed: pin the threads that read them to one CPU each (taskset, sched_setaffinity)\n",
-			       sc.nr_socks, who, opts->port);
-			err = -EINVAL;
-		}
-	}
+	err = scan_all(&sc, procs, parents, pidfds, nr_procs, who, nr_pids);
+	if (!err)
+		err = silo_rp_place(&sc, who);
 out:
 	if (sc.nr_socks) {
 		*out = calloc(sc.nr_socks, sizeof(**out));
@@ -975,7 +578,7 @@ out:
 	}
 	scan_free(&sc);
 	if (pidfds)
-		close_pidfds(pidfds, nr_procs);
+		silo_pidfds_close(pidfds, nr_procs);
 	free(pidfds);
 	free(parents);
 	free(procs);

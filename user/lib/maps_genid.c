@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* genid: its bumps, and the cache key's fields and MTU floors it carries,
+ * from the policy rules, routes and sysctls (silo_sync_genid). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <linux/rtnetlink.h>
+#include "maps.h"
+#include "nl.h"
+#include "util.h"
+
+int silo_genid_bump_fd(int genid_fd, unsigned int n)
+{
+	struct silo_genid g;
+	__u32 zero = 0;
+
+	/* Only user space writes genid, so read-modify-write is safe as long
+	 * as one writer runs at a time (the daemon, or the CLI by hand). */
+	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
+		return -errno;
+	silo_genid_advance(&g, n);
+	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static void read_policy(const char *family, int *policy, int *fields)
+{
+	char path[96];
+
+	*policy = 0;
+	*fields = 0;
+	snprintf(path, sizeof(path),
+		 "/proc/sys/net/%s/fib_multipath_hash_policy", family);
+	silo_read_sysctl_int(path, policy);
+	snprintf(path, sizeof(path),
+		 "/proc/sys/net/%s/fib_multipath_hash_fields", family);
+	silo_read_sysctl_int(path, fields);
+}
+
+/* fib_multipath_hash_fields: IP protocol, source and destination port. */
+#define HASH_FIELDS_L4 0x0034
+/* and the IPv6 flow label */
+#define HASH_FIELD_FLOWLABEL 0x0008
+
+/* Does a family's multipath hash take ports (policy 1; 3 with them)? */
+static bool hash_takes_ports(int policy, int fields)
+{
+	return policy == 1 || (policy == 3 && (fields & HASH_FIELDS_L4));
+}
+
+#define RULES_BITS                                       \
+	(SILO_GENID_RULES_L4 | SILO_GENID_RULES_SRC_V4 | \
+	 SILO_GENID_RULES_SRC_V6)
+#define KEY_BITS                                        \
+	(SILO_GENID_KEY_L4 | SILO_GENID_KEY_FLOWLABEL | \
+	 SILO_GENID_KEY_SRC_V4 | SILO_GENID_KEY_SRC_V6)
+
+/*
+ * The cache key's fields, and what the data path checks sizes against,
+ * from the rules, routes and sysctls (what: SILO_SYNC_*; the rest is kept
+ * as the map has it). A field is in the key when the FIB's answer may
+ * depend on it:
+ *  - the source of a family: a rule selects on a source prefix, or a
+ *    multipath route hashes it (every IPv4 policy does; IPv6's too), or
+ *    (IPv6) a route is source-specific;
+ *  - protocol and ports: a rule selects on them, or a family with a
+ *    multipath route hashes them (policy 1; 3 with those fields);
+ *  - the IPv6 flow label (and next header): an IPv6 multipath route and a
+ *    hash that takes it (policy 0 and 2; 3 with the flow label field).
+ * And the least IPv4 PMTU (net.ipv4.route.min_pmtu); the least unlocked
+ * route MTU of each family, which bpf_fib_lookup does not apply.
+ * A change writes the flags first and bumps genid after: no entry made
+ * under the old key is used.
+ */
+int silo_sync_genid(int genid_fd, unsigned int what)
+{
+	int p4, f4, p6, f6, floor = 0, f, err;
+	struct silo_nl_routes routes = {};
+	struct silo_genid g, old;
+	__u32 zero = 0, rules;
+	bool l4_v4, l4_v6;
+
+	if (bpf_map_lookup_elem(genid_fd, &zero, &old))
+		return -errno;
+	g = old;
+	if (what & SILO_SYNC_RULES) {
+		err = silo_nl_rules_keys(&rules);
+		if (err) {
+			pr_err("cannot read the policy rules: %s\n",
+			       strerror(-err));
+			return err;
+		}
+		g.flags = (g.flags & ~RULES_BITS) | rules;
+	}
+	read_policy("ipv4", &p4, &f4);
+	read_policy("ipv6", &p6, &f6);
+	l4_v4 = hash_takes_ports(p4, f4);
+	l4_v6 = hash_takes_ports(p6, f6);
+	g.flags &= ~(SILO_GENID_HASH_L4 | SILO_GENID_HASH_FLOWLABEL);
+	if (l4_v4 || l4_v6)
+		g.flags |= SILO_GENID_HASH_L4;
+	if (p6 == 0 || p6 == 2 || (p6 == 3 && (f6 & HASH_FIELD_FLOWLABEL)))
+		g.flags |= SILO_GENID_HASH_FLOWLABEL;
+	if (what & SILO_SYNC_SYSCTLS) {
+		silo_read_sysctl_int("/proc/sys/net/ipv4/route/min_pmtu",
+				     &floor);
+		g.pmtu_floor_v4 = floor > 0 ? floor : 0;
+	}
+	/* One walk for both: the table may hold many routes. */
+	if (what & (SILO_SYNC_ROUTE_MTU | SILO_SYNC_ROUTES)) {
+		err = silo_nl_routes_scan(&routes);
+		if (err) {
+			pr_err("cannot read the routes: %s\n", strerror(-err));
+			return err;
+		}
+	}
+	/* Larger than any packet: as good as none. */
+	for (f = 0; (what & SILO_SYNC_ROUTE_MTU) && f < 2; f++)
+		g.route_mtu[f] =
+			routes.mtu_min[f] > 0xFFFF ? 0 : routes.mtu_min[f];
+	if (what & SILO_SYNC_ROUTES)
+		g.flags = (g.flags & ~SILO_GENID_ROUTES_BITS) | routes.flags;
+
+	/* The hash matters only where a multipath route exists. */
+	g.flags &= ~KEY_BITS;
+	if (g.flags & (SILO_GENID_RULES_SRC_V4 | SILO_GENID_MPATH_V4))
+		g.flags |= SILO_GENID_KEY_SRC_V4;
+	if (g.flags & (SILO_GENID_RULES_SRC_V6 | SILO_GENID_MPATH_V6 |
+		       SILO_GENID_SRC_ROUTES_V6))
+		g.flags |= SILO_GENID_KEY_SRC_V6;
+	if ((g.flags & SILO_GENID_RULES_L4) ||
+	    (l4_v4 && (g.flags & SILO_GENID_MPATH_V4)) ||
+	    (l4_v6 && (g.flags & SILO_GENID_MPATH_V6)))
+		g.flags |= SILO_GENID_KEY_L4;
+	if ((g.flags & SILO_GENID_MPATH_V6) &&
+	    (g.flags & SILO_GENID_HASH_FLOWLABEL))
+		g.flags |= SILO_GENID_KEY_FLOWLABEL;
+	if (g.flags == old.flags && g.pmtu_floor_v4 == old.pmtu_floor_v4 &&
+	    !memcmp(g.route_mtu, old.route_mtu, sizeof(g.route_mtu)))
+		return 0;
+	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
+		return -errno;
+	return silo_genid_bump_fd(genid_fd, 1);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* Netlink (nl.c): requests, and the dumps silo reads. */
+#ifndef SILO_LIB_NL_H
+#define SILO_LIB_NL_H
+
+#include "silod.h"
+
+/* Netlink (libmnl). */
+struct nlmsghdr;
+/* Sends req on a netlink socket of protocol (NETLINK_ROUTE, ...) and runs cb
+ * on every answer; an interrupted dump is run again. */
+int silo_nl_request(int protocol, struct nlmsghdr *req,
+		    int (*cb)(const struct nlmsghdr *nlh, void *data),
+		    void *data);
+struct silo_nl_addr {
+	int family;
+	__u32 ifindex;
+	__u8 prefixlen;
+	__u8 scope;
+	__u8 addr[16];
+};
+typedef int (*silo_nl_addr_fn)(const struct silo_nl_addr *a, void *ctx);
+int silo_nl_dump_addrs(silo_nl_addr_fn fn, void *ctx);
+struct silo_nl_link {
+	__u8 mac[6];
+	bool has_mac;
+	__u32 master; /* IFLA_MASTER, 0: none */
+	char slave_kind[16]; /* IFLA_INFO_SLAVE_KIND: bridge, bond, vrf... */
+};
+/* A device's MAC (-EOPNOTSUPP without one), master and port kind. */
+int silo_nl_link(__u32 ifindex, struct silo_nl_link *l);
+/* One walk of the IPv4 and IPv6 routes of every table. */
+struct silo_nl_routes {
+	__u32 mtu_min[2]; /* [SILO_FAM_*]: the least unlocked MTU, 0: none */
+	__u32 flags; /* SILO_GENID_MPATH_V4, _MPATH_V6, _SRC_ROUTES_V6 */
+};
+int silo_nl_routes_scan(struct silo_nl_routes *r);
+/* What the policy rules select on: SILO_GENID_RULES_L4 (ipproto, ports),
+ * SILO_GENID_RULES_SRC_V4 and _V6 (a source prefix). */
+int silo_nl_rules_keys(__u32 *flags);
+
+#endif /* SILO_LIB_NL_H */

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* Small helpers of libsilo (util/files.c, util/cpus.c; the netns cookie:
+ * core.c): files, CPU lists, NUMA. */
+#ifndef SILO_LIB_UTIL_H
+#define SILO_LIB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+/* Reads a small file; returns bytes read or -errno. */
+int silo_read_file(const char *path, char *buf, size_t len);
+int silo_read_sysctl_int(const char *path, int *val);
+int silo_mkdir_p(const char *path, mode_t mode);
+/* The current network namespace's cookie (SO_NETNS_COOKIE). */
+int silo_netns_cookie(__u64 *cookie);
+/* Parses "0-3,8,10-11" into a bitmap of len bits; -EINVAL on bad input,
+ * -ERANGE for a CPU of len or more. A newline ends it. */
+int silo_parse_cpulist(const char *s, unsigned char *bits, size_t len);
+bool silo_numa_node_online(__u32 node);
+
+#endif /* SILO_LIB_UTIL_H */

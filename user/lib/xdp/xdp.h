@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/* XDP links (xdp_link.c), below xdp.c's load and unload. */
+#ifndef SILO_LIB_XDP_H
+#define SILO_LIB_XDP_H
+
+#include "../pins.h"
+
+/* What the pinned link of a device says. */
+struct xdp_link {
+	int fd; /* -1: no pin */
+	__u32 prog_id;
+	__u32 link_id;
+	bool defunct; /* its device is gone */
+};
+
+/* The XDP link pinned for ifindex, into *l: l->fd -1 when none; -EINVAL
+ * when the pin is not an XDP link. */
+int silo_xdp_link_open(struct silo *s, __u32 ifindex, struct xdp_link *l);
+/* Forgets a device: its link pin and its entries in the shared maps. */
+void silo_xdp_forget_device(struct silo *s, __u32 ifindex);
+
+#endif /* SILO_LIB_XDP_H */
