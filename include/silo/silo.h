@@ -68,7 +68,7 @@ enum silo_xdp_mode {
 
 /*
  * The route caches' map type, chosen when the caches are made: an LRU
- * hash with one LRU list (the default; README "Route cache kinds" gives
+ * hash with one LRU list (the default; docs/BENCHMARKS.md, "Route cache kinds", gives
  * the measurements behind it), an LRU hash with a list per CPU
  * (BPF_F_NO_COMMON_LRU), or a plain hash, which never evicts (inserts fail
  * once it is full, until silod's sweeps or a flush make room).
@@ -273,7 +273,7 @@ int silo_cache_pressure(struct silo *s, struct silo_cache_pressure *p);
 /*
  * Prometheus text exposition format 0.0.4 of this namespace's counters,
  * route cache pressure, genid, silod's counters and the reuseport groups'
- * occupancy (README "Metrics" lists the names). Writes nothing on failure.
+ * occupancy (silod(8), METRICS, lists the names). Writes nothing on failure.
  */
 int silo_metrics_write(struct silo *s, FILE *f);
 
