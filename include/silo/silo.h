@@ -68,10 +68,10 @@ enum silo_xdp_mode {
 
 /*
  * The route caches' map type, chosen when the caches are made: an LRU
- * hash with one LRU list (the default; docs/BENCHMARKS.md, "Route cache kinds", gives
- * the measurements behind it), an LRU hash with a list per CPU
- * (BPF_F_NO_COMMON_LRU), or a plain hash, which never evicts (inserts fail
- * once it is full, until silod's sweeps or a flush make room).
+ * hash with one LRU list (the default; docs/BENCHMARKS.md, "Route cache
+ * kinds", gives the measurements behind it), an LRU hash with a list per
+ * CPU (BPF_F_NO_COMMON_LRU), or a plain hash, which never evicts (inserts
+ * fail once it is full, until silod's sweeps or a flush make room).
  */
 enum silo_cache_kind {
 	SILO_CACHE_DEFAULT, /* LRU when made; whatever exists otherwise */
