@@ -186,6 +186,23 @@ static void test_counter_names(void)
 	      silo_stat_name(SILO_STAT_CACHE_HIT));
 }
 
+/* Every envelope condition has a name, what it is and what to do, and
+ * none is left over past the last. */
+static void test_envelope_texts(void)
+{
+	unsigned int bit;
+
+	check_names("envelope", silo_envelope_name, silo_envelope_desc,
+		    SILO_ENV_BIT_MAX);
+	for (bit = 0; bit < SILO_ENV_BIT_MAX; bit++)
+		CHECK(silo_envelope_todo(bit) && *silo_envelope_todo(bit),
+		      "envelope %u (%s): nothing to do said", bit,
+		      silo_envelope_name(bit));
+	CHECK(!silo_envelope_todo(SILO_ENV_BIT_MAX), "a todo past the end");
+	CHECK(!strcmp(silo_envelope_name(SILO_ENV_BIT_TC), "tc"),
+	      "SILO_ENV_BIT_TC is '%s'", silo_envelope_name(SILO_ENV_BIT_TC));
+}
+
 int main(void)
 {
 	RUN(test_cpulist_parses);
@@ -196,5 +213,6 @@ int main(void)
 	RUN(test_genid_bump_fd_skips_zero);
 	RUN(test_clock_ns);
 	RUN(test_counter_names);
+	RUN(test_envelope_texts);
 	return 0;
 }

@@ -8,28 +8,51 @@
 #include <bpf/bpf.h>
 #include "../pins.h"
 
-static const struct {
-	const char *name, *desc, *todo;
-} conditions[SILO_ENV_BIT_MAX] = {
-#define SILO_X(name, field, desc, todo) \
-	[SILO_ENV_BIT_##name] = { #field, desc, todo },
+static const char *const names[SILO_ENV_BIT_MAX] = {
+#define SILO_X(name, field) [SILO_ENV_BIT_##name] = #field,
 	SILO_ENVELOPE(SILO_X)
 #undef SILO_X
 };
 
+/* What each condition is, and what to do about it (tests/lib_unit.c checks
+ * that every bit has both). */
+static const struct {
+	const char *desc, *todo;
+} texts[SILO_ENV_BIT_MAX] = {
+	[SILO_ENV_BIT_NFTABLES] = { "an nftables chain sees forwarded packets (hook prerouting, "
+				    "forward or postrouting, or a netdev chain)",
+				    "delete the chain, or load with --allow-firewall-bypass if XDP "
+				    "may skip it" },
+	[SILO_ENV_BIT_IPTABLES_LEGACY] = { "iptables-legacy tables are loaded (/proc/net/ip*_tables_names)",
+					   "flush and unload them (or use nftables), or load with "
+					   "--allow-firewall-bypass if XDP may skip them" },
+	[SILO_ENV_BIT_XFRM] = { "IPsec (xfrm) policies for forwarded or output traffic",
+				"forwarded traffic must go through xfrm: silo stands aside" },
+	[SILO_ENV_BIT_FORWARDING_OFF] = { "IPv6 forwarding is off (net.ipv6.conf.all.forwarding 0)",
+					  "the kernel does not forward IPv6: neither does silo" },
+	[SILO_ENV_BIT_MPATH_HASH] = { "a multipath hash policy bpf_fib_lookup cannot reproduce",
+				      "use fib_multipath_hash_policy 0, 1 or 2" },
+	[SILO_ENV_BIT_UNKNOWN] = { "the configuration could not be read",
+				   "see silod's log; silo stands aside until it can" },
+	[SILO_ENV_BIT_TC] = { "tc filters or BPF programs, or a shaping qdisc, on a device "
+			      "(forwarding in XDP skips them)",
+			      "remove them, or load with --allow-firewall-bypass if XDP may "
+			      "skip them" },
+};
+
 const char *silo_envelope_name(unsigned int bit)
 {
-	return bit < SILO_ENV_BIT_MAX ? conditions[bit].name : NULL;
+	return bit < SILO_ENV_BIT_MAX ? names[bit] : NULL;
 }
 
 const char *silo_envelope_desc(unsigned int bit)
 {
-	return bit < SILO_ENV_BIT_MAX ? conditions[bit].desc : NULL;
+	return bit < SILO_ENV_BIT_MAX ? texts[bit].desc : NULL;
 }
 
 const char *silo_envelope_todo(unsigned int bit)
 {
-	return bit < SILO_ENV_BIT_MAX ? conditions[bit].todo : NULL;
+	return bit < SILO_ENV_BIT_MAX ? texts[bit].todo : NULL;
 }
 
 int silo_envelope_info(struct silo *s, struct silo_envelope_info *info)
