@@ -194,9 +194,8 @@ else
 fi
 # The keys silod accepts: the shipped example's, the options that are
 # also keys, and the names the parser compares keys with.
-keys=$(for f in "$TESTS_DIR"/../dist/silod.conf "$TESTS_DIR"/../tools/silod.conf; do
-	[[ -f $f ]] && grep -oE '^#? *[a-z][a-z-]* *=' "$f" | tr -d '# ='
-done
+keys=$(grep -oE '^#? *[a-z][a-z-]* *=' "$TESTS_DIR"/../dist/silod.conf |
+	tr -d '# ='
 grep -ohE 'strcmp\(key, "[a-z][a-z-]*"\)' "$TESTS_DIR"/../user/silod/*.c |
 	grep -oE '"[^"]+"' | tr -d '"'
 for o in $help_silod; do
