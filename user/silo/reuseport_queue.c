@@ -3,7 +3,7 @@
  * silo reuseport queue-map GROUP [...]: show or set the RSS table of a group
  * (policy queue). Set by hand, or faked for a device without RSS (veth).
  * TODO(silod): on a real NIC silod is to fill it from ethtool netlink
- * (user/lib/ethtool.c: the RSS key and indirection table) and the queues'
+ * (user/lib/ethtool/ethtool.c: the RSS key and indirection table) and the queues'
  * IRQ affinity, through silo_group_set_queues().
  */
 #include <ctype.h>
