@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * silo reuseport queue-map GROUP [...]: show or set the RSS table of a group
- * (policy queue). Set by hand, or faked for a device without RSS (veth).
- * TODO(silod): on a real NIC silod is to fill it from ethtool netlink
- * (user/lib/ethtool/ethtool.c: the RSS key and indirection table) and the queues'
- * IRQ affinity, through silo_group_set_queues().
+ * (policy queue). Set by hand, faked for a device without RSS (veth), or
+ * read from a device with --dev (ethtool netlink's RSS key and indirection
+ * table, the queues' IRQ affinity), which silod then keeps current.
  */
 #include <ctype.h>
 #include <errno.h>
