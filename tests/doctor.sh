@@ -36,6 +36,20 @@ echo 0 >"$F/sys/class/net/eth9/queues/rx-0/rps_cpus"
 echo 00000000,00000003 >"$F/sys/class/net/eth9/queues/rx-1/rps_cpus"
 echo 00000000,00000000 >"$F/sys/class/net/eth9/queues/rx-2/rps_cpus"
 
+# A tree or a device that is not there is said so, not checked as if it
+# had none of the problems the checks look for.
+expect "--root of no directory: said" 2 "no directory '/nonexistent' \\(--root\\)" \
+	silo doctor --root /nonexistent
+expect "a device not in --root's tree: said" 2 \
+	"no device 'eth6' in $F/sys/class/net" silo doctor eth6 --root "$F"
+expect "a device not in the namespace: said" 2 \
+	"no device 'nodev0': see 'ip link show'" silo doctor nodev0
+ip netns add "${NS}doc-nodev" || exit 1
+expect "a device not in --netns's namespace: said" 2 \
+	"\"error\":\"no device 'lo0' in network namespace '${NS}doc-nodev'" \
+	silo --netns "${NS}doc-nodev" -j doctor lo0
+ip netns del "${NS}doc-nodev"
+
 silo -j doctor eth9 --root "$F" >"$TMP/doc"
 rc=$?
 is "fake: exits 1 (no silo here)" 1 "$rc"

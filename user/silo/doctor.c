@@ -116,6 +116,19 @@ static void check_device(struct doctor *d, const char *dev)
 	check_xps(d, dev);
 }
 
+/* Is DEV there: in ROOT's /sys when one is given, else in the namespace
+ * open_silo() entered (the caller's, or --netns's). */
+static bool device_exists(const struct doctor *d, const char *dev)
+{
+	char rel[PATH_MAX], path[PATH_MAX];
+
+	if (!d->root[0])
+		return if_nametoindex(dev) != 0;
+	snprintf(rel, sizeof(rel), "/sys/class/net/%s", dev);
+	path_of(d, rel, path, sizeof(path));
+	return access(path, F_OK) == 0;
+}
+
 static int doctor_run(void *parsed, int argc, char **argv)
 {
 	struct doctor_cfg *cfg = parsed;
@@ -128,15 +141,31 @@ static int doctor_run(void *parsed, int argc, char **argv)
 	d.root = cfg->root;
 	if (argc > 0)
 		dev = argv[0];
-	if (dev && !d.root[0] && !if_nametoindex(dev) && !cli.netns)
+	/* Checks of a tree or a device that is not there would read as a
+	 * machine without the problems they look for. */
+	if (d.root[0] && access(d.root, F_OK))
+		return usage_error("no directory '%s' (--root): give the root "
+				   "of a tree with proc/ and sys/\n",
+				   d.root);
+	s = open_silo();
+	d.s = s;
+	if (dev && (s || !cli.netns) && !device_exists(&d, dev)) {
+		if (d.root[0])
+			return usage_error(
+				"no device '%s' in %s/sys/class/net\n", dev,
+				d.root);
+		if (cli.netns)
+			return usage_error(
+				"no device '%s' in network namespace "
+				"'%s': see 'ip -n %s link show'\n",
+				dev, cli.netns, cli.netns);
 		return usage_error("no device '%s': see 'ip link show'\n", dev);
+	}
 	if (cli.json) {
 		d.checks = json_object_new_array();
 		d.map = json_object_new_array();
 		d.rss = json_object_new_array();
 	}
-	s = open_silo();
-	d.s = s;
 	if (s && cli.netns && !d.root[0])
 		mount_netns_sysfs(&d);
 	if (s)
