@@ -6,6 +6,7 @@
 #define SILO_ABI_REUSEPORT_H
 
 #include "silo/abi/common.h"
+#include "silo/abi/pins.h"
 
 /*
  * Reuseport groups (bpf/silo_reuseport.bpf.c). A group is one kernel
@@ -21,16 +22,6 @@
 #define SILO_REUSEPORT_NODE_SLOTS 256 /* sockets listed per node */
 #define SILO_REUSEPORT_NODE_PROBES 4 /* node sockets tried per selection */
 #define SILO_REUSEPORT_NODE_LISTS 4096 /* (group, node) lists in all */
-
-#define SILO_PIN_REUSEPORT_GROUPS "reuseport_groups"
-#define SILO_PIN_REUSEPORT_SOCKETS "reuseport_sockets"
-#define SILO_PIN_REUSEPORT_NODES "reuseport_nodes"
-#define SILO_PIN_REUSEPORT_STATS "reuseport_stats"
-#define SILO_PIN_REUSEPORT_QUEUES "reuseport_queues"
-#define SILO_PIN_REUSEPORT_SELECT "reuseport_select" /* program */
-#define SILO_PIN_REUSEPORT_MIGRATE "reuseport_migrate" /* program */
-#define SILO_PIN_GROUP_SOCKETS "sockets" /* in reuseport/<name>/ */
-#define SILO_PIN_GROUP_SLOTS "slots"
 
 enum silo_reuseport_policy {
 	SILO_REUSEPORT_CPU, /* this CPU's slot, then its node, then hash */

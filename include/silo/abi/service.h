@@ -6,6 +6,7 @@
 #define SILO_ABI_SERVICE_H
 
 #include "silo/abi/common.h"
+#include "silo/abi/pins.h"
 #include "silo/abi/reuseport.h"
 
 /*
@@ -23,12 +24,6 @@
 #define SILO_MAX_QUEUES 4096 /* queue_cpu entries (device, RX queue) */
 #define SILO_CPUMAP_QSIZE_DEFAULT 2048 /* frames queued per target CPU */
 #define SILO_CPU_WORDS (SILO_MAX_CPUS / 64)
-
-#define SILO_PIN_SERVICES "services"
-#define SILO_PIN_SERVICE_NODES "service_nodes"
-#define SILO_PIN_SERVICE_STATS "service_stats"
-#define SILO_PIN_QUEUE_CPU "queue_cpu"
-#define SILO_PIN_CPUMAP "cpumap"
 
 enum silo_service_mode {
 	SILO_SERVICE_FLOW, /* hash of the 5-tuple -> slot -> CPU */
