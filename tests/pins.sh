@@ -80,6 +80,27 @@ check "root's 0755 directories are used" silo --netns "$N" xdp load v0 --mode sk
 check "unload" silo --netns "$N" xdp unload v0
 rm -rf "$PIN_ROOT"
 
+# Pins of another layout: xdp status says so (it read as "not loaded"
+# with the device's pins line missing), and a load replaces them.
+check "load for the layout check" silo --netns "$N" xdp load v0 --mode skb
+meta=$(bpftool -j map lookup pinned "$DIR/meta" key 0 0 0 0 |
+	jq -r '.value | map(.) | join(" ")')
+read -r -a bytes <<<"$meta"
+bytes[0]=0x63 bytes[1]=0 bytes[2]=0 bytes[3]=0 # layout_version 99
+bpftool map update pinned "$DIR/meta" key 0 0 0 0 value "${bytes[@]}"
+expect "status: pins of another layout said" 0 \
+	"pins in $DIR are of another silo version.*load silo again" \
+	silo --netns "$N" xdp status
+[[ $(silo --netns "$N" -j xdp status | jq -c '[.loaded, .stale_pins]') == \
+	'[false,true]' ]] && ok "status -j: stale_pins" ||
+	not_ok "status -j: stale_pins" "$(silo --netns "$N" -j xdp status | head -c 200)"
+check "a load replaces them" silo --netns "$N" xdp load v0 --mode skb --replace
+[[ $(silo --netns "$N" -j xdp status | jq -c '[.loaded, .stale_pins]') == \
+	'[true,false]' ]] && ok "status -j: loaded again" ||
+	not_ok "status -j: loaded again" "$(silo --netns "$N" -j xdp status | head -c 200)"
+check "unload after the layout check" silo --netns "$N" xdp unload v0
+rm -rf "$PIN_ROOT"
+
 # The reuseport lock: held by another process, a group change gives up.
 ip netns exec "$N" "$BUILD/examples/echo_server" --plain --port 7311 >"$TMP/server" &
 SERVER=$!

@@ -355,6 +355,7 @@ struct status {
 	struct silo_cache_pressure *cp; /* NULL: not shown */
 	struct silo_info info;
 	bool loaded, daemon, live;
+	bool stale; /* pins of another layout, or of a namespace that is gone */
 };
 
 static int status_read(struct silo *s, struct status *st)
@@ -368,7 +369,9 @@ static int status_read(struct silo *s, struct status *st)
 			prog_name, strerror(-err));
 		return err;
 	}
-	st->loaded = silo_info(s, &st->info) == 0;
+	err = silo_info(s, &st->info);
+	st->loaded = !err;
+	st->stale = err == -ESTALE;
 	st->cp = calloc(1, sizeof(*st->cp));
 	/* Map pressure: nothing shown when it cannot be read. */
 	if (st->cp && (!st->loaded || silo_cache_pressure(s, st->cp))) {
@@ -423,6 +426,8 @@ static void status_json(const struct status *st)
 			       json_object_new_string(silo_pin_dir(st->s)));
 	json_object_object_add(o, "loaded",
 			       json_object_new_boolean(st->loaded));
+	json_object_object_add(o, "stale_pins",
+			       json_object_new_boolean(st->stale));
 	if (st->loaded) {
 		json_object_object_add(
 			o, "layout", json_object_new_int(info->layout_version));
@@ -476,7 +481,11 @@ static void status_print(const struct status *st)
 	const struct silo_info *info = &st->info;
 	char key[256];
 
-	if (!st->loaded && !st->n) {
+	/* Said, or the status would read as silo not loaded at all. */
+	if (st->stale)
+		printf("pins in %s are of another silo version or a namespace that is gone: load silo again to replace them\n",
+		       silo_pin_dir(st->s));
+	if (!st->loaded && !st->n && !st->stale) {
 		printf("silo is not loaded in this network namespace (pins: %s)\n",
 		       silo_pin_dir(st->s));
 		envelope_print(&st->env, false, false);
