@@ -127,6 +127,9 @@ check "lookup agrees with the FIB" bash -c \
 check "service add" silo --netns "$R" service add --proto udp --port 7100 \
 	--cpus 0 --mode node
 check "service queue-map" silo --netns "$R" service queue-map r-c 0=0
+expect "service queue-map: a queue r-c lacks is refused" 2 \
+	"no RX queue 5 on r-c: it has 1 \\(0 to 0\\)" \
+	silo --netns "$R" service queue-map r-c 5=0
 
 # Every pinned map reads with bpftool; maps with BTF print named fields
 # (devmaps, cpumaps and arrays of maps cannot carry BTF: the kernel

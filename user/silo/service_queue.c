@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* silo service queue-map: the CPU each RX queue steers to (queue mode). */
+#include <errno.h>
 #include <limits.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -71,6 +72,41 @@ static int pairs_check(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * dev's RX queues as the device says (ethtool channels, read in silo's
+ * namespace), else as sysfs has them; 0 when neither says.
+ */
+static __u32 queue_count(const char *dev)
+{
+	struct silo_rss *rss = calloc(1, sizeof(*rss));
+	__u32 n = 0;
+
+	if (rss && silo_rss_get(dev, rss) != -ENODEV && rss->has_channels)
+		n = rss->rx_queues;
+	free(rss);
+	return n;
+}
+
+/* Every QUEUE=CPU names one of dev's n RX queues: EXIT_USAGE, said. */
+static int pairs_in_range(const char *dev, __u32 n, int argc, char **argv)
+{
+	__u32 q;
+	int i;
+
+	for (i = 1; n && i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+
+		*eq = '\0';
+		parse_u32(argv[i], &q);
+		*eq = '=';
+		if (q >= n)
+			return usage_error(
+				"no RX queue %u on %s: it has %u (0 to %u): see 'ethtool -l %s'\n",
+				q, dev, n, n - 1, dev);
+	}
+	return 0;
+}
+
 static void queue_cpus_print(const char *dev, const __u32 *cpus, __u32 n)
 {
 	__u32 q;
@@ -121,6 +157,10 @@ static int service_queue_map(void *parsed, int argc, char **argv)
 		usage_error("no device '%s': see 'ip link show'\n", dev);
 		return 1;
 	}
+	/* sysfs is the caller's namespace's: the channels are silo's. */
+	n = queue_count(dev);
+	if (pairs_in_range(dev, n, argc, argv))
+		return EXIT_USAGE;
 	if (dflt && silo_queue_map_default(s, dev, NULL) < 0)
 		return 1;
 	for (i = 1; i < argc; i++) {
@@ -135,7 +175,8 @@ static int service_queue_map(void *parsed, int argc, char **argv)
 		if (silo_queue_map_set(s, ifindex, q, cpu))
 			return 1;
 	}
-	n = rx_queues(dev);
+	if (!n)
+		n = rx_queues(dev);
 	cpus = calloc(n, sizeof(*cpus));
 	if (!cpus)
 		return 1;
