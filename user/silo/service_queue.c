@@ -49,33 +49,38 @@ static __u32 rx_queues(const char *dev)
 	return n ? n : 1;
 }
 
-/* QUEUE=CPU or QUEUE=none, each of argv[1 .. argc-1]: EXIT_USAGE, said. */
-static int pairs_check(int argc, char **argv)
+/* QUEUE=CPU or QUEUE=none (*cpu SILO_SERVICE_NO_CPU): 0 or -EINVAL. */
+static int pair_parse(const char *arg, __u32 *q, __u32 *cpu)
 {
-	__u32 q;
-	int i;
+	const char *eq = strchr(arg, '=');
+	char qs[16];
 
-	for (i = 1; i < argc; i++) {
-		char *eq = strchr(argv[i], '='), qs[16];
-		__u32 cpu;
-
-		if (!eq || eq - argv[i] >= (long)sizeof(qs))
-			return usage_error(
-				"bad '%s': QUEUE=CPU or QUEUE=none\n", argv[i]);
-		memcpy(qs, argv[i], eq - argv[i]);
-		qs[eq - argv[i]] = '\0';
-		if (parse_u32(qs, &q) || q >= SILO_MAX_QUEUES ||
-		    (strcmp(eq + 1, "none") && parse_u32(eq + 1, &cpu)))
-			return usage_error(
-				"bad '%s': QUEUE=CPU or QUEUE=none\n", argv[i]);
-	}
+	if (!eq || eq - arg >= (long)sizeof(qs))
+		return -EINVAL;
+	memcpy(qs, arg, eq - arg);
+	qs[eq - arg] = '\0';
+	*cpu = SILO_SERVICE_NO_CPU;
+	if (parse_u32(qs, q) || *q >= SILO_MAX_QUEUES ||
+	    (strcmp(eq + 1, "none") && parse_u32(eq + 1, cpu)))
+		return -EINVAL;
 	return 0;
 }
 
-/*
- * dev's RX queues as the device says (ethtool channels, read in silo's
- * namespace), else as sysfs has them; 0 when neither says.
- */
+/* Each of argv[1 .. argc-1] a pair: EXIT_USAGE, said. */
+static int pairs_check(int argc, char **argv)
+{
+	__u32 q, cpu;
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (pair_parse(argv[i], &q, &cpu))
+			return usage_error(
+				"bad '%s': QUEUE=CPU or QUEUE=none\n", argv[i]);
+	return 0;
+}
+
+/* dev's RX queues as the device says (ethtool channels, read in silo's
+ * namespace); 0 when it does not say. */
 static __u32 queue_count(const char *dev)
 {
 	struct silo_rss *rss = calloc(1, sizeof(*rss));
@@ -90,15 +95,11 @@ static __u32 queue_count(const char *dev)
 /* Every QUEUE=CPU names one of dev's n RX queues: EXIT_USAGE, said. */
 static int pairs_in_range(const char *dev, __u32 n, int argc, char **argv)
 {
-	__u32 q;
+	__u32 q, cpu;
 	int i;
 
 	for (i = 1; n && i < argc; i++) {
-		char *eq = strchr(argv[i], '=');
-
-		*eq = '\0';
-		parse_u32(argv[i], &q);
-		*eq = '=';
+		pair_parse(argv[i], &q, &cpu); /* pairs_check() took it */
 		if (q >= n)
 			return usage_error(
 				"no RX queue %u on %s: it has %u (0 to %u): see 'ethtool -l %s'\n",
@@ -140,7 +141,7 @@ static int service_queue_map(void *parsed, int argc, char **argv)
 	struct squeue_cfg *cfg = parsed;
 	bool dflt;
 	const char *dev;
-	__u32 ifindex, n, q, *cpus;
+	__u32 ifindex, n, q, cpu, *cpus;
 	struct silo *s;
 	int i, err;
 
@@ -164,14 +165,7 @@ static int service_queue_map(void *parsed, int argc, char **argv)
 	if (dflt && silo_queue_map_default(s, dev, NULL) < 0)
 		return 1;
 	for (i = 1; i < argc; i++) {
-		char *eq = strchr(argv[i], '=');
-		__u32 cpu = SILO_SERVICE_NO_CPU;
-
-		*eq = '\0';
-		parse_u32(argv[i], &q);
-		if (strcmp(eq + 1, "none"))
-			parse_u32(eq + 1, &cpu);
-		*eq = '=';
+		pair_parse(argv[i], &q, &cpu);
 		if (silo_queue_map_set(s, ifindex, q, cpu))
 			return 1;
 	}
