@@ -17,6 +17,7 @@
 #include "lib/steer.h"
 #include "lib/forward.h"
 #include "lib/vlan.h"
+#include "lib/pmtu.h"
 
 /* Knobs, set by the loader before load (one program instance per device). */
 const volatile __u8 forward = 0; /* --forward */
@@ -40,11 +41,17 @@ static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
 	if (!st)
 		return XDP_PASS;
 	count(st, SILO_STAT_RX);
-	if (bound && hidden_tag(ctx))
-		return pass(st, SILO_STAT_PASS_VLAN);
 	reason = parse_packet(ctx, &p);
-	if (reason)
+	/* A tag beside the frame: the VLAN device's, not ours to forward;
+	 * the PMTU errors it carries are still the host's. */
+	if (bound && hidden_tag(ctx)) {
+		pmtu_watch(ctx, &p, reason);
+		return pass(st, SILO_STAT_PASS_VLAN);
+	}
+	if (reason) {
+		pmtu_watch(ctx, &p, reason);
 		return parse_pass(st, &p, reason);
+	}
 	if (is_local(&p)) {
 		if (local_steer(ctx, &p, steer) != XDP_REDIRECT)
 			return pass(st, SILO_STAT_PASS_LOCAL);

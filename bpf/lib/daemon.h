@@ -33,4 +33,18 @@ static __always_inline int daemon_live(void)
 	return age >= 0 && age <= (__s64)READ_ONCE(hb->timeout_ns);
 }
 
+/*
+ * Does silod watch every ICMP error that can teach this host a PMTU
+ * exception of family fam (SILO_FAM_*)? Read after daemon_live(): the
+ * heartbeat's word, written with the beat.
+ */
+static __always_inline int daemon_pmtu_watch(__u32 fam)
+{
+	const struct silo_heartbeat *hb;
+	__u32 zero = 0;
+
+	hb = bpf_map_lookup_elem(&heartbeat, &zero);
+	return hb && (READ_ONCE(hb->pmtu_watch) & (1U << fam));
+}
+
 #endif /* SILO_BPF_LIB_DAEMON_H */

@@ -14,6 +14,7 @@
 #include "cache.h"
 #include "admit.h"
 #include "source.h"
+#include "pmtu.h"
 
 static __always_inline int mac_equal(const __u8 *a, const __u8 *b)
 {
@@ -32,7 +33,8 @@ static __always_inline void ipv4_decrease_ttl(struct iphdr *iph)
 
 /*
  * Larger packets may meet a path MTU exception, which the kernel learns
- * without telling anyone: bpf_fib_lookup sees it, a cached MTU would not.
+ * without telling anyone (pmtu.h): smaller ones never do (IPv4 clamps an
+ * exception to min_pmtu, IPv6 to 1280).
  */
 static __always_inline int above_pmtu_floor(const struct pkt *p,
 					    const struct silo_genid *g)
@@ -70,8 +72,31 @@ struct fwd {
 	__u32 flags; /* genid's key flags */
 	__u32 node;
 	__u32 h; /* key's admission hash, 0 until computed */
-	int big; /* above the PMTU floor: the cache is not used */
+	/* Above the PMTU floor and the family not watched: resolved by
+	 * bpf_fib_lookup, which sees exceptions; the cache is not used. */
+	int big;
 };
+
+/*
+ * A packet above the PMTU floor: towards a destination an exception may
+ * cover, to the stack. Where silod watches every error of the family the
+ * rest is served from the cache (an entry's MTU is the route's, and no
+ * exception applies); elsewhere bpf_fib_lookup resolves each, except
+ * IPv4 under ip_forward_use_pmtu, where the lookup takes a route's MTU
+ * over the exception the kernel would apply.
+ */
+static __always_inline __u32 fwd_guard_pmtu(const struct pkt *p, struct fwd *f)
+{
+	if (!above_pmtu_floor(p, f->g))
+		return 0;
+	if (daemon_pmtu_watch(pmtu_fam(p->family)))
+		return pmtu_marked(p) ? SILO_STAT_PASS_MTU : 0;
+	if (p->family == SILO_AF_INET &&
+	    (READ_ONCE(f->g->pmtu_flags) & SILO_PMTU_F_USE_V4))
+		return SILO_STAT_PASS_MTU;
+	f->big = 1;
+	return 0;
+}
 
 /*
  * What sends a packet to the stack before any lookup: 0 to go on, else the
@@ -118,7 +143,7 @@ static __always_inline __u32 fwd_guard(struct xdp_md *ctx, const struct pkt *p,
 		return SILO_STAT_PASS_NO_DAEMON;
 	if (above_route_mtu(p, f->g))
 		return SILO_STAT_PASS_ROUTE_MTU;
-	return 0;
+	return fwd_guard_pmtu(p, f);
 }
 
 /*
@@ -142,9 +167,8 @@ static __always_inline int fwd_cache_hit(struct xdp_md *ctx,
 	if (!use_cache)
 		return 0;
 	f->cache = node_cache(&f->node);
-	if (above_pmtu_floor(p, f->g)) {
+	if (f->big) {
 		count(st, SILO_STAT_CACHE_BIG);
-		f->big = 1;
 		return 0;
 	}
 	if (f->cache) {

@@ -119,6 +119,23 @@ struct {
 	__type(value, struct silo_route_entry);
 } scratch SEC(".maps");
 
+/* Destinations an ICMP error for this host may have taught a PMTU
+ * exception, and the errors the program could not read (route.h). A plain
+ * hash: a mark must never be evicted while it counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SILO_PMTU_MARKS_MAX);
+	__type(key, struct silo_pmtu_key);
+	__type(value, struct silo_pmtu_mark);
+} pmtu_marks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SILO_PMTU_UNSEEN_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} pmtu_unseen SEC(".maps");
+
 /* The keys inserted into the route caches, for silod's index (abi.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -120,13 +120,15 @@ static __always_inline int parse_ipv4(struct pkt *p, void *l3, void *data_end)
 	p->family = SILO_AF_INET;
 	__builtin_memcpy(p->src, &iph->saddr, 4);
 	__builtin_memcpy(p->dst, &iph->daddr, 4);
+	/* Every fragment names its protocol: one of ICMP may be an error
+	 * that teaches a PMTU exception (pmtu.h). */
+	p->l4_proto = iph->protocol;
 	if (iph->frag_off & bpf_htons(IP_MF | IP_OFFSET))
 		return SILO_STAT_PASS_FRAGMENT;
 
 	p->tos = iph->tos;
 	p->ttl = iph->ttl;
 	p->l3_len = tot;
-	p->l4_proto = iph->protocol;
 	p->ip_options = ihl > sizeof(*iph);
 	p->martian = ipv4_martian(iph->saddr, iph->daddr);
 	p->l4_off = p->l3_off + ihl;

@@ -60,9 +60,13 @@ static inline int prog_of(__u32 ifindex)
  * Stands in for silod's heartbeat: the data path uses the route cache only
  * while one beats. live 0 writes "no silod", -1 a beat from the future.
  */
+/* The families (1 << SILO_FAM_*) fwd_heartbeat says silod watches. */
+static __u32 fwd_pmtu_watch;
+
 static inline int fwd_heartbeat(int live)
 {
-	struct silo_heartbeat hb = { .timeout_ns = 3600ULL * 1000000000 };
+	struct silo_heartbeat hb = { .timeout_ns = 3600ULL * 1000000000,
+				     .pmtu_watch = fwd_pmtu_watch };
 	char path[PATH_MAX];
 	struct timespec ts;
 	__u32 zero = 0;
@@ -231,6 +235,66 @@ static inline struct pkt_spec spec6(const char *dst)
 	v6(sp.src, "fd01::2");
 	v6(sp.dst, dst);
 	return sp;
+}
+
+/*
+ * An ICMP error for this host (to in0's address) as a next router sends
+ * it, e.g. IPv4 type 3 code 4 or IPv6 type 2, quoting a packet from this
+ * host to quoted (an echo reply: the kernel's icmp_err learns the PMTU of
+ * those). The ICMP checksums are left 0 (the XDP program does not read
+ * them); fwd_icmp_csum() fills them in for the kernel.
+ */
+static inline size_t fwd_icmp_error(uint8_t *pkt, int family,
+				    const char *quoted, uint8_t type,
+				    uint8_t code)
+{
+	struct pkt_spec sp =
+		family == AF_INET ? spec4("10.1.0.1") : spec6("fd01::1");
+	size_t len, l4;
+	uint8_t *q;
+
+	sp.proto = family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
+	sp.payload = family == AF_INET ? 28 : 48;
+	len = pkt_build(pkt, &sp);
+	l4 = pkt_l3_off(&sp) + (family == AF_INET ? 20 : 40);
+	memset(pkt + l4, 0, 8);
+	pkt[l4] = type;
+	pkt[l4 + 1] = code;
+	q = pkt + l4 + 8;
+	if (family == AF_INET) {
+		q[0] = 0x45;
+		q[9] = IPPROTO_ICMP;
+		v4(q + 12, "10.1.0.1");
+		inet_pton(AF_INET, quoted, q + 16);
+	} else {
+		q[0] = 0x60;
+		q[6] = IPPROTO_ICMPV6;
+		v6(q + 8, "fd01::1");
+		v6(q + 24, quoted);
+	}
+	return len;
+}
+
+/* The ICMP (IPv6: with its pseudo header) checksum of fwd_icmp_error's. */
+static inline void fwd_icmp_csum(uint8_t *pkt, size_t len, int family)
+{
+	size_t l3 = 14, l4 = l3 + (family == AF_INET ? 20 : 40);
+	uint8_t buf[PKT_MAX + 40];
+	size_t n = 0, l4len = len - l4;
+	uint16_t c;
+
+	memset(pkt + l4 + 2, 0, 2);
+	if (family == AF_INET6) {
+		memset(buf, 0, 40);
+		memcpy(buf, pkt + l3 + 8, 32);
+		buf[34] = l4len >> 8;
+		buf[35] = l4len & 0xFF;
+		buf[39] = IPPROTO_ICMPV6;
+		n = 40;
+	}
+	memcpy(buf + n, pkt + l4, l4len);
+	c = pkt_csum(buf, n + l4len);
+	memcpy(pkt + l4 + 2, &c, 2);
 }
 
 struct find_ctx {

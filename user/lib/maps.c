@@ -416,33 +416,107 @@ static int init_fresh_maps(struct silo *s, struct silo_xdp *skel,
 	return silo_sync_genid(m->fd[SILO_MAP_GENID], SILO_SYNC_ALL);
 }
 
+/* Pins map i of the loaded skel. */
+static int pin_added(struct silo *s, struct silo_xdp *skel, unsigned int i,
+		     int *fd)
+{
+	char path[PATH_MAX];
+
+	*fd = dup(bpf_map__fd(
+		bpf_object__find_map_by_name(skel->obj, silo_map_names[i])));
+	if (*fd < 0)
+		return -errno;
+	silo_pin_path(s, path, sizeof(path), silo_map_names[i]);
+	return bpf_obj_pin(*fd, path) ? -errno : 0;
+}
+
+/*
+ * Pins of an earlier release of this layout lack the maps added since
+ * (silo_map_added()): one load of this object, every other map reused,
+ * makes them with BTF, and they are pinned. That release's programs do
+ * not use them.
+ */
+static int maps_complete(struct silo *s, struct silo_maps *m)
+{
+	struct silo_xdp *skel = NULL;
+	int tmpl_fd = -1, kind, err = 0;
+	unsigned int i;
+	__u32 size;
+
+	for (i = 0; i < SILO_MAP_COUNT && m->fd[i] >= 0; i++)
+		;
+	if (i == SILO_MAP_COUNT)
+		return 0;
+	pr_info("the pins in %s are of an earlier release: adding the maps this one needs\n",
+		s->pin_dir);
+	skel = silo_xdp__open();
+	kind = maps_cache_kind(m);
+	if (!skel || kind < 0 || silo_maps_cache_size(m, &size)) {
+		err = skel ? -ENOENT : -errno;
+		goto out;
+	}
+	/* As they were made: a reused map must match its declaration. */
+	bpf_map__set_max_entries(skel->maps.cpu_node,
+				 libbpf_num_possible_cpus());
+	bpf_map__set_max_entries(skel->maps.cpumap, libbpf_num_possible_cpus());
+	err = size_inner_template(skel, size, kind, &tmpl_fd);
+	if (!err)
+		err = silo_maps_reuse(m, skel->obj);
+	if (!err)
+		err = silo_xdp__load(skel);
+	for (i = 0; !err && i < SILO_MAP_COUNT; i++)
+		if (m->fd[i] < 0)
+			err = pin_added(s, skel, i, &m->fd[i]);
+out:
+	if (err)
+		pr_err("cannot add this release's maps to the pins in %s: %s\n",
+		       s->pin_dir, strerror(-err));
+	if (tmpl_fd >= 0)
+		close(tmpl_fd);
+	silo_xdp__destroy(skel);
+	return err;
+}
+
+/* Existing maps: refused (closed) when not the size or kind asked for. */
+static int maps_as_asked(struct silo_maps *m, __u32 cache_size,
+			 enum silo_cache_kind kind)
+{
+	__u32 existing;
+
+	if (cache_size && !silo_maps_cache_size(m, &existing) &&
+	    existing != cache_size) {
+		pr_err("the route caches hold %u entries per node; unload silo from every device to change that\n",
+		       existing);
+		silo_maps_close(m);
+		return -EINVAL;
+	}
+	existing = maps_cache_kind(m);
+	if (kind != SILO_CACHE_DEFAULT && existing != (__u32)kind &&
+	    existing < ARRAY_SIZE(cache_kind_names)) {
+		pr_err("the route caches are %s; unload silo from every device to change that\n",
+		       cache_kind_names[existing]);
+		silo_maps_close(m);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
 		     enum silo_cache_kind kind, bool *created)
 {
 	struct silo_xdp *skel = NULL;
 	int err, tmpl_fd = -1;
 	bool stale = false;
-	__u32 existing;
 
 	*created = false;
 	err = silo_maps_open(s, m);
 	if (!err) {
-		if (cache_size && !silo_maps_cache_size(m, &existing) &&
-		    existing != cache_size) {
-			pr_err("the route caches hold %u entries per node; unload silo from every device to change that\n",
-			       existing);
+		err = maps_complete(s, m);
+		if (err) {
 			silo_maps_close(m);
-			return -EINVAL;
+			return err;
 		}
-		existing = maps_cache_kind(m);
-		if (kind != SILO_CACHE_DEFAULT && existing != (__u32)kind &&
-		    existing < ARRAY_SIZE(cache_kind_names)) {
-			pr_err("the route caches are %s; unload silo from every device to change that\n",
-			       cache_kind_names[existing]);
-			silo_maps_close(m);
-			return -EINVAL;
-		}
-		return 0;
+		return maps_as_asked(m, cache_size, kind);
 	}
 	if (err == -ESTALE) {
 		pr_warn("the pins in %s are of another silo version or a namespace that is gone: replacing them\n",

@@ -69,14 +69,15 @@ static bool hash_takes_ports(int policy, int fields)
  *    multipath route hashes them (policy 1; 3 with those fields);
  *  - the IPv6 flow label (and next header): an IPv6 multipath route and a
  *    hash that takes it (policy 0 and 2; 3 with the flow label field).
- * And the least IPv4 PMTU (net.ipv4.route.min_pmtu); the least unlocked
- * route MTU of each family, which bpf_fib_lookup does not apply.
+ * And the least IPv4 PMTU (net.ipv4.route.min_pmtu) and whether IPv4
+ * forwarding applies every PMTU exception (ip_forward_use_pmtu); the least
+ * unlocked route MTU of each family, which bpf_fib_lookup does not apply.
  * A change writes the flags first and bumps genid after: no entry made
  * under the old key is used.
  */
 int silo_sync_genid(int genid_fd, unsigned int what)
 {
-	int p4, f4, p6, f6, floor = 0, f, err;
+	int p4, f4, p6, f6, floor = 0, use_pmtu = 0, f, err;
 	struct silo_nl_routes routes = {};
 	struct silo_genid g, old;
 	__u32 zero = 0, rules;
@@ -107,6 +108,9 @@ int silo_sync_genid(int genid_fd, unsigned int what)
 		silo_read_sysctl_int("/proc/sys/net/ipv4/route/min_pmtu",
 				     &floor);
 		g.pmtu_floor_v4 = floor > 0 ? floor : 0;
+		silo_read_sysctl_int("/proc/sys/net/ipv4/ip_forward_use_pmtu",
+				     &use_pmtu);
+		g.pmtu_flags = use_pmtu > 0 ? SILO_PMTU_F_USE_V4 : 0;
 	}
 	/* One walk for both: the table may hold many routes. */
 	if (what & (SILO_SYNC_ROUTE_MTU | SILO_SYNC_ROUTES)) {
@@ -138,6 +142,7 @@ int silo_sync_genid(int genid_fd, unsigned int what)
 	    (g.flags & SILO_GENID_HASH_FLOWLABEL))
 		g.flags |= SILO_GENID_KEY_FLOWLABEL;
 	if (g.flags == old.flags && g.pmtu_floor_v4 == old.pmtu_floor_v4 &&
+	    g.pmtu_flags == old.pmtu_flags &&
 	    !memcmp(g.route_mtu, old.route_mtu, sizeof(g.route_mtu)))
 		return 0;
 	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))

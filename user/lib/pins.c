@@ -30,6 +30,8 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_HEARTBEAT] = SILO_PIN_HEARTBEAT,
 	[SILO_MAP_DAEMON] = SILO_PIN_DAEMON,
 	[SILO_MAP_FILL_LOG] = SILO_PIN_FILL_LOG,
+	[SILO_MAP_PMTU_MARKS] = SILO_PIN_PMTU_MARKS,
+	[SILO_MAP_PMTU_UNSEEN] = SILO_PIN_PMTU_UNSEEN,
 	[SILO_MAP_SERVICES] = SILO_PIN_SERVICES,
 	[SILO_MAP_SERVICE_NODES] = SILO_PIN_SERVICE_NODES,
 	[SILO_MAP_SERVICE_STATS] = SILO_PIN_SERVICE_STATS,
@@ -171,6 +173,8 @@ int silo_maps_open(struct silo *s, struct silo_maps *m)
 		if (i == SILO_MAP_META)
 			continue;
 		fd = silo_obj_get(s, silo_map_names[i]);
+		if (fd == -ENOENT && silo_map_added(i))
+			continue; /* added later: a load makes them */
 		if (fd < 0) {
 			err = fd == -ENOENT ? -ESTALE : fd;
 			goto err_close;

@@ -25,6 +25,8 @@ enum silo_map {
 	SILO_MAP_HEARTBEAT,
 	SILO_MAP_DAEMON,
 	SILO_MAP_FILL_LOG,
+	SILO_MAP_PMTU_MARKS,
+	SILO_MAP_PMTU_UNSEEN,
 	/* Services and CPU steering (service.c). */
 	SILO_MAP_SERVICES,
 	SILO_MAP_SERVICE_NODES,
@@ -33,6 +35,14 @@ enum silo_map {
 	SILO_MAP_CPUMAP,
 	SILO_MAP_COUNT
 };
+
+/* Maps added to SILO_LAYOUT_VERSION 4 after its first release: pins of
+ * an earlier one lack them (fd -1 until a load of this release makes
+ * them). */
+static inline bool silo_map_added(unsigned int map)
+{
+	return map == SILO_MAP_PMTU_MARKS || map == SILO_MAP_PMTU_UNSEEN;
+}
 
 /* fds of the pinned maps, opened by silo_maps_open(); -1 when closed. */
 struct silo_maps {
@@ -110,6 +120,24 @@ int silo_read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes);
 extern unsigned long silo_nl_dumps_retried;
 /* 1 when a nexthop group exists, else 0. */
 int silo_nl_nexthop_groups(void);
+/* What the PMTU watch reads (nl/nl_pmtu.c). Every device of the namespace: */
+struct silo_nl_dev {
+	__u32 ifindex;
+	unsigned int flags; /* IFF_* */
+	__u32 mtu;
+	char name[16];
+	char kind[16]; /* IFLA_INFO_KIND; empty: none (a NIC, loopback) */
+};
+typedef int (*silo_nl_dev_fn)(const struct silo_nl_dev *dev, void *ctx);
+int silo_nl_dump_devs(silo_nl_dev_fn fn, void *ctx);
+/* The destination of every PMTU exception of family (AF_INET, AF_INET6)
+ * the kernel holds, in every table. */
+typedef int (*silo_nl_exc_fn)(const struct silo_addr *dst, void *ctx);
+int silo_nl_dump_exceptions(int family, silo_nl_exc_fn fn, void *ctx);
+/* A device's mtu6 (0: no IPv6 on it), and whether a PMTU exception of
+ * family lives at most SILO_PMTU_EXPIRES_MAX seconds (mtu_expires). */
+int silo_dev_mtu6(const char *name, int *mtu6);
+bool silo_pmtu_expires_ok(int family);
 
 /*
  * The offload envelope (envelope.c): which SILO_ENV_* conditions hold in

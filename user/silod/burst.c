@@ -39,6 +39,11 @@ int resync(struct silod *d)
 		err = apply_topology(d);
 	if (!err)
 		err = envelope_update(d);
+	/* Before the bump: mtu6 is read under it, the marks made again. */
+	if (!err) {
+		pmtu_reset(d);
+		err = pmtu_poll(d);
+	}
 	if (!err) {
 		neigh_seen_reset();
 		err = index_rebuild(d);
@@ -99,6 +104,9 @@ int process(struct silod *d, struct burst *b, bool resync_due)
 		/* Addresses too: a device's source check depends on them. */
 		if (!err && (b->devices || b->addrs))
 			err = refresh_devices(d);
+		/* A device without silo (or a tunnel) unwatches, now. */
+		if (!err && b->devices)
+			err = pmtu_poll(d);
 		/* The key first: the invalidation below is then made
 		 * under the new one. */
 		what = (b->rules ? SILO_SYNC_RULES : 0) |

@@ -47,6 +47,7 @@ bool beat(struct silod *d)
 	struct silo_heartbeat hb = {
 		.last_ns = coarse_ns(),
 		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
+		.pmtu_watch = d->pmtu.watch,
 	};
 	bool written = false;
 	__u32 zero = 0;

@@ -72,6 +72,18 @@ struct silod_envelope {
 	bool known;
 };
 
+/* The PMTU watch (pmtu.c). */
+struct silod_pmtu {
+	__u32 watch; /* 1 << SILO_FAM_*, as the heartbeat says */
+	__u64 emptied_epoch; /* the last epoch whose slot was emptied */
+	bool mtu6_known;
+	size_t nr_mtu6;
+	struct {
+		__u32 ifindex;
+		int mtu6;
+	} mtu6[SILO_MAX_DEVICES];
+};
+
 struct MHD_Daemon;
 
 struct silod {
@@ -116,6 +128,7 @@ struct silod {
 	__u64 watchdog_usec;
 	bool ready;
 	struct cache_index *index; /* the caches' keys by address (index.c) */
+	struct silod_pmtu pmtu;
 };
 
 #define DSTAT_ADD(d, field, n)                    \
@@ -146,6 +159,8 @@ static inline __u64 coarse_ns(void)
  *   burst.c      what a burst of notifications asks for; resync
  *   events.c     rtnetlink notifications into a burst
  *   sync.c       the side maps: topology, devices, genid's counted fields
+ *   pmtu.c       the PMTU watch: which families' larger packets use the
+ *                cache, the marks of the kernel's exceptions, mtu6
  *   sweep.c      scoped invalidation, the regrace thread, genid bumps
  *   index.c      the caches' keys by address
  *   neigh.c      neighbour confirmation (its own thread)
@@ -202,6 +217,14 @@ int sync_routes(struct silod *d, unsigned int what);
  * route MTU while one exists, since a route that loses its MTU says
  * nothing of the one it had; the key's route flags after a deletion). */
 void config_poll(struct silod *d);
+
+/* pmtu.c: once a second and at each resync. Says in the heartbeat which
+ * families are watched, marks what the kernel holds, covers what the data
+ * path could not read, empties the next epoch's slot; an mtu6 changed
+ * since the last call bumps genid. */
+int pmtu_poll(struct silod *d);
+/* Every family unwatched: the next poll marks them all again. */
+void pmtu_reset(struct silod *d);
 
 /* sweep.c */
 void work_reset(struct sweep_work *w);

@@ -3,7 +3,7 @@
  * The event loop's periodic work, around each ppoll: the heartbeat (with
  * the neighbour confirmation and the daemon map), systemd's watchdog, the
  * envelope and, once a second, what changes without a notification
- * (sysctls and route MTUs, services, policy queue tables).
+ * (sysctls and route MTUs, the PMTU watch, services, policy queue tables).
  */
 #include <poll.h>
 #include "silod.h"
@@ -47,6 +47,8 @@ void tick_poll(struct silod *d, const struct pollfd *pfd, int n)
 	/* The envelope's poll is the second's: the rest follows it. */
 	if (envelope_poll(d, pfd, n)) {
 		config_poll(d);
+		if (pmtu_poll(d))
+			invalidation_lost(d);
 		service_poll(d);
 		queues_poll(d);
 	}

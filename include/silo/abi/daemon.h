@@ -20,7 +20,12 @@
 struct silo_heartbeat {
 	__u64 last_ns;
 	__u64 timeout_ns;
-	__u8 cacheline_pad[48];
+	/* Families (1 << SILO_FAM_*) for which every ICMP error that can teach
+	 * this host a PMTU exception passes through silo's XDP program, and
+	 * every exception the kernel held when silod started is marked
+	 * (route.h, pmtu_marks): their larger packets use the cache. */
+	__u32 pmtu_watch;
+	__u8 cacheline_pad[44];
 };
 
 /*

@@ -70,8 +70,62 @@ struct silo_genid {
 	 * bpf_fib_lookup only a locked one: larger packets go to the stack.
 	 */
 	__u16 route_mtu[2];
-	__u8 cacheline_pad[32];
+	__u8 pmtu_flags; /* SILO_PMTU_F_* */
+	__u8 cacheline_pad[31];
 };
+
+/* genid.pmtu_flags */
+#define SILO_PMTU_F_USE_V4 (1U << 0) /* net.ipv4.ip_forward_use_pmtu 1 */
+
+/*
+ * PMTU exceptions. The kernel learns a path MTU towards a destination from
+ * an ICMP error addressed to this host (IPv4 "fragmentation needed", IPv6
+ * "packet too big") and tells no one; bpf_fib_lookup does not always apply
+ * it (IPv4 under ip_forward_use_pmtu with a route MTU). silo's XDP program
+ * sees those errors first: it marks the destination the error quotes in
+ * pmtu_marks, and a packet above the least PMTU (pmtu_floor_v4, IPv6 1280)
+ * towards a marked destination goes to the stack. silod adds a mark for
+ * every exception the kernel already holds, and says in the heartbeat
+ * (pmtu_watch) for which families every error passes through silo: only
+ * then are larger packets served from the cache.
+ *
+ * A mark lives in the slot of the epoch (2^SILO_PMTU_EPOCH_SHIFT ns of
+ * CLOCK_MONOTONIC, 1,100 s) it was made in, slot = epoch % 3, and counts in
+ * that epoch and the next: at least 1,100 s, longer than an exception the
+ * error taught can live while mtu_expires is at most
+ * SILO_PMTU_EXPIRES_MAX (silod turns the watch off above it). silod empties
+ * the slot of the next epoch during the first half of each epoch, when no
+ * one writes it: marks are never removed while they count.
+ */
+#define SILO_PMTU_EPOCH_SHIFT 40
+#define SILO_PMTU_SLOTS 3
+#define SILO_PMTU_EXPIRES_MAX 1000 /* seconds */
+#define SILO_PMTU_MARKS_MAX 16384
+
+struct silo_pmtu_key {
+	__u8 family;
+	__u8 slot; /* epoch % SILO_PMTU_SLOTS */
+	__u8 pad[2];
+	__u8 addr[16]; /* the destination the error quotes */
+};
+
+/* pmtu_marks' value: when the error was seen (CLOCK_MONOTONIC ns). */
+struct silo_pmtu_mark {
+	__u64 seen_ns;
+};
+
+/*
+ * pmtu_unseen, __u64 CLOCK_MONOTONIC ns: [SILO_FAM_*] the last error for
+ * this host the program could not read (a fragment, IPv6 headers it does
+ * not follow) or could not mark (pmtu_marks full), written by the program
+ * only; [SILO_PMTU_COVERED + SILO_FAM_*] written by silod only. While the
+ * first is later than the second every larger packet of the family goes to
+ * the stack. Once the stack has had a second to learn from the error,
+ * silod marks every exception the kernel holds and then covers the time it
+ * read before: a later error stays uncovered.
+ */
+#define SILO_PMTU_COVERED 2
+#define SILO_PMTU_UNSEEN_SLOTS 4
 
 /* devices: per ingress device state the forward path needs. */
 #define SILO_DEV_F_ACCEPT_LOCAL (1U << 0) /* conf/{all,DEV}/accept_local */

@@ -40,7 +40,8 @@
 	X(PASS_TTL, pass_ttl, "TTL or hop limit <= 1")                         \
 	X(PASS_FIB, pass_fib, "bpf_fib_lookup did not say SUCCESS")            \
 	X(PASS_RP_FILTER, pass_rp_filter, "reverse path check failed")         \
-	X(PASS_MTU, pass_mtu, "larger than the egress MTU")                    \
+	X(PASS_MTU, pass_mtu,                                                  \
+	  "larger than the egress MTU, or maybe the path's")                   \
 	X(PASS_HAIRPIN, pass_hairpin, "egress is the ingress device")          \
 	X(PASS_NO_TX_PORT, pass_no_tx_port, "egress device not in tx_ports")   \
 	X(PASS_ENVELOPE, pass_envelope, "outside the envelope: xdp status")    \
@@ -72,7 +73,7 @@
 	X(CACHE_UNSEEN, cache_unseen, "storm: an unseen key, not looked up")   \
 	X(CACHE_INSERT_FAIL, cache_insert_fail, "entry could not be added")    \
 	X(CACHE_REFRESH, cache_refresh, "stale entry rewritten in place")      \
-	X(CACHE_BIG, cache_big, "above the least PMTU: bpf_fib_lookup")        \
+	X(CACHE_BIG, cache_big, "above the least PMTU, unwatched: FIB lookup") \
 	X(CACHE_NO_LOG, cache_no_log,                                          \
 	  "miss not cached: the fill log was full")                            \
 	X(TRIMMED, trimmed, "bytes after the IP packet trimmed")               \

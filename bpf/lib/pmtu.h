@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * PMTU exceptions (include/silo/abi/route.h): an ICMP error for this host
+ * that can teach the kernel one marks the destination it quotes, before
+ * the stack learns from it; a larger packet towards a marked destination,
+ * or of a family silod does not watch, is not served from the cache.
+ */
+#ifndef SILO_BPF_LIB_PMTU_H
+#define SILO_BPF_LIB_PMTU_H
+
+#include "common.h"
+#include "maps.h"
+#include "parse.h"
+#include "local.h"
+
+#define ICMP_DEST_UNREACH_ 3
+#define ICMP_FRAG_NEEDED_ 4
+#define ICMPV6_PKT_TOOBIG_ 2
+#define IPPROTO_ICMPV6_ 58
+/* Offsets bounded for the verifier; an ICMP header lies well within. */
+#define PMTU_OFF_MASK 0x3FFF
+
+static __always_inline __u32 pmtu_fam(__u8 family)
+{
+	return family == SILO_AF_INET ? SILO_FAM_V4 : SILO_FAM_V6;
+}
+
+static __always_inline __u32 pmtu_slot(__u64 ns)
+{
+	return (ns >> SILO_PMTU_EPOCH_SHIFT) % SILO_PMTU_SLOTS;
+}
+
+/* An error not read: every larger packet of the family to the stack until
+ * silod has covered it. */
+static __always_inline void pmtu_unseen_now(__u8 family)
+{
+	__u32 i = pmtu_fam(family);
+	__u64 *seen = bpf_map_lookup_elem(&pmtu_unseen, &i);
+
+	if (seen)
+		WRITE_ONCE(*seen, bpf_ktime_get_ns());
+}
+
+static __always_inline void pmtu_mark(struct silo_pmtu_key *k, __u8 family)
+{
+	struct silo_pmtu_mark m = { .seen_ns = bpf_ktime_get_ns() };
+
+	k->family = family;
+	k->slot = pmtu_slot(m.seen_ns);
+	if (bpf_map_update_elem(&pmtu_marks, k, &m, BPF_ANY))
+		pmtu_unseen_now(family); /* full: stand aside instead */
+}
+
+/*
+ * The errors that teach an exception: IPv4 "fragmentation needed" (the
+ * kernel's icmp_unreach), IPv6 "packet too big" (icmpv6_rcv). Each quotes
+ * the packet it answers, whose destination (IPv4 header +16, IPv6 +24) is
+ * the exception's: the kernel reads it at the same place.
+ */
+static __always_inline void pmtu_quote(struct xdp_md *ctx, const struct pkt *p)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u8 *icmp = data + (p->l4_off & PMTU_OFF_MASK);
+	struct silo_pmtu_key k = {};
+
+	if (p->family == SILO_AF_INET) {
+		if ((void *)(icmp + 8 + 20) > data_end ||
+		    icmp[0] != ICMP_DEST_UNREACH_ ||
+		    icmp[1] != ICMP_FRAG_NEEDED_)
+			return;
+		__builtin_memcpy(k.addr, icmp + 8 + 16, 4);
+	} else {
+		if ((void *)(icmp + 8 + 40) > data_end ||
+		    icmp[0] != ICMPV6_PKT_TOOBIG_)
+			return;
+		__builtin_memcpy(k.addr, icmp + 8 + 24, 16);
+	}
+	pmtu_mark(&k, p->family);
+}
+
+/*
+ * A packet the parser stopped at (reason): an ICMP error for this host is
+ * read; a fragment that may be one (IPv4: of ICMP; IPv6: any, its header
+ * is not read) or IPv6 headers not followed make the family unseen. The
+ * rest cannot teach the kernel an exception.
+ */
+static __always_inline void pmtu_watch(struct xdp_md *ctx, const struct pkt *p,
+				       __u32 reason)
+{
+	bool v4 = p->family == SILO_AF_INET;
+
+	if (!p->family)
+		return;
+	if (reason == SILO_STAT_PASS_L4_PROTO) {
+		if (p->l4_proto != (v4 ? IPPROTO_ICMP : IPPROTO_ICMPV6_))
+			return;
+	} else if (reason == SILO_STAT_PASS_FRAGMENT) {
+		if (v4 && p->l4_proto != IPPROTO_ICMP)
+			return;
+	} else if (v4 || reason != SILO_STAT_PASS_EXTHDR) {
+		return;
+	}
+	if (!is_local(p))
+		return;
+	if (reason == SILO_STAT_PASS_L4_PROTO)
+		pmtu_quote(ctx, p);
+	else
+		pmtu_unseen_now(p->family);
+}
+
+/*
+ * May a PMTU exception apply to a larger packet towards p's destination?
+ * Yes while an error of the family is unseen, or the destination is marked
+ * in this epoch's slot or the last one's.
+ */
+static __always_inline int pmtu_marked(const struct pkt *p)
+{
+	__u32 i = pmtu_fam(p->family), c = SILO_PMTU_COVERED + i;
+	struct silo_pmtu_key k = { .family = p->family };
+	__u64 *seen, *covered, now;
+
+	seen = bpf_map_lookup_elem(&pmtu_unseen, &i);
+	covered = bpf_map_lookup_elem(&pmtu_unseen, &c);
+	if (!seen || !covered || READ_ONCE(*seen) > READ_ONCE(*covered))
+		return 1;
+	now = bpf_ktime_get_ns();
+	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
+	k.slot = pmtu_slot(now);
+	if (bpf_map_lookup_elem(&pmtu_marks, &k))
+		return 1;
+	k.slot = (k.slot + SILO_PMTU_SLOTS - 1) % SILO_PMTU_SLOTS;
+	return bpf_map_lookup_elem(&pmtu_marks, &k) != NULL;
+}
+
+#endif /* SILO_BPF_LIB_PMTU_H */

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * silod's PMTU watch (user/silod/pmtu.c): the heartbeat says a family is
+ * watched only while every device but loopback carries silo; exceptions
+ * the kernel learned where silo could not see are marked before; an error
+ * the data path could not read is covered once the stack has learned from
+ * it; an mtu6 written by sysctl bumps genid; the next epoch's slot is
+ * emptied in the first half of an epoch only.
+ */
+#include <stdio.h>
+#include <net/if.h>
+#include <netpacket/packet.h>
+#include "silod_util.h"
+
+#define BOTH (1U << SILO_FAM_V4 | 1U << SILO_FAM_V6)
+
+static int marks_fd, unseen_fd;
+
+static int open_pin(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
+	return bpf_obj_get(path);
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static __u32 watch_now(void)
+{
+	struct silo_daemon_info di;
+
+	if (silo_daemon_info(s, &di))
+		return ~0U;
+	return di.heartbeat.pmtu_watch;
+}
+
+/* Waits up to 3 s (a poll is once a second) for the heartbeat's word. */
+static int wait_watch(__u32 want)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		if (watch_now() == want)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int marked_any_slot(int family, const char *dst)
+{
+	struct silo_pmtu_key k = { .family = family };
+	struct silo_pmtu_mark m;
+
+	if (family == AF_INET)
+		v4(k.addr, dst);
+	else
+		v6(k.addr, dst);
+	for (k.slot = 0; k.slot < SILO_PMTU_SLOTS; k.slot++)
+		if (!bpf_map_lookup_elem(marks_fd, &k, &m))
+			return 1;
+	return 0;
+}
+
+static void forget_marks(void)
+{
+	struct silo_pmtu_key k;
+
+	while (!bpf_map_get_next_key(marks_fd, NULL, &k))
+		bpf_map_delete_elem(marks_fd, &k);
+}
+
+static void test_watched_while_every_device_has_silo(void)
+{
+	CHECK(!wait_watch(BOTH), "watch %#x, want both families", watch_now());
+	REQUIRE(!sh("ip link add nosilo0 type veth peer name nosilo1"),
+		"veth without silo");
+	CHECK(!wait_watch(0), "a device without silo: watch %#x, want none",
+	      watch_now());
+	sh("ip link del nosilo0");
+	CHECK(!wait_watch(BOTH), "device gone: watch %#x", watch_now());
+	/* An exception may outlive a mark: that family is not watched. */
+	sh("sysctl -qw net.ipv6.route.mtu_expires=5000");
+	CHECK(!wait_watch(1U << SILO_FAM_V4), "IPv6 mtu_expires 5000: %#x",
+	      watch_now());
+	sh("sysctl -qw net.ipv6.route.mtu_expires=600");
+	CHECK(!wait_watch(BOTH), "mtu_expires back: %#x", watch_now());
+}
+
+/* An exception the kernel learned from an error silo did not see (on a
+ * device without silo, while silod was away) is marked when silod comes. */
+static void test_exceptions_marked_at_start(void)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	uint8_t pkt[PKT_MAX], mac[6];
+	size_t len;
+	int fd;
+
+	REQUIRE(!sh("set -e\n"
+		    "ip link add x0 type veth peer name x0p\n"
+		    "ip link set x0 up; ip link set x0p up\n"
+		    "ip addr add 10.5.0.1/24 dev x0\n"
+		    "sysctl -qw net.ipv4.conf.x0.rp_filter=0"),
+		"x0");
+	REQUIRE(!read_mac("x0", mac), "mac");
+	len = fwd_icmp_error(pkt, AF_INET, "10.99.7.1", 3, 4);
+	memcpy(pkt, mac, 6);
+	pkt_put16(pkt + 14 + 20 + 6, 1300); /* the next-hop MTU */
+	fwd_icmp_csum(pkt, len, AF_INET);
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	REQUIRE(fd >= 0, "packet socket");
+	sll.sll_ifindex = if_nametoindex("x0p");
+	sll.sll_halen = 6;
+	CHECK(sendto(fd, pkt, len, 0, (struct sockaddr *)&sll, sizeof(sll)) ==
+		      (ssize_t)len,
+	      "send: %s", strerror(errno));
+	close(fd);
+	usleep(100000);
+	REQUIRE(!sh("ip route get 10.99.7.1 | grep -q 'mtu 1300'"),
+		"the kernel learned no exception (ip route get 10.99.7.1)");
+	CHECK(!marked_any_slot(AF_INET, "10.99.7.1"), "marked by XDP?");
+	sh("ip link del x0");
+	REQUIRE(!silod_restart("", -1), "silod restart");
+	CHECK(!wait_watch(BOTH), "watch %#x", watch_now());
+	CHECK(marked_any_slot(AF_INET, "10.99.7.1"),
+	      "the kernel's exception is not marked");
+	sh("ip route flush cache");
+}
+
+static void test_unseen_error_covered(void)
+{
+	__u32 i = SILO_FAM_V6, c = SILO_PMTU_COVERED + SILO_FAM_V6;
+	__u64 seen = mono_ns() - 2000000000ULL, covered = 0, late;
+	int n;
+
+	REQUIRE(!bpf_map_update_elem(unseen_fd, &c, &covered, BPF_ANY) &&
+			!bpf_map_update_elem(unseen_fd, &i, &seen, BPF_ANY),
+		"unseen");
+	for (n = 0; n < 300 && covered != seen; n++) {
+		usleep(10000);
+		bpf_map_lookup_elem(unseen_fd, &c, &covered);
+	}
+	CHECK(covered == seen, "not covered: %llu, seen %llu",
+	      (unsigned long long)covered, (unsigned long long)seen);
+	/* One just seen waits for the stack to learn from it. */
+	late = mono_ns();
+	REQUIRE(!bpf_map_update_elem(unseen_fd, &i, &late, BPF_ANY), "unseen");
+	usleep(300000);
+	bpf_map_lookup_elem(unseen_fd, &c, &covered);
+	CHECK(covered == seen, "covered before its grace: %llu",
+	      (unsigned long long)covered);
+}
+
+static void test_mtu6_sysctl_bumps_genid(void)
+{
+	__u64 before = genid_now();
+	int i;
+
+	sh("sysctl -qw net.ipv6.conf.out0.mtu=1400");
+	for (i = 0; i < 300 && genid_now() == before; i++)
+		usleep(10000);
+	CHECK(genid_now() != before, "mtu6 1400: genid unchanged");
+	sh("sysctl -qw net.ipv6.conf.out0.mtu=1500");
+}
+
+/* The next epoch's slot holds the marks of two epochs ago: emptied in
+ * the first half of an epoch, when nothing writes it; kept in the second. */
+static void test_next_slot_emptied_in_first_half(void)
+{
+	struct silo_pmtu_mark m = { .seen_ns = 1 };
+	struct silo_pmtu_key k = { .family = AF_INET };
+	__u64 now = mono_ns(), epoch = now >> SILO_PMTU_EPOCH_SHIFT;
+	__u64 into = now - (epoch << SILO_PMTU_EPOCH_SHIFT);
+	bool first_half =
+		into < (1ULL << SILO_PMTU_EPOCH_SHIFT) / 2 - 5000000000ULL;
+	bool second_half =
+		into > (1ULL << SILO_PMTU_EPOCH_SHIFT) / 2 + 5000000000ULL;
+
+	forget_marks();
+	v4(k.addr, "10.99.8.1");
+	k.slot = (epoch + 1) % SILO_PMTU_SLOTS;
+	REQUIRE(!bpf_map_update_elem(marks_fd, &k, &m, BPF_ANY), "mark");
+	v4(k.addr, "10.99.8.2");
+	k.slot = epoch % SILO_PMTU_SLOTS;
+	REQUIRE(!bpf_map_update_elem(marks_fd, &k, &m, BPF_ANY), "mark");
+	REQUIRE(!silod_restart("", -1), "silod restart"); /* empties again */
+	usleep(1500000);
+	if (first_half)
+		CHECK(!marked_any_slot(AF_INET, "10.99.8.1"),
+		      "the next epoch's slot was not emptied");
+	else if (second_half)
+		CHECK(marked_any_slot(AF_INET, "10.99.8.1"),
+		      "the next epoch's slot emptied in the second half");
+	CHECK(marked_any_slot(AF_INET, "10.99.8.2"), "a live mark went");
+}
+
+int main(void)
+{
+	struct silo_xdp_load_opts plain = { .unbound = true };
+	int fd;
+
+	if (test_init())
+		return 1;
+	if (sh("sysctl -qw net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0") ||
+	    fwd_setup("ip route add 10.99.0.0/16 via 10.2.0.2\n"
+		      "ip -6 route add fd99::/32 via fd02::2\n") ||
+	    silo_xdp_load(s, "in0p", &plain) ||
+	    silo_xdp_load(s, "out0p", &plain)) {
+		printf("not ok - setup: could not build the test topology\n");
+		return 1;
+	}
+	marks_fd = open_pin(SILO_PIN_PMTU_MARKS);
+	unseen_fd = open_pin(SILO_PIN_PMTU_UNSEEN);
+	fd = mkstemp(config_path);
+	if (fd < 0 || marks_fd < 0 || unseen_fd < 0)
+		return 1;
+	close(fd);
+	silod_pid = silod_start("", -1);
+	if (silod_wait_ready(silod_pid)) {
+		printf("not ok - setup: silod did not start\n");
+		silod_stop(silod_pid, SIGKILL);
+		unlink(config_path);
+		return 1;
+	}
+	RUN(test_watched_while_every_device_has_silo);
+	RUN(test_exceptions_marked_at_start);
+	RUN(test_unseen_error_covered);
+	RUN(test_mtu6_sysctl_bumps_genid);
+	RUN(test_next_slot_emptied_in_first_half);
+	if (silod_stop(silod_pid, SIGTERM) != 0)
+		printf("not ok - silod exit: not clean (a sanitizer report?)\n");
+	silo_xdp_unload(s, "in0p");
+	silo_xdp_unload(s, "out0p");
+	close(marks_fd);
+	close(unseen_fd);
+	fwd_teardown();
+	unlink(config_path);
+	return 0;
+}
