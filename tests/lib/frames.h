@@ -502,8 +502,17 @@ static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 			     ra[4] = { 148, 4, 0, 0 },
 			     lsrr[8] = { 131, 7, 4, 10, 20, 0, 9, 0 },
 			     badopt[4] = { 7, 40, 4, 0 };
-	static const int sizes4[] = { 1000, 1280, 1400, 1500 };
-	static const int sizes6[] = { 1000, 1280, 1281, 1400, 1500 };
+	/*
+	 * IP lengths, UDP: the smallest frame (64 bytes on the wire for IPv4;
+	 * IPv6 has no room for the marker below 56), the IPv4 datagram every
+	 * host takes, IPv6's minimum MTU, and the 1500- and 1514-byte frames
+	 * around the usual link MTU.
+	 */
+	static const int sizes4[] = { 46, 576, 1000, 1280, 1400, 1486, 1500 };
+	static const int sizes6[] = { 56,   576,  1000, 1280,
+				      1281, 1400, 1486, 1500 };
+	const int nsizes4 = sizeof(sizes4) / sizeof(sizes4[0]),
+		  nsizes6 = sizeof(sizes6) / sizeof(sizes6[0]);
 	char fname[64];
 	int i, j, v6;
 
@@ -523,7 +532,7 @@ static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 			    .len = 300);
 			snprintf(fname, sizeof(fname), "echo%s %s", f, d[i]);
 			ADD(.v6 = v6, .dst = d[i], .proto = v6 ? 58 : 1);
-			for (j = 0; j < (v6 ? 5 : 4); j++) {
+			for (j = 0; j < (v6 ? nsizes6 : nsizes4); j++) {
 				int sz = v6 ? sizes6[j] : sizes4[j];
 
 				snprintf(fname, sizeof(fname), "udp%s-%d %s", f,
