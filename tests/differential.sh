@@ -187,7 +187,7 @@ topo_up() {
 
 # Configurations: cfg_NAME changes the router after topo_up (returns 77 when
 # this machine cannot: a skip); pre_NAME, when defined, runs just before the
-# corpus is sent.
+# corpus is sent, and fails the run when it fails.
 cfg_plain() { :; }
 
 cfg_unreach() {
@@ -425,8 +425,12 @@ cfg_tc-egress() { tc_drop r-t egress; }
 capture() {
 	local cfg=$1 mode=$2 wait=0
 	[[ $cfg == neigh-* ]] && wait=$NEIGH_WAIT_MS
-	if declare -F "pre_$cfg" >/dev/null; then
-		"pre_$cfg" >/dev/null 2>&1
+	# pre_NAME, when defined, must do what it says: else the run fails.
+	if declare -F "pre_$cfg" >/dev/null &&
+		! "pre_$cfg" >"$TMP/pre" 2>&1; then
+		echo "pre_$cfg failed: $(head -c 300 "$TMP/pre")" \
+			>"$TMP/$cfg.$mode.err"
+		return 1
 	fi
 	"$FRAMES" run --rmac $RCMAC --cmac $CMAC --tx "$C:eth0" \
 		--cap "client=$C:eth0" --cap "server=$S:eth0" \
@@ -523,7 +527,10 @@ configure() {
 kernel_run() {
 	local cfg=$1
 	topology "$cfg" && configure "$cfg" || return
-	if ! capture "$cfg" kernel || [[ ! -s $TMP/$cfg.kernel ]]; then
+	if ! capture "$cfg" kernel; then
+		not_ok "differential/$cfg" "the kernel run: $(cat "$TMP/$cfg.kernel.err")"
+		return 1
+	elif [[ ! -s $TMP/$cfg.kernel ]]; then
 		not_ok "differential/$cfg" "the kernel run captured nothing: $(cat "$TMP/$cfg.kernel.err")"
 		return 1
 	fi
