@@ -41,6 +41,19 @@ CONFIGS=(
 	link-down "egress to server2 administratively down"
 	mtu-link "egress to server with MTU 1280"
 	mtu-route "route MTUs: 1000 (IPv4), 1280 (IPv6), locked 1400"
+	mtu-link-raise "egress to server at MTU 1280, raised to 1500 just before the corpus"
+	mtu-link-raise-route "mtu-link-raise with route MTUs 1400 (IPv6's rises to 1500)"
+	mtu6-sysctl "egress to server with net.ipv6.conf.r-s.mtu 1300 (sysctl alone)"
+	pmtu4-exc "IPv4 PMTU exception 1300 for 10.40.0.5, ip_forward_use_pmtu 0 (ignored)"
+	pmtu4-exc-use "IPv4 PMTU exception 1300 for 10.40.0.5, ip_forward_use_pmtu 1"
+	pmtu4-exc-low "IPv4 frag-needed MTU 400 for 10.40.0.5: exception locked at 552"
+	pmtu4-exc-metric "IPv4 route MTU 1450, exception 1300 for 10.40.0.5, use_pmtu 1"
+	pmtu4-exc-lock "IPv4 route MTU locked 1450, frag-needed 1300 (no exception), use_pmtu 1"
+	pmtu6-exc "IPv6 PMTU exception 1300 for fd40::5"
+	pmtu6-exc-metric "IPv6 route MTU 1400, exception 1300 for fd40::5"
+	pmtu6-route "IPv6 route MTU 1400 for fd40::/48, 1300 in a table of a from rule"
+	encap-seg6 "fd40::/48 encapsulated in SRv6 (seg6 encap to fd02::9)"
+	encap-mpls "10.40.0.0/16 encapsulated in MPLS (label 100)"
 	fwd4-off "net.ipv4.ip_forward 0"
 	fwd4-dev "IPv4 forwarding off on the ingress device only"
 	fwd6-off "net.ipv6.conf.all.forwarding 0"
@@ -187,7 +200,7 @@ topo_up() {
 
 # Configurations: cfg_NAME changes the router after topo_up (returns 77 when
 # this machine cannot: a skip); pre_NAME, when defined, runs just before the
-# corpus is sent.
+# corpus is sent, and fails the run when it fails.
 cfg_plain() { :; }
 
 cfg_unreach() {
@@ -283,6 +296,129 @@ cfg_mtu-route() {
 	r route replace 10.40.0.0/16 via 10.2.0.2 mtu 1000 &&
 		r route replace 10.20.0.0/16 via 10.2.0.2 mtu lock 1400 &&
 		r -6 route replace fd40::/48 via fd02::2 mtu 1280
+}
+# Lowered with silo loaded, raised again just before the corpus.
+cfg_mtu-link-raise() { r link set r-s mtu 1280; }
+pre_mtu-link-raise() { r link set r-s mtu 1500; }
+# The same under route MTUs of 1400: the lower takes the IPv6 route's to
+# 1280 and the raise to 1500 (rt6_mtu_change(), no netlink message for the
+# route); IPv4's stays at 1400.
+cfg_mtu-link-raise-route() {
+	r route replace 10.40.0.0/16 via 10.2.0.2 mtu 1400 &&
+		r -6 route replace fd40::/48 via fd02::2 mtu 1400 &&
+		cfg_mtu-link-raise
+}
+pre_mtu-link-raise-route() { pre_mtu-link-raise; }
+# The device's IPv6 MTU alone: sysctl writes it, no netlink message says so.
+cfg_mtu6-sysctl() { rsys net.ipv6.conf.r-s.mtu=1300; }
+
+# Path MTU exceptions: the server (10.2.0.2, fd02::2) tells the router, on
+# r-s, that the path to 10.40.0.5 / fd40::5 is narrower: an ICMP frag-needed
+# or ICMPv6 packet too big quoting an echo reply of the router's own (frames
+# too-big). That is done in pre_NAME, with silo and silod loaded, and no
+# netlink message tells them; each pre_ checks the kernel learned what it
+# should. IPv4 forwarding honours an exception only under
+# ip_forward_use_pmtu or when it is locked (learned below min_pmtu, 552),
+# and a route's MTU always; IPv6 honours both.
+
+# too_big DST MTU: the server says so; returns once the router counted it.
+too_big() {
+	local dst=$1 mtu=$2 src=10.2.0.2 rtr=10.2.0.1 ctr=IcmpInDestUnreachs
+	local before n _
+	if [[ $dst == *:* ]]; then
+		src=fd02::2 rtr=fd02::1 ctr=Icmp6InPktTooBigs
+	fi
+	before=$(snmp "$ctr")
+	"$FRAMES" too-big --tx "$S:eth0" --dmac $RSMAC --smac $SMAC \
+		--src $src --dst $rtr --qsrc $rtr --qdst "$dst" --mtu "$mtu" ||
+		return 1
+	for _ in $(seq 40); do
+		n=$(snmp "$ctr")
+		((n > before)) && return 0
+		sleep 0.05
+	done
+	echo "the router did not count the ICMP error: $ctr $before, then $n"
+	return 1
+}
+
+# snmp NAME: the router's counter NAME (nstat's names).
+snmp() {
+	ip netns exec "$R" nstat -asz "$1" | awk -v n="$1" '$1 == n { print $2 }'
+}
+
+# exception DST MTU: the router's route to DST has an exception of MTU
+# ("lock 552" for a locked one) as ip route get shows it; says what it has
+# when not.
+exception() {
+	local got re="expires [0-9]+sec mtu $2( |\$)"
+	got=$(r route get "$1" 2>&1 | tr -s '\n ' ' ')
+	[[ $got =~ $re ]] && return 0
+	echo "no exception of mtu $2 for $1: ip route get $1: $got"
+	return 1
+}
+
+cfg_pmtu4-exc() { rsys net.ipv4.ip_forward_use_pmtu=0; }
+pre_pmtu4-exc() { too_big 10.40.0.5 1300 && exception 10.40.0.5 1300; }
+cfg_pmtu4-exc-use() { rsys net.ipv4.ip_forward_use_pmtu=1; }
+pre_pmtu4-exc-use() { pre_pmtu4-exc; }
+cfg_pmtu4-exc-low() { rsys net.ipv4.ip_forward_use_pmtu=0; }
+pre_pmtu4-exc-low() {
+	too_big 10.40.0.5 400 && exception 10.40.0.5 "lock 552"
+}
+cfg_pmtu4-exc-metric() {
+	rsys net.ipv4.ip_forward_use_pmtu=1 &&
+		r route replace 10.40.0.0/16 via 10.2.0.2 mtu 1450
+}
+pre_pmtu4-exc-metric() { pre_pmtu4-exc; }
+cfg_pmtu4-exc-lock() {
+	rsys net.ipv4.ip_forward_use_pmtu=1 &&
+		r route replace 10.40.0.0/16 via 10.2.0.2 mtu lock 1450
+}
+# Under a locked route MTU the kernel learns nothing (__ip_rt_update_pmtu).
+pre_pmtu4-exc-lock() {
+	local got
+	too_big 10.40.0.5 1300 || return 1
+	got=$(r route get 10.40.0.5 2>&1 | tr -s '\n ' ' ')
+	[[ $got == *"mtu lock 1450"* && $got != *expires* ]] && return 0
+	echo "an exception under a locked MTU: ip route get 10.40.0.5: $got"
+	return 1
+}
+
+cfg_pmtu6-exc() { :; }
+pre_pmtu6-exc() { too_big fd40::5 1300 && exception fd40::5 1300; }
+cfg_pmtu6-exc-metric() { r -6 route replace fd40::/48 via fd02::2 mtu 1400; }
+pre_pmtu6-exc-metric() { pre_pmtu6-exc; }
+
+# Route MTUs of one prefix only (fd30::/64 keeps the device's), and of a
+# table that a rule selects: the corpus's IPv6 source is fd01::2, so table
+# 100's 1300 is what fd40::/48 gets, but for fd40:0:0:2::/64, thrown back to
+# the main table's 1400.
+cfg_pmtu6-route() {
+	r -6 route replace fd40::/48 via fd02::2 mtu 1400 &&
+		r -6 rule add from fd01::/64 lookup 100 pref 100 &&
+		r -6 route add fd40::/48 via fd02::2 mtu 1300 table 100 &&
+		r -6 route add throw fd40:0:0:2::/64 table 100
+}
+
+# Encapsulating routes (lightweight tunnels): the headroom comes off the MTU.
+# 77 where this kernel has no such encapsulation.
+lwt() {
+	local out
+	out=$("$@" 2>&1) && return 0
+	echo "$out"
+	[[ $out == *"not supported"* ]] && return 77
+	return 1
+}
+cfg_encap-seg6() {
+	r neigh replace fd02::9 lladdr $SMAC dev r-s nud permanent &&
+		lwt r -6 route replace fd40::/48 encap seg6 mode encap \
+			segs fd02::9 dev r-s
+}
+cfg_encap-mpls() {
+	if [[ -e /proc/sys/net/mpls/platform_labels ]]; then
+		rsys net.mpls.platform_labels=1000 || return 1
+	fi
+	lwt r route replace 10.40.0.0/16 encap mpls 100 via 10.2.0.2
 }
 
 cfg_fwd4-off() { rsys net.ipv4.ip_forward=0; }
@@ -425,8 +561,12 @@ cfg_tc-egress() { tc_drop r-t egress; }
 capture() {
 	local cfg=$1 mode=$2 wait=0
 	[[ $cfg == neigh-* ]] && wait=$NEIGH_WAIT_MS
-	if declare -F "pre_$cfg" >/dev/null; then
-		"pre_$cfg" >/dev/null 2>&1
+	# pre_NAME, when defined, must do what it says: else the run fails.
+	if declare -F "pre_$cfg" >/dev/null &&
+		! "pre_$cfg" >"$TMP/pre" 2>&1; then
+		echo "pre_$cfg failed: $(head -c 300 "$TMP/pre")" \
+			>"$TMP/$cfg.$mode.err"
+		return 1
 	fi
 	"$FRAMES" run --rmac $RCMAC --cmac $CMAC --tx "$C:eth0" \
 		--cap "client=$C:eth0" --cap "server=$S:eth0" \
@@ -523,7 +663,10 @@ configure() {
 kernel_run() {
 	local cfg=$1
 	topology "$cfg" && configure "$cfg" || return
-	if ! capture "$cfg" kernel || [[ ! -s $TMP/$cfg.kernel ]]; then
+	if ! capture "$cfg" kernel; then
+		not_ok "differential/$cfg" "the kernel run: $(cat "$TMP/$cfg.kernel.err")"
+		return 1
+	elif [[ ! -s $TMP/$cfg.kernel ]]; then
 		not_ok "differential/$cfg" "the kernel run captured nothing: $(cat "$TMP/$cfg.kernel.err")"
 		return 1
 	fi

@@ -360,6 +360,94 @@ static inline int frame_build(struct frame *f, const char *name,
 	return 0;
 }
 
+/*
+ * An ICMP "fragmentation needed" (IPv4: type 3 code 4) or ICMPv6 "packet too
+ * big" (type 2) from src to dst announcing mtu, as a router on the path
+ * would send it for a packet from qsrc to qdst. The quoted packet is an
+ * ICMP echo reply (what the kernel takes a PMTU from when it is addressed
+ * to it: icmp_err(), icmpv6_err()): its IP header (IPv4: DF, total length
+ * 1428, IPv6: payload length 1400) and its first 8 bytes, whose checksum is
+ * right for a payload of zeros. The family is the addresses'; all four must
+ * be of one. Returns 0, -EINVAL (addresses) or -ERANGE (an IPv4 mtu over
+ * 16 bits).
+ */
+static inline int frame_too_big(struct frame *f, const uint8_t dmac[6],
+				const uint8_t smac[6], const char *src,
+				const char *dst, const char *qsrc,
+				const char *qdst, uint32_t mtu)
+{
+	uint8_t a[4][16], *ip = f->b + 14, *icmp, *q, *echo;
+	const char *s[4] = { src, dst, qsrc, qdst };
+	int v6 = !!strchr(src, ':'), i, hl = v6 ? 40 : 20;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "too-big %s mtu %u", qdst, mtu);
+	for (i = 0; i < 4; i++)
+		if (!!strchr(s[i], ':') != v6 || addr_of(v6, s[i], a[i]))
+			return -EINVAL;
+	if (!v6 && mtu > 0xffff)
+		return -ERANGE;
+	memcpy(f->b, dmac, 6);
+	memcpy(f->b + 6, smac, 6);
+	put16(f->b + 12, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	icmp = ip + hl;
+	q = icmp + 8;
+	echo = q + hl;
+	f->len = 14 + 2 * hl + 16;
+
+	if (v6) {
+		ip[0] = 0x60;
+		put16(ip + 4, hl + 16);
+		ip[6] = 58;
+		ip[7] = 64;
+		memcpy(ip + 8, a[0], 16);
+		memcpy(ip + 24, a[1], 16);
+		icmp[0] = 2;
+		put16(icmp + 4, mtu >> 16);
+		put16(icmp + 6, mtu);
+		q[0] = 0x60;
+		put16(q + 4, 1400);
+		q[6] = 58;
+		q[7] = 64;
+		memcpy(q + 8, a[2], 16);
+		memcpy(q + 24, a[3], 16);
+		echo[0] = 129;
+		put16(echo + 4, 0x5eed);
+		put16(echo + 6, 1);
+		put16(echo + 2,
+		      csum_fold(csum_add(pseudo_sum(1, a[2], a[3], 58, 1400),
+					 echo, 8)));
+		put16(icmp + 2,
+		      csum_fold(csum_add(pseudo_sum(1, a[0], a[1], 58, hl + 16),
+					 icmp, hl + 16)));
+		return 0;
+	}
+	ip[0] = 0x45;
+	ip[1] = 0xc0;
+	put16(ip + 2, 2 * hl + 16);
+	ip[8] = 64;
+	ip[9] = 1;
+	memcpy(ip + 12, a[0], 4);
+	memcpy(ip + 16, a[1], 4);
+	put16(ip + 10, csum_fold(csum_add(0, ip, hl)));
+	icmp[0] = 3;
+	icmp[1] = 4;
+	put16(icmp + 6, mtu);
+	q[0] = 0x45;
+	put16(q + 2, 1428);
+	put16(q + 6, 0x4000);
+	q[8] = 64;
+	q[9] = 1;
+	memcpy(q + 12, a[2], 4);
+	memcpy(q + 16, a[3], 4);
+	put16(q + 10, csum_fold(csum_add(0, q, hl)));
+	put16(echo + 4, 0x5eed);
+	put16(echo + 6, 1);
+	put16(echo + 2, csum_fold(csum_add(0, echo, 8)));
+	put16(icmp + 2, csum_fold(csum_add(0, icmp, hl + 16)));
+	return 0;
+}
+
 #define CORPUS_MAX 1024
 
 struct corpus {
@@ -414,8 +502,17 @@ static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 			     ra[4] = { 148, 4, 0, 0 },
 			     lsrr[8] = { 131, 7, 4, 10, 20, 0, 9, 0 },
 			     badopt[4] = { 7, 40, 4, 0 };
-	static const int sizes4[] = { 1000, 1280, 1400, 1500 };
-	static const int sizes6[] = { 1000, 1280, 1281, 1400, 1500 };
+	/*
+	 * IP lengths, UDP: the smallest frame (64 bytes on the wire for IPv4;
+	 * IPv6 has no room for the marker below 56), the IPv4 datagram every
+	 * host takes, IPv6's minimum MTU, and the 1500- and 1514-byte frames
+	 * around the usual link MTU.
+	 */
+	static const int sizes4[] = { 46, 576, 1000, 1280, 1400, 1486, 1500 };
+	static const int sizes6[] = { 56,   576,  1000, 1280,
+				      1281, 1400, 1486, 1500 };
+	const int nsizes4 = sizeof(sizes4) / sizeof(sizes4[0]),
+		  nsizes6 = sizeof(sizes6) / sizeof(sizes6[0]);
 	char fname[64];
 	int i, j, v6;
 
@@ -435,7 +532,7 @@ static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 			    .len = 300);
 			snprintf(fname, sizeof(fname), "echo%s %s", f, d[i]);
 			ADD(.v6 = v6, .dst = d[i], .proto = v6 ? 58 : 1);
-			for (j = 0; j < (v6 ? 5 : 4); j++) {
+			for (j = 0; j < (v6 ? nsizes6 : nsizes4); j++) {
 				int sz = v6 ? sizes6[j] : sizes4[j];
 
 				snprintf(fname, sizeof(fname), "udp%s-%d %s", f,

@@ -6,6 +6,8 @@
  *   frames run --rmac MAC --cmac MAC --tx NS:DEV --cap LABEL=NS:DEV...
  *              [--passes N] [--gap-us N] [--idle-ms N] [--wait-ms N]
  *              [--only SUBSTRING]
+ *   frames too-big --tx NS:DEV --dmac MAC --smac MAC --src ADDR --dst ADDR
+ *                  --qsrc ADDR --qdst ADDR --mtu N
  *
  * "run" opens a raw packet socket on every capture device (each in its own
  * namespace), sends the corpus (tests/lib/frames.h) N times from the client's
@@ -14,6 +16,11 @@
  * It prints one line per captured frame: "LABEL NAME#PASS HEX", NAME being
  * the corpus frame the marker names ("-" for none), host noise (ARP, ND,
  * MLD) left out and the kernel's random IPv4 IDs zeroed.
+ *
+ * "too-big" sends one ICMP "fragmentation needed" (IPv4) or ICMPv6 "packet
+ * too big" from --src to --dst announcing MTU N for a packet from --qsrc to
+ * --qdst (frame_too_big() in tests/lib/frames.h): what teaches a router a
+ * path MTU exception.
  */
 #include <poll.h>
 #include <time.h>
@@ -69,11 +76,95 @@ static void print_frame(const char *label, uint8_t *b, size_t len)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: frames list\n"
-			"       frames run --rmac MAC --cmac MAC --tx NS:DEV "
-			"--cap LABEL=NS:DEV... [--passes N] [--gap-us N] "
-			"[--idle-ms N] [--wait-ms N] [--only SUBSTRING]\n");
+	fprintf(stderr,
+		"usage: frames list\n"
+		"       frames run --rmac MAC --cmac MAC --tx NS:DEV "
+		"--cap LABEL=NS:DEV... [--passes N] [--gap-us N] "
+		"[--idle-ms N] [--wait-ms N] [--only SUBSTRING]\n"
+		"       frames too-big --tx NS:DEV --dmac MAC --smac MAC "
+		"--src ADDR --dst ADDR --qsrc ADDR --qdst ADDR --mtu N\n");
 	return 2;
+}
+
+static int bad_arg(const char *opt, const char *v)
+{
+	fprintf(stderr, "frames: bad %s %s\n", opt, v);
+	return 2;
+}
+
+/* too-big: one ICMP error announcing an MTU, sent once. */
+static int cmd_too_big(int argc, char **argv)
+{
+	const char *src = NULL, *dst = NULL, *qsrc = NULL, *qdst = NULL;
+	char *ns = NULL, *dev = NULL, *end;
+	uint8_t dmac[6], smac[6];
+	unsigned long mtu = 0;
+	int i, fd, err, have = 0;
+	struct frame f;
+	ssize_t n;
+
+	for (i = 0; i + 1 < argc; i += 2) {
+		const char *o = argv[i];
+		char *v = argv[i + 1];
+
+		if (!strcmp(o, "--tx")) {
+			if (split(v, ':', &ns, &dev))
+				return bad_arg(o, v);
+			have |= 1;
+		} else if (!strcmp(o, "--dmac")) {
+			if (parse_mac(v, dmac))
+				return bad_arg(o, v);
+			have |= 2;
+		} else if (!strcmp(o, "--smac")) {
+			if (parse_mac(v, smac))
+				return bad_arg(o, v);
+			have |= 4;
+		} else if (!strcmp(o, "--src")) {
+			src = v;
+		} else if (!strcmp(o, "--dst")) {
+			dst = v;
+		} else if (!strcmp(o, "--qsrc")) {
+			qsrc = v;
+		} else if (!strcmp(o, "--qdst")) {
+			qdst = v;
+		} else if (!strcmp(o, "--mtu")) {
+			errno = 0;
+			mtu = strtoul(v, &end, 10);
+			if (errno || *end || !*v || mtu > UINT32_MAX)
+				return bad_arg(o, v);
+			have |= 8;
+		} else {
+			return usage();
+		}
+	}
+	if (i != argc || have != 15 || !src || !dst || !qsrc || !qdst)
+		return usage();
+	err = frame_too_big(&f, dmac, smac, src, dst, qsrc, qdst, mtu);
+	if (err == -ERANGE) {
+		fprintf(stderr, "frames: --mtu %lu: IPv4 has 16 bits\n", mtu);
+		return 2;
+	} else if (err) {
+		fprintf(stderr,
+			"frames: --src %s --dst %s --qsrc %s --qdst %s: "
+			"not four addresses of one family\n",
+			src, dst, qsrc, qdst);
+		return 2;
+	}
+	fd = packet_socket(ns, dev, 0);
+	if (fd < 0) {
+		fprintf(stderr, "frames: tx socket on %s:%s: %s\n", ns, dev,
+			strerror(-fd));
+		return 1;
+	}
+	n = send(fd, f.b, f.len, 0);
+	err = errno;
+	close(fd);
+	if (n != f.len) {
+		fprintf(stderr, "frames: cannot send %s: %s\n", f.name,
+			n < 0 ? strerror(err) : "short send");
+		return 1;
+	}
+	return 0;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -233,5 +324,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "too-big"))
+		return cmd_too_big(argc - 2, argv + 2);
 	return usage();
 }
