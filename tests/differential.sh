@@ -290,6 +290,24 @@ pre_neigh-absent() {
 	return 0
 }
 
+# With silod every router device carries silo: both families' PMTU watch
+# is on and the larger frames come from the cache (docs/ENVELOPE.md, "Path
+# MTU"); towards a destination an error named they go to the stack.
+watched() {
+	local st
+	[[ -n $silod_pid ]] || return 0
+	silo --netns "$R" -j daemon status |
+		jq -e '.pmtu_watch.ipv4 and .pmtu_watch.ipv6' >/dev/null || {
+		echo "PMTU watch not on: $(silo --netns "$R" -j daemon status | jq -c .pmtu_watch)"
+		return 1
+	}
+	st=$(silo --netns "$R" -j stats)
+	jq -e "$1" <<<"$st" >/dev/null ||
+		{ echo "want $1: $(jq -c '{cache_big, cache_hit, pass_mtu}' <<<"$st")"; return 1; }
+}
+post_plain() { watched '.cache_big == 0 and .cache_hit > 0'; }
+post_pmtu6-exc() { watched '.cache_big == 0 and .pass_mtu > 0'; }
+
 cfg_link-down() { r link set r-t down; }
 cfg_mtu-link() { r link set r-s mtu 1280; }
 cfg_mtu-route() {

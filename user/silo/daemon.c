@@ -29,6 +29,28 @@ static const struct cmd_spec *const daemon_specs[] = {
 };
 
 /* The heartbeat's age (-1: none) and silod's uptime, in seconds. */
+/* Is a family's PMTU watch on (the heartbeat's word, while trusted)? */
+static bool pmtu_on(const struct silo_daemon_info *di, int fam)
+{
+	return di->cache_trusted && (di->heartbeat.pmtu_watch & (1U << fam));
+}
+
+static const char *pmtu_word(const struct silo_daemon_info *di, int fam)
+{
+	return pmtu_on(di, fam) ? "on" : "off";
+}
+
+static json_object *pmtu_json(const struct silo_daemon_info *di)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(
+		o, "ipv4", json_object_new_boolean(pmtu_on(di, SILO_FAM_V4)));
+	json_object_object_add(
+		o, "ipv6", json_object_new_boolean(pmtu_on(di, SILO_FAM_V6)));
+	return o;
+}
+
 static void daemon_json(const struct silo_daemon_info *di, double age,
 			double up)
 {
@@ -50,6 +72,7 @@ static void daemon_json(const struct silo_daemon_info *di, double age,
 	json_object_object_add(o, "cache_trusted",
 			       json_object_new_boolean(di->cache_trusted));
 	json_object_object_add(o, "genid", json_object_new_uint64(di->genid));
+	json_object_object_add(o, "pmtu_watch", pmtu_json(di));
 	for (i = 0; i < SILO_DSTAT_MAX; i++)
 		json_object_object_add(c, silo_daemon_stat_name(i),
 				       json_object_new_uint64(counters[i]));
@@ -79,6 +102,11 @@ static void daemon_print(const struct silo_daemon_info *di, double age,
 			       "forwarding and route cache live" :
 			       "stale: silo does not forward (every packet goes to the stack)");
 	printf("genid: %llu\n", (unsigned long long)di->genid);
+	printf("pmtu watch: IPv4 %s, IPv6 %s%s\n", pmtu_word(di, SILO_FAM_V4),
+	       pmtu_word(di, SILO_FAM_V6),
+	       pmtu_on(di, SILO_FAM_V4) && pmtu_on(di, SILO_FAM_V6) ?
+		       "" :
+		       " (off: larger packets take a FIB lookup each; every device but lo needs silo, no tunnel: docs/ENVELOPE.md, Path MTU)");
 	for (i = 0; i < SILO_DSTAT_MAX; i++)
 		printf("  %-16s %12llu  %s\n", silo_daemon_stat_name(i),
 		       (unsigned long long)counters[i],
