@@ -140,6 +140,11 @@ static void test_unseen_error_covered(void)
 	__u64 seen = mono_ns() - 2000000000ULL, covered = 0, late;
 	int n;
 
+	/* Polls every 50 ms: an error covered early would be seen below. */
+	silod_stop(silod_pid, SIGTERM);
+	silod_pid = silod_start_env("", -1, "SILOD_TEST_ENVELOPE_POLL_MS=50");
+	REQUIRE(!silod_wait_ready(silod_pid), "silod restart");
+
 	REQUIRE(!bpf_map_update_elem(unseen_fd, &c, &covered, BPF_ANY) &&
 			!bpf_map_update_elem(unseen_fd, &i, &seen, BPF_ANY),
 		"unseen");
@@ -152,10 +157,16 @@ static void test_unseen_error_covered(void)
 	/* One just seen waits for the stack to learn from it. */
 	late = mono_ns();
 	REQUIRE(!bpf_map_update_elem(unseen_fd, &i, &late, BPF_ANY), "unseen");
-	usleep(300000);
+	usleep(500000);
 	bpf_map_lookup_elem(unseen_fd, &c, &covered);
 	CHECK(covered == seen, "covered before its grace: %llu",
 	      (unsigned long long)covered);
+	for (n = 0; n < 300 && covered != late; n++) {
+		usleep(10000);
+		bpf_map_lookup_elem(unseen_fd, &c, &covered);
+	}
+	CHECK(covered == late, "not covered after its grace");
+	REQUIRE(!silod_restart("", -1), "silod restart");
 }
 
 static void test_mtu6_sysctl_bumps_genid(void)

@@ -58,6 +58,25 @@ static __always_inline int above_route_mtu(const struct pkt *p,
 	return mtu && p->l3_len > mtu;
 }
 
+/*
+ * The MTU an entry may forward up to: bpf_fib_lookup's, which leaves an
+ * unlocked route MTU out, capped by the least unlocked route MTU of any
+ * prefix that holds the destination (route_mtus): the kernel applies the
+ * matched route's.
+ */
+static __always_inline __u16 route_mtu_cap(const struct pkt *p, __u16 mtu)
+{
+	struct silo_route_mtu_key k = {
+		.prefixlen = 8 + (p->family == SILO_AF_INET ? 32 : 128),
+		.family = p->family,
+	};
+	__u32 *cap;
+
+	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
+	cap = bpf_map_lookup_elem(&route_mtus, &k);
+	return cap && *cap < mtu ? *cap : mtu;
+}
+
 /* What one packet's forwarding knows, from the guards to the redirect. */
 struct fwd {
 	const struct silo_device *dev; /* the ingress device's */
@@ -224,7 +243,7 @@ static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
 
 	f->r.genid = f->gen;
 	f->r.ifindex = fib.ifindex;
-	f->r.mtu = fib.mtu_result;
+	f->r.mtu = route_mtu_cap(p, fib.mtu_result);
 	/* An IPv4 route may have an IPv6 gateway: the lookup says so. */
 	f->r.family =
 		fib.family == SILO_AF_INET6 ? SILO_AF_INET6 : SILO_AF_INET;

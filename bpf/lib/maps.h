@@ -136,6 +136,15 @@ struct {
 	__type(value, __u64);
 } pmtu_unseen SEC(".maps");
 
+/* Unlocked route MTUs by prefix (route.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, SILO_ROUTE_MTUS_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct silo_route_mtu_key);
+	__type(value, __u32);
+} route_mtus SEC(".maps");
+
 /* The keys inserted into the route caches, for silod's index (abi.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

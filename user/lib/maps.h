@@ -6,6 +6,11 @@
 #include "silod.h"
 
 struct bpf_object;
+struct silo_nl_routes;
+/* route_mtus from a walk of the routes (route_mtus.c); *changed when the
+ * map held anything else. */
+int silo_route_mtus_write(int fd, const struct silo_nl_routes *r,
+			  bool *changed);
 /* Points every map of obj named like a shared map at the shared one. */
 int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
 /* Entries per node of the route caches. */

@@ -3,6 +3,7 @@
  * from the policy rules, routes and sysctls (silo_sync_genid). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <linux/rtnetlink.h>
@@ -77,7 +78,47 @@ static bool hash_takes_ports(int policy, int fields)
  */
 int silo_sync_genid(int genid_fd, unsigned int what)
 {
-	int p4, f4, p6, f6, floor = 0, use_pmtu = 0, f, err;
+	return silo_sync_genid_mtus(genid_fd, -1, what);
+}
+
+/* min_pmtu, and whether IPv4 forwarding applies every exception. */
+static void read_pmtu_sysctls(struct silo_genid *g)
+{
+	int floor = 0, use_pmtu = 0;
+
+	silo_read_sysctl_int("/proc/sys/net/ipv4/route/min_pmtu", &floor);
+	g->pmtu_floor_v4 = floor > 0 ? floor : 0;
+	silo_read_sysctl_int("/proc/sys/net/ipv4/ip_forward_use_pmtu",
+			     &use_pmtu);
+	g->pmtu_flags = use_pmtu > 0 ? SILO_PMTU_F_USE_V4 : 0;
+}
+
+/* The least unlocked route MTU per family into route_mtus, or, where it
+ * cannot hold them (no map, too many), into genid.route_mtu. */
+static int sync_route_mtus(struct silo_genid *g, int mtus_fd,
+			   struct silo_nl_routes *routes, bool *changed)
+{
+	bool whole = mtus_fd >= 0 && !routes->mtus_lost;
+	int f, err;
+
+	*changed = false;
+	if (whole) {
+		err = silo_route_mtus_write(mtus_fd, routes, changed);
+		if (err)
+			return err;
+	}
+	/* Larger than any packet: as good as none. */
+	for (f = 0; f < 2; f++)
+		g->route_mtu[f] = whole || routes->mtu_min[f] > 0xFFFF ?
+					  0 :
+					  routes->mtu_min[f];
+	return 0;
+}
+
+int silo_sync_genid_mtus(int genid_fd, int mtus_fd, unsigned int what)
+{
+	int p4, f4, p6, f6, err;
+	bool mtus_changed = false;
 	struct silo_nl_routes routes = {};
 	struct silo_genid g, old;
 	__u32 zero = 0, rules;
@@ -104,26 +145,27 @@ int silo_sync_genid(int genid_fd, unsigned int what)
 		g.flags |= SILO_GENID_HASH_L4;
 	if (p6 == 0 || p6 == 2 || (p6 == 3 && (f6 & HASH_FIELD_FLOWLABEL)))
 		g.flags |= SILO_GENID_HASH_FLOWLABEL;
-	if (what & SILO_SYNC_SYSCTLS) {
-		silo_read_sysctl_int("/proc/sys/net/ipv4/route/min_pmtu",
-				     &floor);
-		g.pmtu_floor_v4 = floor > 0 ? floor : 0;
-		silo_read_sysctl_int("/proc/sys/net/ipv4/ip_forward_use_pmtu",
-				     &use_pmtu);
-		g.pmtu_flags = use_pmtu > 0 ? SILO_PMTU_F_USE_V4 : 0;
-	}
+	if (what & SILO_SYNC_SYSCTLS)
+		read_pmtu_sysctls(&g);
 	/* One walk for both: the table may hold many routes. */
 	if (what & (SILO_SYNC_ROUTE_MTU | SILO_SYNC_ROUTES)) {
 		err = silo_nl_routes_scan(&routes);
 		if (err) {
 			pr_err("cannot read the routes: %s\n", strerror(-err));
+			free(routes.mtus);
 			return err;
 		}
 	}
-	/* Larger than any packet: as good as none. */
-	for (f = 0; (what & SILO_SYNC_ROUTE_MTU) && f < 2; f++)
-		g.route_mtu[f] =
-			routes.mtu_min[f] > 0xFFFF ? 0 : routes.mtu_min[f];
+	if (what & SILO_SYNC_ROUTE_MTU) {
+		err = sync_route_mtus(&g, mtus_fd, &routes, &mtus_changed);
+		if (err) {
+			pr_err("cannot write the route MTUs: %s\n",
+			       strerror(-err));
+			free(routes.mtus);
+			return err;
+		}
+	}
+	free(routes.mtus);
 	if (what & SILO_SYNC_ROUTES)
 		g.flags = (g.flags & ~SILO_GENID_ROUTES_BITS) | routes.flags;
 
@@ -141,7 +183,8 @@ int silo_sync_genid(int genid_fd, unsigned int what)
 	if ((g.flags & SILO_GENID_MPATH_V6) &&
 	    (g.flags & SILO_GENID_HASH_FLOWLABEL))
 		g.flags |= SILO_GENID_KEY_FLOWLABEL;
-	if (g.flags == old.flags && g.pmtu_floor_v4 == old.pmtu_floor_v4 &&
+	if (!mtus_changed && g.flags == old.flags &&
+	    g.pmtu_floor_v4 == old.pmtu_floor_v4 &&
 	    g.pmtu_flags == old.pmtu_flags &&
 	    !memcmp(g.route_mtu, old.route_mtu, sizeof(g.route_mtu)))
 		return 0;

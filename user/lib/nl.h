@@ -30,9 +30,21 @@ struct silo_nl_link {
 /* A device's MAC (-EOPNOTSUPP without one), master and port kind. */
 int silo_nl_link(__u32 ifindex, struct silo_nl_link *l);
 /* One walk of the IPv4 and IPv6 routes of every table. */
+struct silo_nl_route_mtu {
+	__u8 family;
+	__u8 len; /* prefix length */
+	__u32 mtu;
+	__u8 addr[16];
+};
 struct silo_nl_routes {
 	__u32 mtu_min[2]; /* [SILO_FAM_*]: the least unlocked MTU, 0: none */
 	__u32 flags; /* SILO_GENID_MPATH_V4, _MPATH_V6, _SRC_ROUTES_V6 */
+	/* The prefix of every route with an unlocked MTU (free() it); past
+	 * SILO_ROUTE_MTUS_MAX, or out of memory, mtus_lost: mtu_min stands
+	 * in. */
+	struct silo_nl_route_mtu *mtus;
+	size_t nr_mtus;
+	bool mtus_lost;
 };
 int silo_nl_routes_scan(struct silo_nl_routes *r);
 /* What the policy rules select on: SILO_GENID_RULES_L4 (ipproto, ports),

@@ -32,6 +32,7 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_FILL_LOG] = SILO_PIN_FILL_LOG,
 	[SILO_MAP_PMTU_MARKS] = SILO_PIN_PMTU_MARKS,
 	[SILO_MAP_PMTU_UNSEEN] = SILO_PIN_PMTU_UNSEEN,
+	[SILO_MAP_ROUTE_MTUS] = SILO_PIN_ROUTE_MTUS,
 	[SILO_MAP_SERVICES] = SILO_PIN_SERVICES,
 	[SILO_MAP_SERVICE_NODES] = SILO_PIN_SERVICE_NODES,
 	[SILO_MAP_SERVICE_STATS] = SILO_PIN_SERVICE_STATS,
@@ -260,7 +261,6 @@ void silo_maps_unpin(struct silo *s)
 	}
 }
 
-/* Calls fn for each device's link pin in the namespace's directory. */
 int silo_for_each_link_pin(struct silo *s,
 			   int (*fn)(struct silo *s, __u32 ifindex, void *ctx),
 			   void *ctx)

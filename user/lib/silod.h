@@ -27,6 +27,7 @@ enum silo_map {
 	SILO_MAP_FILL_LOG,
 	SILO_MAP_PMTU_MARKS,
 	SILO_MAP_PMTU_UNSEEN,
+	SILO_MAP_ROUTE_MTUS,
 	/* Services and CPU steering (service.c). */
 	SILO_MAP_SERVICES,
 	SILO_MAP_SERVICE_NODES,
@@ -41,7 +42,8 @@ enum silo_map {
  * them). */
 static inline bool silo_map_added(unsigned int map)
 {
-	return map == SILO_MAP_PMTU_MARKS || map == SILO_MAP_PMTU_UNSEEN;
+	return map == SILO_MAP_PMTU_MARKS || map == SILO_MAP_PMTU_UNSEEN ||
+	       map == SILO_MAP_ROUTE_MTUS;
 }
 
 /* fds of the pinned maps, opened by silo_maps_open(); -1 when closed. */
@@ -80,6 +82,9 @@ int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes);
 #define SILO_GENID_ROUTES_BITS \
 	(SILO_GENID_MPATH_V4 | SILO_GENID_MPATH_V6 | SILO_GENID_SRC_ROUTES_V6)
 int silo_sync_genid(int genid_fd, unsigned int what);
+/* The same, and route_mtus (mtus_fd; -1: genid.route_mtu for every
+ * unlocked route MTU, as an earlier release's pins have it). */
+int silo_sync_genid_mtus(int genid_fd, int mtus_fd, unsigned int what);
 /* Fill the maps from the kernel's state. */
 int silo_fill_local_addrs(int map_fd);
 int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);

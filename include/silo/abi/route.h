@@ -66,7 +66,8 @@ struct silo_genid {
 	__u32 pmtu_floor_v4;
 	/*
 	 * Per family (SILO_FAM_*): the least MTU of a route whose MTU is not
-	 * locked (0: none). The kernel's forwarding honours a route's MTU,
+	 * locked, while route_mtus cannot hold them all (0: it does, or there
+	 * are none). The kernel's forwarding honours a route's MTU,
 	 * bpf_fib_lookup only a locked one: larger packets go to the stack.
 	 */
 	__u16 route_mtu[2];
@@ -126,6 +127,24 @@ struct silo_pmtu_mark {
  */
 #define SILO_PMTU_COVERED 2
 #define SILO_PMTU_UNSEEN_SLOTS 4
+
+/*
+ * route_mtus: an LPM trie of every prefix with an unlocked route MTU, in
+ * any table, each holding the least such MTU of it and every prefix that
+ * covers it. A cache entry takes the least of bpf_fib_lookup's MTU (which
+ * leaves unlocked route MTUs out) and its destination's here: where rules
+ * make the matched route unknowable, the least candidate (the stack gets
+ * more, which is always exact). Kept by user space from a walk of the
+ * routes; genid is bumped after a change. Past SILO_ROUTE_MTUS_MAX prefixes
+ * genid.route_mtu stands in for the family.
+ */
+#define SILO_ROUTE_MTUS_MAX 4096
+
+struct silo_route_mtu_key {
+	__u32 prefixlen; /* 8 (the family) + the route's prefix length */
+	__u8 family;
+	__u8 addr[16];
+} __attribute__((packed));
 
 /* devices: per ingress device state the forward path needs. */
 #define SILO_DEV_F_ACCEPT_LOCAL (1U << 0) /* conf/{all,DEV}/accept_local */

@@ -285,6 +285,7 @@ struct route_walk {
 	struct silo_nl_routes *r;
 	__u32 nh_ids; /* families with a route through a nexthop object */
 	__u32 mtu, lock; /* of the route being read */
+	const void *dst; /* RTA_DST, NULL: the default route */
 	bool mpath, nh_id;
 };
 
@@ -315,8 +316,42 @@ static int route_attr_cb(const struct nlattr *attr, void *data)
 	case RTA_NH_ID:
 		w->nh_id = true;
 		break;
+	case RTA_DST:
+		if (mnl_attr_get_payload_len(attr) >= 4)
+			w->dst = mnl_attr_get_payload(attr);
+		break;
 	}
 	return MNL_CB_OK;
+}
+
+/* An unlocked route MTU's prefix, for route_mtus (not an exception's). */
+static void keep_mtu(struct route_walk *w, const struct rtmsg *rtm)
+{
+	struct silo_nl_routes *r = w->r;
+	struct silo_nl_route_mtu *m;
+	size_t alen = rtm->rtm_family == AF_INET ? 4 : 16;
+
+	if (r->mtus_lost || (rtm->rtm_flags & RTM_F_CLONED))
+		return;
+	if (r->nr_mtus == SILO_ROUTE_MTUS_MAX) {
+		r->mtus_lost = true;
+		return;
+	}
+	if (!(r->nr_mtus & (r->nr_mtus + 1)) || !r->mtus) {
+		m = realloc(r->mtus, 2 * (r->nr_mtus + 1) * sizeof(*m));
+		if (!m) {
+			r->mtus_lost = true;
+			return;
+		}
+		r->mtus = m;
+	}
+	m = &r->mtus[r->nr_mtus++];
+	memset(m, 0, sizeof(*m));
+	m->family = rtm->rtm_family;
+	m->len = rtm->rtm_dst_len;
+	m->mtu = w->mtu;
+	if (w->dst && rtm->rtm_dst_len)
+		memcpy(m->addr, w->dst, alen);
 }
 
 /* A locked MTU bpf_fib_lookup applies itself: only the others count. */
@@ -331,12 +366,15 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
 		return MNL_CB_OK;
 	w->mtu = w->lock = 0;
+	w->dst = NULL;
 	w->mpath = w->nh_id = false;
 	mnl_attr_parse(nlh, sizeof(*rtm), route_attr_cb, w);
 	min = &w->r->mtu_min[rtm->rtm_family == AF_INET ? SILO_FAM_V4 :
 							  SILO_FAM_V6];
 	if (w->mtu && !(w->lock & (1U << RTAX_MTU)) && (!*min || w->mtu < *min))
 		*min = w->mtu;
+	if (w->mtu && !(w->lock & (1U << RTAX_MTU)))
+		keep_mtu(w, rtm);
 	mpath = rtm->rtm_family == AF_INET ? SILO_GENID_MPATH_V4 :
 					     SILO_GENID_MPATH_V6;
 	if (w->mpath)
