@@ -33,51 +33,83 @@ int xdp_pass(struct xdp_md *ctx __attribute__((unused)))
  * A live traffic generator (tools/bench/bench_live.c), run with
  * BPF_F_TEST_XDP_LIVE_FRAMES and sent out of tx_ifindex. The kernel recycles
  * the frames' pages and a page keeps what a forwarder rewrote (MACs, hop
- * limit), so every header byte is written again from gen_tmpl (Ethernet,
+ * limit), so every header byte is written again from a template (Ethernet,
  * IPv6, UDP) for each frame. The source's last 32 bits are gen_src + k, k
  * counting 0 .. gen_nsrc - 1 per CPU, with the UDP checksum adjusted:
  * gen_csum is the template's sum with its own source words taken out.
+ *
+ * Frames come in up to GEN_CLASSES sizes, each with its own template and
+ * sum: frame j (per CPU) is of class gen_pat[j % gen_npat], so a mix is
+ * exact by count (7:4:1 over every 12 frames, say). The run sends the
+ * largest frame and each frame loses gen_cut[c] bytes of its tail with
+ * bpf_xdp_adjust_tail(): a live run restores every frame's original length
+ * before the program runs, and the payload beyond the headers is the same
+ * bytes for every size (the sums and lengths are the user's to match).
  */
 #define GEN_WORDS 8 /* 64 bytes: headers (62) and the start of the payload */
+#define GEN_CLASSES 4
+#define GEN_PAT_MAX 16
 #define GEN_SRC_OFF (14 + 8 + 12) /* the source's last 32 bits */
 #define GEN_CSUM_OFF (14 + 40 + 6)
 
-__u64 gen_tmpl[GEN_WORDS] = {};
+__u64 gen_tmpl[GEN_CLASSES][GEN_WORDS] = {};
+__u32 gen_csum[GEN_CLASSES] = {};
+__u32 gen_cut[GEN_CLASSES] = {}; /* bytes off the frame as sent */
+__u8 gen_pat[GEN_PAT_MAX] = {};
+__u32 gen_npat = 0; /* 0 as 1: class gen_pat[0] only */
 __u32 gen_nsrc = 0; /* 0 as 1; may change between runs */
 __u32 gen_src = 0; /* host order */
-__u32 gen_csum = 0;
+
+struct gen_state {
+	__u32 src; /* k of the next frame */
+	__u32 pat; /* its index in gen_pat */
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct gen_state);
 } gen_next SEC(".maps");
+
+/* This frame's class (and the next frame's place in the pattern). */
+static __always_inline __u32 gen_class(struct gen_state *st)
+{
+	__u32 j = st->pat < gen_npat ? st->pat : 0, c;
+
+	st->pat = j + 1;
+	c = gen_pat[j & (GEN_PAT_MAX - 1)];
+	return c < GEN_CLASSES ? c : 0;
+}
 
 SEC("xdp")
 int xdp_gen(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	__u32 zero = 0, k, n, src, sum;
-	__u64 *w = data;
-	__u32 *next;
+	void *data, *data_end;
+	__u32 zero = 0, k, c, src, sum;
+	struct gen_state *st;
+	__u64 *w;
 	int i;
 
+	st = bpf_map_lookup_elem(&gen_next, &zero);
+	if (!st)
+		return XDP_ABORTED;
+	k = st->src < gen_nsrc ? st->src : 0;
+	st->src = k + 1;
+	c = gen_class(st);
+	if (gen_cut[c] && bpf_xdp_adjust_tail(ctx, -(int)gen_cut[c]))
+		return XDP_ABORTED;
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	w = data;
 	if (data + GEN_WORDS * 8 > data_end)
 		return XDP_ABORTED;
-	next = bpf_map_lookup_elem(&gen_next, &zero);
-	if (!next)
-		return XDP_ABORTED;
-	n = gen_nsrc;
-	k = *next < n ? *next : 0;
-	*next = k + 1;
 	for (i = 0; i < GEN_WORDS; i++)
-		w[i] = gen_tmpl[i];
+		w[i] = gen_tmpl[c][i];
 	src = bpf_htonl(gen_src + k);
 	*(__u32 *)(data + GEN_SRC_OFF) = src;
 	/* One's complement sums do not care for byte order. */
-	sum = gen_csum + (src & 0xFFFF) + (src >> 16);
+	sum = gen_csum[c] + (src & 0xFFFF) + (src >> 16);
 	sum = (sum & 0xFFFF) + (sum >> 16);
 	sum = (sum & 0xFFFF) + (sum >> 16);
 	sum = ~sum & 0xFFFF;

@@ -218,9 +218,9 @@ static int gen_setup(void)
 	unsigned int i;
 
 	frame_for(L.frame, SRC_BASE);
-	memcpy(bss->gen_tmpl, L.frame, GEN_HDR);
+	memcpy(bss->gen_tmpl[0], L.frame, GEN_HDR);
 	bss->gen_src = SRC_BASE;
-	bss->gen_csum = bench_gen_csum(L.frame);
+	bss->gen_csum[0] = bench_gen_csum(L.frame);
 	bss->gen_nsrc = 1;
 	bss->count_hlim = HOP_LIMIT - 1;
 	for (i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
