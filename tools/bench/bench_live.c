@@ -192,7 +192,7 @@ static int lab_up(int routes, int rules)
 	       NS_CLIENT, NS_ROUTER, NS_SINK, DEV_CLIENT, DEV_IN, DEV_OUT,
 	       DEV_SINK, DEV_KEEP))
 		return -1;
-	return bench_routes("-n " NS_ROUTER " -6", routes, rules, route6,
+	return bench_routes("-n " NS_ROUTER " -6", routes, rules, route6, NULL,
 			    "route add fd20::/16 via fd02::2");
 }
 

@@ -563,7 +563,7 @@ int main(int argc, char **argv)
 	       "ip link set in1 address 02:00:00:00:00:01\n"
 	       "ip neigh add 10.2.0.2 lladdr 02:00:00:00:00:01 dev out0 nud permanent\n"
 	       "sysctl -qw net.ipv4.ip_forward=1\n") ||
-	    bench_routes("", routes, rules, route4,
+	    bench_routes("", routes, rules, route4, NULL,
 			 "route add 10.200.0.0/16 via 10.2.0.2"))
 		return 1;
 	empty = silo_test__open_and_load();
