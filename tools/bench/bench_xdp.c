@@ -7,10 +7,23 @@
  *   fwd_cache_hit      silo, route cache on, every packet a hit
  *   fwd_fib_every_pkt  silo, cache off: bpf_fib_lookup for every packet
  *   xdp_empty          a program that returns XDP_PASS: the floor
+ *   ref_fwd            the reference forwarder (xdp_ref_fwd of
+ *                      bpf/tests/silo_test.bpf.c): what a plain XDP router
+ *                      does, bpf_fib_lookup for every packet with its
+ *                      length, TTL, MACs and a devmap redirect, as the
+ *                      kernel's samples/bpf/xdp_fwd does; the baseline
+ *                      (checked first: it forwards the benchmark's frames
+ *                      and passes what it must)
+ *   fwd_cache_hit_size the cache hit for a 1514-byte frame (IP length
+ *                      1500) over the hit for a 64-byte frame (target <=
+ *                      1.1: a hit costs what it costs whatever the size),
+ *                      the reference at both sizes beside it
  *   miss_storm         a million packets, each of its own source, then each
  *                      of its own destination (inside the routes), through
- *                      silo with the cache and without: ns per packet and
- *                      their ratio (target <= 1.05); then again with a
+ *                      silo with the cache, without it and the reference
+ *                      forwarder: ns per packet and their ratios (target
+ *                      <= 1.05, against no cache and against the
+ *                      reference: miss_storm_vs_ref); then again with a
  *                      rule "from" that puts the source into the key, so
  *                      that every packet is a route miss and only
  *                      admission keeps it cheap
@@ -31,7 +44,9 @@
  * BPF_PROG_TEST_RUN call runs a fresh copy BATCH times and the kernel's
  * per-repeat time is averaged over calls. Storms run one packet a call, on
  * --cpus threads at once (each pinned to its CPU, each with its own share
- * of the addresses), as a flood spread by RSS would.
+ * of the addresses), as a flood spread by RSS would. Without live frames
+ * no redirect is performed, for silo as for the reference: both are timed
+ * up to their verdict, which must be XDP_REDIRECT.
  *
  *   bench_xdp [--rounds N] [--calls N] [--routes N] [--rules N] [--storm N]
  *             [--cpus N] [--kinds all|lru|lru-percpu|hash] [--no-scale]
@@ -46,6 +61,7 @@
 #include "silo_test.skel.h"
 #include "bench.h"
 #include "silod_child.h"
+#include "bench_xdp/ref.h"
 
 #define BATCH 200 /* TTL 255 stays above 1 */
 #define TARGET_RATIO 0.35
@@ -262,8 +278,10 @@ struct scale_run {
 struct kind_run {
 	const char *name;
 	enum silo_cache_kind kind;
-	double ns[3]; /* cache hit, fib every packet, empty */
-	double st[2][2]; /* [source, destination][cache, no cache] */
+	double ns[4]; /* cache hit, fib every packet, empty, reference */
+	double st[2][3]; /* [source, destination][cache, no cache, ref] */
+	double sz[NR_SZ], size_ratio; /* with ref: frame sizes (SZ_*) */
+	bool ref; /* the reference beside silo: ns[3], st[][2], sz */
 	unsigned long long hits, lookups, inserts, refused, evicted;
 	struct scale_run *scale; /* measure the scaling too */
 };
@@ -280,7 +298,7 @@ static const struct {
 struct setup {
 	struct silo_opts opts;
 	struct pkt_spec sp;
-	int empty_fd, rounds, calls, storm_n, cpus;
+	int empty_fd, ref_fd, rounds, calls, storm_n, cpus;
 };
 
 /*
@@ -354,6 +372,80 @@ static void print_counters(struct silo *s)
 	free(st);
 }
 
+/*
+ * The variants (nv: with the reference or without) at the benchmark's
+ * packet, in rounds; with the reference, also the cache hit and the
+ * reference at 64 and at 1514 bytes (SZ_*), and the median of the rounds'
+ * 1514/64 ratios of the hit. A FIB lookup costs some ten hits: those get
+ * fewer calls.
+ */
+static int run_rounds(const struct setup *su, struct variant *v, int nv,
+		      struct kind_run *k)
+{
+	static uint8_t pkt[3][PKT_MAX];
+	double sz[NR_SZ][64], q[64];
+	size_t len[3];
+	int r, i, p;
+
+	len[0] = pkt_build(pkt[0], &su->sp);
+	len[1] = ref_frame(pkt[1], &su->sp, 64);
+	len[2] = ref_frame(pkt[2], &su->sp, 1514);
+	for (r = 0; r < su->rounds; r++) {
+		for (i = 0; i < nv; i++) {
+			v[i].ns[r] = measure(&v[i], pkt[0], len[0], su->calls);
+			if (v[i].ns[r] < 0)
+				return -1;
+		}
+		for (i = 0; k->ref && i < NR_SZ; i++) {
+			p = i == SZ_HIT_64 || i == SZ_REF_64 ? 1 : 2;
+			sz[i][r] = measure(
+				i < SZ_REF_64 ? &v[0] : &v[3], pkt[p], len[p],
+				i == SZ_HIT_64 ? su->calls : su->calls / 4 + 1);
+			if (sz[i][r] < 0)
+				return -1;
+		}
+		q[r] = k->ref ? sz[SZ_HIT_1514][r] / sz[SZ_HIT_64][r] : 0;
+	}
+	for (i = 0; i < nv; i++)
+		k->ns[i] = bench_median(v[i].ns, su->rounds);
+	for (i = 0; k->ref && i < NR_SZ; i++)
+		k->sz[i] = bench_median(sz[i], su->rounds);
+	k->size_ratio = bench_median(q, su->rounds);
+	return 0;
+}
+
+/*
+ * Miss storms, with the cache, without and (k->ref) the reference, the
+ * same packets, in slices that alternate between them: a drift of the
+ * machine (another task, frequency) falls on all alike.
+ */
+static int run_storms(const struct setup *su, struct variant *v,
+		      struct kind_run *k)
+{
+	const struct variant *sv[3] = { &v[0], &v[1], &v[3] };
+	int r, i, sl, first, n, nv = k->ref ? 3 : 2;
+	struct pkt_spec ssp = su->sp;
+	double ns;
+
+	ssp.ttl = 64;
+	for (r = 0; su->storm_n && r < 2; r++) {
+		k->st[r][0] = k->st[r][1] = k->st[r][2] = 0;
+		for (sl = 0; sl < STORM_SLICES; sl++) {
+			first = (long long)su->storm_n * sl / STORM_SLICES;
+			n = (long long)su->storm_n * (sl + 1) / STORM_SLICES -
+			    first;
+			for (i = 0; i < nv; i++) {
+				ns = storm_cpus(sv[i], ssp, r ? 'd' : 's',
+						first, n, su->cpus);
+				if (ns < 0)
+					return -1;
+				k->st[r][i] += ns * n / su->storm_n;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Everything for one kind of route cache: load, measure, unload. */
 static int run_kind(const struct setup *su, struct kind_run *k)
 {
@@ -363,16 +455,15 @@ static int run_kind(const struct setup *su, struct kind_run *k)
 	struct silo_xdp_load_opts uncached = { .forward = true,
 					       .no_cache = true,
 					       .unbound = true };
-	struct variant v[3] = {
+	struct variant v[4] = {
 		{ .name = "fwd_cache_hit", .want_verdict = XDP_REDIRECT },
 		{ .name = "fwd_fib_every_pkt", .want_verdict = XDP_REDIRECT },
 		{ .name = "xdp_empty", .want_verdict = XDP_PASS },
+		{ .name = "ref_fwd", .want_verdict = XDP_REDIRECT },
 	};
 	struct silo_stats *per_cpu = NULL;
-	uint8_t pkt[PKT_MAX];
 	pid_t silod = -1;
-	int r, i, ret = -1;
-	size_t len;
+	int i, ret = -1;
 
 	/* s: fwd.h's, which prog_of() reads. */
 	s = NULL;
@@ -388,47 +479,16 @@ static int run_kind(const struct setup *su, struct kind_run *k)
 	v[0].prog_fd = prog_of(v[0].ifindex);
 	v[1].ifindex = if_nametoindex("in1");
 	v[1].prog_fd = prog_of(v[1].ifindex);
-	v[2].ifindex = v[0].ifindex;
+	v[2].ifindex = v[3].ifindex = v[0].ifindex;
 	v[2].prog_fd = su->empty_fd;
-	if (v[0].prog_fd < 0 || v[1].prog_fd < 0)
+	v[3].prog_fd = su->ref_fd;
+	if (v[0].prog_fd < 0 || v[1].prog_fd < 0 ||
+	    run_rounds(su, v, k->ref ? 4 : 3, k))
 		goto out;
-	len = pkt_build(pkt, &su->sp);
-	for (r = 0; r < su->rounds; r++) {
-		for (i = 0; i < 3; i++) {
-			v[i].ns[r] = measure(&v[i], pkt, len, su->calls);
-			if (v[i].ns[r] < 0)
-				goto out;
-		}
-	}
-	for (i = 0; i < 3; i++)
-		k->ns[i] = bench_median(v[i].ns, su->rounds);
 	if (k->scale && run_scale(su, v, k->scale))
 		goto out;
-	/*
-	 * Miss storms, with the cache and without, the same packets, in
-	 * slices that alternate between the two: a drift of the machine
-	 * (another task, frequency) falls on both alike.
-	 */
-	for (r = 0; su->storm_n && r < 2; r++) {
-		struct pkt_spec ssp = su->sp;
-		int sl, first, n;
-		double ns;
-
-		ssp.ttl = 64;
-		k->st[r][0] = k->st[r][1] = 0;
-		for (sl = 0; sl < STORM_SLICES; sl++) {
-			first = (long long)su->storm_n * sl / STORM_SLICES;
-			n = (long long)su->storm_n * (sl + 1) / STORM_SLICES -
-			    first;
-			for (i = 0; i < 2; i++) {
-				ns = storm_cpus(&v[i], ssp, r ? 'd' : 's',
-						first, n, su->cpus);
-				if (ns < 0)
-					goto out;
-				k->st[r][i] += ns * n / su->storm_n;
-			}
-		}
-	}
+	if (run_storms(su, v, k))
+		goto out;
 	/* Each variant ran the path it is named for. */
 	per_cpu = calloc(silo_nr_cpus(), sizeof(*per_cpu));
 	if (!per_cpu || silo_stats_read(s, per_cpu))
@@ -489,6 +549,7 @@ int main(int argc, char **argv)
 	static struct scale_run sc;
 	const char *which = "all";
 	struct silo_test *empty = NULL;
+	struct ref_storm storms[2];
 	struct kind_run *k;
 	int ret = 1;
 
@@ -553,6 +614,8 @@ int main(int argc, char **argv)
 	       "ip link add in0 type veth peer name in0p\n"
 	       "ip link add in1 type veth peer name in1p\n"
 	       "ip link add out0 type veth peer name out0p\n"
+	       /* Down for good: holds the reference in the dispatcher. */
+	       "ip link add ref0 type veth peer name ref0p\n"
 	       "for d in in0 in0p in1 in1p out0 out0p; do ip link set $d up; done\n"
 	       "ip addr add 10.1.0.1/24 dev in0\n"
 	       "ip addr add 10.3.0.1/24 dev in1\n"
@@ -583,6 +646,13 @@ int main(int argc, char **argv)
 	su.sp.src[0] = 10, su.sp.src[1] = 1, su.sp.src[3] = 2;
 	su.sp.dst[0] = 10, su.sp.dst[1] = 200, su.sp.dst[2] = 1,
 	su.sp.dst[3] = 1;
+	/* The baseline, checked before anything is timed against it. */
+	su.ref_fd = ref_setup(empty, "out0", "ref0");
+	if (su.ref_fd < 0 ||
+	    ref_check(su.ref_fd, if_nametoindex("in0"), &su.sp, "out0",
+		      (const uint8_t *)"\x02\x00\x00\x00\x00\x01"))
+		goto out;
+	runs[0].ref = keyed.ref = true;
 	/* Scaling for the first kind only, silo's default. */
 	runs[0].scale = scale ? &sc : NULL;
 	for (i = 0; i < nr; i++)
@@ -642,6 +712,17 @@ int main(int argc, char **argv)
 		       k->st[0][0] / k->st[0][1], k->st[1][0] / k->st[1][1],
 		       k->inserts, k->refused, k->evicted);
 	}
+	k = &runs[0];
+	storms[0] = (struct ref_storm){ .key = "without the source",
+					.packets = su.storm_n,
+					.cpus = su.cpus };
+	storms[1] = (struct ref_storm){ .key = "with the source (a rule from)",
+					.packets = su.storm_n,
+					.cpus = su.cpus };
+	memcpy(storms[0].ns, k->st, sizeof(storms[0].ns));
+	memcpy(storms[1].ns, keyed.st, sizeof(storms[1].ns));
+	ref_print(k->ns[3], k->ns[1], k->ns[0], k->sz, k->size_ratio, storms,
+		  2);
 	ret = 0;
 out:
 	silo_test__destroy(empty);
