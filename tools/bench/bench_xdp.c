@@ -244,6 +244,34 @@ static int parse_args(int argc, char **argv, struct setup *su, struct args *a)
 	return -1;
 }
 
+/* The kinds to run into runs (their number), or -1 for bad arguments. */
+static int select_kinds(const struct setup *su, const struct args *a,
+			struct kind_run *runs)
+{
+	int i, nr = 0;
+
+	for (i = 0; i < (int)NR_KINDS; i++)
+		if (!strcmp(a->which, "all") ||
+		    !strcmp(a->which, kinds[i].name)) {
+			runs[nr].name = kinds[i].name;
+			runs[nr++].kind = kinds[i].kind;
+		}
+	if (su->rounds < 1 || su->rounds > 64 || su->calls < 1 ||
+	    a->routes < 1 || a->rules < 0 || su->storm_n < 0 ||
+	    su->storm_n > (1 << 20) || su->cpus < 1 || su->cpus > 64 || !nr) {
+		fprintf(stderr, "bench_xdp: bad arguments\n");
+		return -1;
+	}
+	/* Two threads on one CPU would measure the scheduler. */
+	if (a->scale && su->cpus > sysconf(_SC_NPROCESSORS_ONLN)) {
+		fprintf(stderr,
+			"bench_xdp: --cpus %d: %ld CPUs online; xdp_scale pins a thread to each CPU (or use --no-scale)\n",
+			su->cpus, sysconf(_SC_NPROCESSORS_ONLN));
+		return -1;
+	}
+	return nr;
+}
+
 /* The namespace's devices, addresses, neighbour and routes. */
 static int lab_setup(const struct args *a)
 {
@@ -362,25 +390,9 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	ret = 1;
-	for (i = 0; i < (int)NR_KINDS; i++)
-		if (!strcmp(a.which, "all") ||
-		    !strcmp(a.which, kinds[i].name)) {
-			runs[nr].name = kinds[i].name;
-			runs[nr++].kind = kinds[i].kind;
-		}
-	if (su.rounds < 1 || su.rounds > 64 || su.calls < 1 || a.routes < 1 ||
-	    a.rules < 0 || su.storm_n < 0 || su.storm_n > (1 << 20) ||
-	    su.cpus < 1 || su.cpus > 64 || !nr) {
-		fprintf(stderr, "bench_xdp: bad arguments\n");
+	nr = select_kinds(&su, &a, runs);
+	if (nr < 0)
 		return 2;
-	}
-	/* Two threads on one CPU would measure the scheduler. */
-	if (a.scale && su.cpus > sysconf(_SC_NPROCESSORS_ONLN)) {
-		fprintf(stderr,
-			"bench_xdp: --cpus %d: %ld CPUs online; xdp_scale pins a thread to each CPU (or use --no-scale)\n",
-			su.cpus, sysconf(_SC_NPROCESSORS_ONLN));
-		return 2;
-	}
 	if (test_init() || lab_setup(&a))
 		return 1;
 	empty = silo_test__open_and_load();
