@@ -132,7 +132,12 @@ TOOL_BINS := $(addprefix $(OUTPUT)/tools/,$(notdir $(TOOL_SRCS:.c=)))
 TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_SRCS))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%, \
 		$(wildcard examples/*.c))
-BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(EXAMPLE_BINS)) $(TOOL_OBJS)
+# A tool of more than one file: tools/KIND/NAME.c (its main()) and the
+# files of tools/KIND/NAME/, linked together (bench_live, say).
+TOOL_PART_SRCS := $(wildcard tools/*/*/*.c)
+TOOL_PART_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_PART_SRCS))
+BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(EXAMPLE_BINS)) $(TOOL_OBJS) \
+	    $(TOOL_PART_OBJS)
 ifneq ($(words $(TOOL_BINS)),$(words $(sort $(TOOL_BINS))))
 $(error two tools under tools/ share a name: $(sort $(notdir $(TOOL_SRCS))))
 endif
@@ -271,9 +276,10 @@ $(TEST_BINS) $(EXAMPLE_BINS): %: %.o $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
-# $(OUTPUT)/tools/NAME from $(OUTPUT)/tools/KIND/NAME.o.
+# $(OUTPUT)/tools/NAME from $(OUTPUT)/tools/KIND/NAME.o and its parts.
 $(foreach s,$(TOOL_SRCS),$(eval \
-	$(OUTPUT)/tools/$(notdir $(s:.c=)): $(OUTPUT)/$(s:.c=.o)))
+	$(OUTPUT)/tools/$(notdir $(s:.c=)): $(OUTPUT)/$(s:.c=.o) \
+	$(patsubst %.c,$(OUTPUT)/%.o,$(wildcard $(s:.c=)/*.c))))
 $(TOOL_BINS): $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $(filter %.o,$^) $(LIBSILO) $(LDLIBS) -o $@

@@ -33,51 +33,83 @@ int xdp_pass(struct xdp_md *ctx __attribute__((unused)))
  * A live traffic generator (tools/bench/bench_live.c), run with
  * BPF_F_TEST_XDP_LIVE_FRAMES and sent out of tx_ifindex. The kernel recycles
  * the frames' pages and a page keeps what a forwarder rewrote (MACs, hop
- * limit), so every header byte is written again from gen_tmpl (Ethernet,
+ * limit), so every header byte is written again from a template (Ethernet,
  * IPv6, UDP) for each frame. The source's last 32 bits are gen_src + k, k
  * counting 0 .. gen_nsrc - 1 per CPU, with the UDP checksum adjusted:
  * gen_csum is the template's sum with its own source words taken out.
+ *
+ * Frames come in up to GEN_CLASSES sizes, each with its own template and
+ * sum: frame j (per CPU) is of class gen_pat[j % gen_npat], so a mix is
+ * exact by count (7:4:1 over every 12 frames, say). The run sends the
+ * largest frame and each frame loses gen_cut[c] bytes of its tail with
+ * bpf_xdp_adjust_tail(): a live run restores every frame's original length
+ * before the program runs, and the payload beyond the headers is the same
+ * bytes for every size (the sums and lengths are the user's to match).
  */
 #define GEN_WORDS 8 /* 64 bytes: headers (62) and the start of the payload */
+#define GEN_CLASSES 4
+#define GEN_PAT_MAX 16
 #define GEN_SRC_OFF (14 + 8 + 12) /* the source's last 32 bits */
 #define GEN_CSUM_OFF (14 + 40 + 6)
 
-__u64 gen_tmpl[GEN_WORDS] = {};
+__u64 gen_tmpl[GEN_CLASSES][GEN_WORDS] = {};
+__u32 gen_csum[GEN_CLASSES] = {};
+__u32 gen_cut[GEN_CLASSES] = {}; /* bytes off the frame as sent */
+__u8 gen_pat[GEN_PAT_MAX] = {};
+__u32 gen_npat = 0; /* 0 as 1: class gen_pat[0] only */
 __u32 gen_nsrc = 0; /* 0 as 1; may change between runs */
 __u32 gen_src = 0; /* host order */
-__u32 gen_csum = 0;
+
+struct gen_state {
+	__u32 src; /* k of the next frame */
+	__u32 pat; /* its index in gen_pat */
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct gen_state);
 } gen_next SEC(".maps");
+
+/* This frame's class (and the next frame's place in the pattern). */
+static __always_inline __u32 gen_class(struct gen_state *st)
+{
+	__u32 j = st->pat < gen_npat ? st->pat : 0, c;
+
+	st->pat = j + 1;
+	c = gen_pat[j & (GEN_PAT_MAX - 1)];
+	return c < GEN_CLASSES ? c : 0;
+}
 
 SEC("xdp")
 int xdp_gen(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	__u32 zero = 0, k, n, src, sum;
-	__u64 *w = data;
-	__u32 *next;
+	void *data, *data_end;
+	__u32 zero = 0, k, c, src, sum;
+	struct gen_state *st;
+	__u64 *w;
 	int i;
 
+	st = bpf_map_lookup_elem(&gen_next, &zero);
+	if (!st)
+		return XDP_ABORTED;
+	k = st->src < gen_nsrc ? st->src : 0;
+	st->src = k + 1;
+	c = gen_class(st);
+	if (gen_cut[c] && bpf_xdp_adjust_tail(ctx, -(int)gen_cut[c]))
+		return XDP_ABORTED;
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	w = data;
 	if (data + GEN_WORDS * 8 > data_end)
 		return XDP_ABORTED;
-	next = bpf_map_lookup_elem(&gen_next, &zero);
-	if (!next)
-		return XDP_ABORTED;
-	n = gen_nsrc;
-	k = *next < n ? *next : 0;
-	*next = k + 1;
 	for (i = 0; i < GEN_WORDS; i++)
-		w[i] = gen_tmpl[i];
+		w[i] = gen_tmpl[c][i];
 	src = bpf_htonl(gen_src + k);
 	*(__u32 *)(data + GEN_SRC_OFF) = src;
 	/* One's complement sums do not care for byte order. */
-	sum = gen_csum + (src & 0xFFFF) + (src >> 16);
+	sum = gen_csum[c] + (src & 0xFFFF) + (src >> 16);
 	sum = (sum & 0xFFFF) + (sum >> 16);
 	sum = (sum & 0xFFFF) + (sum >> 16);
 	sum = ~sum & 0xFFFF;
@@ -137,6 +169,174 @@ int xdp_bounce(struct xdp_md *ctx)
 		return XDP_PASS;
 	ip6->hop_limit--;
 	return bpf_redirect(bounce_ifindex, 0);
+}
+
+/*
+ * The reference forwarder (bench_xdp's and bench_live's baseline; never
+ * silo's): what a plain XDP router does, as the kernel's samples/bpf/xdp_fwd
+ * and xdp-forward's fib mode do, written for these benchmarks. Every
+ * packet: parse, bpf_fib_lookup with the packet's own length (so the MTU is
+ * checked), TTL or hop limit down, the next hop's MACs, out through ref_tx.
+ * No cache, no counters, no admission: all it spends is what forwarding
+ * itself costs, which silo's cache must beat. It shares no code with
+ * silo's data path, so a change there never moves the baseline.
+ *
+ * What it cannot forward itself it hands to the stack (XDP_PASS): VLAN
+ * tags, frames to group MACs, IPv4 options, hop-by-hop options, TTL or hop
+ * limit <= 1 (the stack sends time exceeded), anything bpf_fib_lookup does
+ * not resolve (no neighbour, too big, local, blackhole), an egress not in
+ * ref_tx, and malformed headers (the stack drops them and counts).
+ *
+ * ref_tx: egress devices, keyed and valued by ifindex (the user fills it).
+ */
+#define REF_ETH_P_IP 0x0800
+#define REF_ETH_P_IPV6 0x86DD
+#define REF_AF_INET 2
+#define REF_AF_INET6 10
+#define REF_IP_MF 0x2000
+#define REF_IP_OFFSET 0x1FFF
+#define REF_NEXTHDR_HOP 0
+#define REF_PROTO_TCP 6
+#define REF_PROTO_UDP 17
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u32);
+} ref_tx SEC(".maps");
+
+/*
+ * The ports, for policy rules that match them (ip rule sport/dport), as
+ * the kernel's own lookup takes them; TCP's are where UDP's are. 0 when the
+ * L4 header is cut short, as the kernel's flow dissector leaves them.
+ */
+static __always_inline void ref_ports(struct bpf_fib_lookup *fib, void *l4,
+				      __u32 l4_len, void *data_end)
+{
+	struct udphdr *uh = l4;
+
+	if (fib->l4_protocol != REF_PROTO_TCP &&
+	    fib->l4_protocol != REF_PROTO_UDP)
+		return;
+	if (l4_len < sizeof(*uh) || (void *)(uh + 1) > data_end)
+		return;
+	fib->sport = uh->source;
+	fib->dport = uh->dest;
+}
+
+/*
+ * The redirect, then the rewrite: bpf_redirect_map() only picks the
+ * device (the frame leaves after the program returns), so a device not in
+ * ref_tx still finds the frame as it came and goes to the stack intact.
+ */
+static __always_inline int ref_out(struct ethhdr *eth,
+				   const struct bpf_fib_lookup *fib)
+{
+	if (bpf_redirect_map(&ref_tx, fib->ifindex, XDP_PASS) != XDP_REDIRECT)
+		return XDP_PASS;
+	__builtin_memcpy(eth->h_dest, fib->dmac, sizeof(eth->h_dest));
+	__builtin_memcpy(eth->h_source, fib->smac, sizeof(eth->h_source));
+	return XDP_REDIRECT;
+}
+
+static __always_inline int ref_fwd4(struct xdp_md *ctx, struct ethhdr *eth,
+				    void *data_end)
+{
+	struct iphdr *iph = (void *)(eth + 1);
+	struct bpf_fib_lookup fib = {};
+	__u32 tot, sum;
+	int act;
+
+	if ((void *)(iph + 1) > data_end)
+		return XDP_PASS;
+	/* Options (record route, timestamps) are the stack's to process. */
+	if (iph->version != 4 || iph->ihl != 5)
+		return XDP_PASS;
+	tot = bpf_ntohs(iph->tot_len);
+	if (tot < sizeof(*iph) || (void *)iph + tot > data_end)
+		return XDP_PASS;
+	if (iph->ttl <= 1)
+		return XDP_PASS;
+	fib.family = REF_AF_INET;
+	fib.tos = iph->tos;
+	fib.l4_protocol = iph->protocol;
+	fib.tot_len = tot;
+	fib.ipv4_src = iph->saddr;
+	fib.ipv4_dst = iph->daddr;
+	fib.ifindex = ctx->ingress_ifindex;
+	/* A fragment is routed like the rest of its datagram: without its
+	 * ports, as the kernel's lookup takes it. */
+	if (!(iph->frag_off & bpf_htons(REF_IP_MF | REF_IP_OFFSET)))
+		ref_ports(&fib, iph + 1, tot - sizeof(*iph), data_end);
+	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), 0) !=
+	    BPF_FIB_LKUP_RET_SUCCESS)
+		return XDP_PASS;
+	act = ref_out(eth, &fib);
+	if (act != XDP_REDIRECT)
+		return act;
+	/* TTL is the high byte of its 16-bit word: the word loses 0x0100,
+	 * the one's complement checksum gains it (RFC 1624), end-around
+	 * carry included. Byte order does not matter to the sum. */
+	sum = iph->check + bpf_htons(0x0100);
+	iph->check = (__u16)(sum + (sum >> 16));
+	iph->ttl--;
+	return act;
+}
+
+static __always_inline int ref_fwd6(struct xdp_md *ctx, struct ethhdr *eth,
+				    void *data_end)
+{
+	struct ipv6hdr *ip6 = (void *)(eth + 1);
+	struct bpf_fib_lookup fib = {};
+	__u32 plen;
+	int act;
+
+	if ((void *)(ip6 + 1) > data_end || ip6->version != 6)
+		return XDP_PASS;
+	plen = bpf_ntohs(ip6->payload_len);
+	if ((void *)(ip6 + 1) + plen > data_end)
+		return XDP_PASS;
+	/* Hop-by-hop options are for every router on the path to read. */
+	if (ip6->hop_limit <= 1 || ip6->nexthdr == REF_NEXTHDR_HOP)
+		return XDP_PASS;
+	fib.family = REF_AF_INET6;
+	/* Traffic class and flow label, what the kernel's flowi6 gets. */
+	fib.flowinfo = *(__be32 *)ip6 & bpf_htonl(0x0FFFFFFF);
+	fib.l4_protocol = ip6->nexthdr;
+	fib.tot_len = sizeof(*ip6) + plen;
+	__builtin_memcpy(fib.ipv6_src, &ip6->saddr, sizeof(fib.ipv6_src));
+	__builtin_memcpy(fib.ipv6_dst, &ip6->daddr, sizeof(fib.ipv6_dst));
+	fib.ifindex = ctx->ingress_ifindex;
+	/* Behind other extension headers the ports stay 0 (l4_protocol is
+	 * the header's, as the kernel's lookup has it). */
+	ref_ports(&fib, ip6 + 1, plen, data_end);
+	if (bpf_fib_lookup(ctx, &fib, sizeof(fib), 0) !=
+	    BPF_FIB_LKUP_RET_SUCCESS)
+		return XDP_PASS;
+	act = ref_out(eth, &fib);
+	if (act == XDP_REDIRECT)
+		ip6->hop_limit--;
+	return act;
+}
+
+SEC("xdp")
+int xdp_ref_fwd(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+
+	if ((void *)(eth + 1) > data_end)
+		return XDP_PASS;
+	/* Broadcast and multicast frames are not routed. */
+	if (eth->h_dest[0] & 1)
+		return XDP_PASS;
+	if (eth->h_proto == bpf_htons(REF_ETH_P_IP))
+		return ref_fwd4(ctx, eth, data_end);
+	if (eth->h_proto == bpf_htons(REF_ETH_P_IPV6))
+		return ref_fwd6(ctx, eth, data_end);
+	return XDP_PASS; /* VLAN tags, ARP, the rest */
 }
 
 /*

@@ -95,14 +95,17 @@ static inline double bench_median(double *v, int n)
  * rules (pref 100+i lookup 100+i) whose tables hold 90 % of the routes, none
  * of them the benchmark's destination; the rest in main, the last of them
  * the benchmark's own route (last). route() writes route n of rule i's
- * table (i < 0: of main) as a batch line. Needs sh() (tests/lib/test.h).
+ * table (i < 0: of main) as a batch line. With rule_from, rule_from(f, i)
+ * writes rule i instead (one that matches sources, say, that consults its
+ * table for none of the benchmark's packets) and every route is in main.
+ * Needs sh() (tests/lib/test.h).
  */
-static inline int bench_routes(const char *ip_args, int routes, int rules,
-			       void (*route)(FILE *f, int i, int n,
-					     int per_table),
-			       const char *last)
+static inline int
+bench_routes(const char *ip_args, int routes, int rules,
+	     void (*route)(FILE *f, int i, int n, int per_table),
+	     void (*rule_from)(FILE *f, int i), const char *last)
 {
-	int per_table = rules ? routes * 9 / 10 / rules : 0;
+	int per_table = rules && !rule_from ? routes * 9 / 10 / rules : 0;
 	int main_routes = routes - per_table * rules, i, n, rc;
 	char path[] = "/tmp/silo-bench-XXXXXX";
 	FILE *f;
@@ -118,7 +121,11 @@ static inline int bench_routes(const char *ip_args, int routes, int rules,
 		return -1;
 	}
 	for (i = 0; i < rules; i++) {
-		fprintf(f, "rule add pref %d lookup %d\n", 100 + i, 100 + i);
+		if (rule_from)
+			rule_from(f, i);
+		else
+			fprintf(f, "rule add pref %d lookup %d\n", 100 + i,
+				100 + i);
 		for (n = 0; n < per_table; n++)
 			route(f, i, n, per_table);
 	}
@@ -133,8 +140,8 @@ static inline int bench_routes(const char *ip_args, int routes, int rules,
 
 /*
  * The live-frame generator, xdp_gen of bpf/tests/silo_test.bpf.c: it writes the
- * first BENCH_GEN_HDR bytes of every frame from a template (an IPv6/UDP
- * frame without VLAN tags), the source's last 32 bits from a per-CPU
+ * first BENCH_GEN_HDR bytes of every frame from a template of its size (an
+ * IPv6/UDP frame without VLAN tags), the source's last 32 bits from a per-CPU
  * counter and the UDP checksum to match. bench_gen_frame() builds the frame
  * it should send for source word src from the template frame tmpl;
  * bench_gen_csum() is the template's checksum with its own source words

@@ -205,9 +205,9 @@ static int gen_setup(void)
 	const __u32 src = SRC_BASE + 5;
 
 	bench_gen_frame(L.frame, L.frame, L.frame_len, SRC_BASE);
-	memcpy(bss->gen_tmpl, L.frame, BENCH_GEN_HDR);
+	memcpy(bss->gen_tmpl[0], L.frame, BENCH_GEN_HDR);
 	bss->gen_src = src;
-	bss->gen_csum = bench_gen_csum(L.frame);
+	bss->gen_csum[0] = bench_gen_csum(L.frame);
 	bss->gen_nsrc = 1;
 	memset(in, 0xA5, BENCH_GEN_HDR);
 	memcpy(in + BENCH_GEN_HDR, L.frame + BENCH_GEN_HDR,

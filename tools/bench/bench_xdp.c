@@ -7,10 +7,23 @@
  *   fwd_cache_hit      silo, route cache on, every packet a hit
  *   fwd_fib_every_pkt  silo, cache off: bpf_fib_lookup for every packet
  *   xdp_empty          a program that returns XDP_PASS: the floor
+ *   ref_fwd            the reference forwarder (xdp_ref_fwd of
+ *                      bpf/tests/silo_test.bpf.c): what a plain XDP router
+ *                      does, bpf_fib_lookup for every packet with its
+ *                      length, TTL, MACs and a devmap redirect, as the
+ *                      kernel's samples/bpf/xdp_fwd does; the baseline
+ *                      (checked first: it forwards the benchmark's frames
+ *                      and passes what it must)
+ *   fwd_cache_hit_size the cache hit for a 1514-byte frame (IP length
+ *                      1500) over the hit for a 64-byte frame (target <=
+ *                      1.1: a hit costs what it costs whatever the size),
+ *                      the reference at both sizes beside it
  *   miss_storm         a million packets, each of its own source, then each
  *                      of its own destination (inside the routes), through
- *                      silo with the cache and without: ns per packet and
- *                      their ratio (target <= 1.05); then again with a
+ *                      silo with the cache, without it and the reference
+ *                      forwarder: ns per packet and their ratios (target
+ *                      <= 1.05, against no cache and against the
+ *                      reference: miss_storm_vs_ref); then again with a
  *                      rule "from" that puts the source into the key, so
  *                      that every packet is a route miss and only
  *                      admission keeps it cheap
@@ -31,7 +44,12 @@
  * BPF_PROG_TEST_RUN call runs a fresh copy BATCH times and the kernel's
  * per-repeat time is averaged over calls. Storms run one packet a call, on
  * --cpus threads at once (each pinned to its CPU, each with its own share
- * of the addresses), as a flood spread by RSS would.
+ * of the addresses), as a flood spread by RSS would. Without live frames
+ * no redirect is performed, for silo as for the reference: both are timed
+ * up to their verdict, which must be XDP_REDIRECT.
+ *
+ * The timed runs are in bench_xdp/run.c, the reference forwarder's setup,
+ * checks and lines in bench_xdp/ref.c.
  *
  *   bench_xdp [--rounds N] [--calls N] [--routes N] [--rules N] [--storm N]
  *             [--cpus N] [--kinds all|lru|lru-percpu|hash] [--no-scale]
@@ -46,106 +64,12 @@
 #include "silo_test.skel.h"
 #include "bench.h"
 #include "silod_child.h"
+#include "bench_xdp/xdp.h"
 
-#define BATCH 200 /* TTL 255 stays above 1 */
 #define TARGET_RATIO 0.35
 #define STORM_TARGET 1.05
-#define STORM_SLICES 20
 #define SCALE_TARGET 1.05
 #define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))
-
-struct variant {
-	const char *name;
-	int prog_fd;
-	__u32 ifindex;
-	int want_verdict;
-	double ns[64];
-};
-
-/*
- * A miss storm: packets first..last-1, each of its own source (what = 's')
- * or destination ('d'), inside the routes build_routes makes (12.A.B.C, A <
- * 16 for a million), so every one is forwarded and, with the cache, a miss.
- * One packet a call: the kernel's duration is the program's time alone.
- * Returns the average ns per packet.
- */
-static double storm(const struct variant *v, struct pkt_spec sp, char what,
-		    int first, int last)
-{
-	struct xdp_md ctx = { .ingress_ifindex = v->ifindex };
-	uint8_t pkt[PKT_MAX], out[PKT_MAX];
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt, .data_out = out,
-		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
-	uint8_t *a = what == 's' ? sp.src : sp.dst;
-	double total = 0;
-	int i;
-
-	for (i = first; i < last; i++) {
-		a[0] = 12;
-		a[1] = (i >> 16) & 15;
-		a[2] = (i >> 8) & 255;
-		a[3] = i & 255;
-		opts.data_size_in = ctx.data_end = pkt_build(pkt, &sp);
-		opts.data_size_out = sizeof(out);
-		if (bpf_prog_test_run_opts(v->prog_fd, &opts) ||
-		    (int)opts.retval != XDP_REDIRECT) {
-			fprintf(stderr, "bench_xdp: storm %s: verdict %d\n",
-				v->name, opts.retval);
-			return -1;
-		}
-		total += opts.duration;
-	}
-	return last > first ? total / (last - first) : 0;
-}
-
-struct storm_job {
-	pthread_t tid;
-	const struct variant *v;
-	struct pkt_spec sp;
-	char what;
-	int cpu, first, last;
-	double ns;
-};
-
-static void *storm_thread(void *arg)
-{
-	struct storm_job *j = arg;
-
-	bench_pin_cpu(j->cpu);
-	j->ns = storm(j->v, j->sp, j->what, j->first, j->last);
-	return NULL;
-}
-
-/* Packets base..base+n-1 of a storm on cpus threads at once: the mean ns
- * per packet. */
-static double storm_cpus(const struct variant *v, struct pkt_spec sp, char what,
-			 int base, int n, int cpus)
-{
-	struct storm_job job[64];
-	double sum = 0;
-	int i, started = 0;
-
-	for (i = 0; i < cpus; i++) {
-		job[i] = (struct storm_job){
-			.v = v,
-			.sp = sp,
-			.what = what,
-			.cpu = i % silo_nr_cpus(),
-			.first = base + (long long)n * i / cpus,
-			.last = base + (long long)n * (i + 1) / cpus
-		};
-		if (pthread_create(&job[i].tid, NULL, storm_thread, &job[i]))
-			break;
-		started++;
-	}
-	for (i = 0; i < started; i++) {
-		pthread_join(job[i].tid, NULL);
-		if (job[i].ns < 0)
-			return -1;
-		sum += job[i].ns;
-	}
-	return started == cpus ? sum / cpus : -1;
-}
 
 /* 11.A.B.0/24 in the rules' tables, 12.A.B.0/24 in main. */
 static void route4(FILE *f, int i, int n, int per_table)
@@ -159,115 +83,6 @@ static void route4(FILE *f, int i, int n, int per_table)
 			n / 256 % 256, n % 256);
 }
 
-/* Average ns per packet over calls calls of BATCH repeats each. */
-static double measure(const struct variant *v, const uint8_t *pkt, size_t len,
-		      int calls)
-{
-	uint8_t out[PKT_MAX];
-	struct xdp_md ctx = { .data_end = len, .ingress_ifindex = v->ifindex };
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
-		    .data_size_in = len, .data_out = out,
-		    .data_size_out = sizeof(out), .ctx_in = &ctx,
-		    .ctx_size_in = sizeof(ctx), .repeat = BATCH);
-	double total = 0;
-	int i;
-
-	for (i = 0; i < calls; i++) {
-		opts.data_size_out = sizeof(out);
-		if (bpf_prog_test_run_opts(v->prog_fd, &opts) ||
-		    (int)opts.retval != v->want_verdict) {
-			fprintf(stderr, "bench_xdp: %s: verdict %d, want %d\n",
-				v->name, opts.retval, v->want_verdict);
-			return -1;
-		}
-		total += opts.duration;
-	}
-	return total / calls;
-}
-
-/*
- * Scaling: the same measurement on cpus threads at once, thread i pinned to
- * CPU i, all released together. Counters and admission state are each
- * CPU's own memory; the rest of the hit path only reads (genid, the entry,
- * devices, tx_ports), so it should cost the same on N CPUs as on one. A
- * cache line the hit path writes and other CPUs touch would bounce.
- */
-struct scale_job {
-	pthread_t tid;
-	const struct variant *v;
-	const uint8_t *pkt;
-	size_t len;
-	int cpu, calls;
-	pthread_barrier_t *go;
-	double ns;
-};
-
-static void *scale_thread(void *arg)
-{
-	struct scale_job *j = arg;
-	int err = bench_pin_cpu(j->cpu);
-
-	pthread_barrier_wait(j->go);
-	j->ns = err ? -1 : measure(j->v, j->pkt, j->len, j->calls);
-	return NULL;
-}
-
-/* pkts[i] (PKT_MAX bytes apart) on CPU i, cpus threads at once: the mean
- * ns per packet over the threads, or -1. */
-static double measure_cpus(const struct variant *v, const uint8_t *pkts,
-			   const size_t *lens, int cpus, int calls)
-{
-	struct scale_job job[64];
-	pthread_barrier_t go;
-	double sum = 0;
-	int i, err = 0;
-
-	if (pthread_barrier_init(&go, NULL, cpus))
-		return -1;
-	for (i = 0; i < cpus; i++) {
-		job[i] = (struct scale_job){
-			.v = v,
-			.pkt = pkts + (size_t)i * PKT_MAX,
-			.len = lens[i],
-			.cpu = i % silo_nr_cpus(),
-			.calls = calls,
-			.go = &go,
-		};
-		/* The barrier waits for cpus threads: a thread short would
-		 * hang the others, so give up at once. */
-		if (pthread_create(&job[i].tid, NULL, scale_thread, &job[i])) {
-			fprintf(stderr, "bench_xdp: cannot start %d threads\n",
-				cpus);
-			exit(1);
-		}
-	}
-	for (i = 0; i < cpus; i++) {
-		pthread_join(job[i].tid, NULL);
-		if (job[i].ns < 0)
-			err = 1;
-		sum += job[i].ns;
-	}
-	pthread_barrier_destroy(&go);
-	return err ? -1 : sum / cpus;
-}
-
-enum { SCALE_HIT_ONE, SCALE_HIT_OWN, SCALE_EMPTY, SCALE_FIB, SCALE_RUNS };
-
-struct scale_run {
-	double one[SCALE_RUNS][64], many[SCALE_RUNS][64], ratio[SCALE_RUNS][64];
-	double one_ns[SCALE_RUNS], many_ns[SCALE_RUNS], med[SCALE_RUNS];
-	int rounds;
-};
-
-struct kind_run {
-	const char *name;
-	enum silo_cache_kind kind;
-	double ns[3]; /* cache hit, fib every packet, empty */
-	double st[2][2]; /* [source, destination][cache, no cache] */
-	unsigned long long hits, lookups, inserts, refused, evicted;
-	struct scale_run *scale; /* measure the scaling too */
-};
-
 static const struct {
 	const char *name;
 	enum silo_cache_kind kind;
@@ -276,63 +91,6 @@ static const struct {
 	{ "lru-percpu", SILO_CACHE_LRU_PERCPU },
 	{ "hash", SILO_CACHE_HASH },
 };
-
-struct setup {
-	struct silo_opts opts;
-	struct pkt_spec sp;
-	int empty_fd, rounds, calls, storm_n, cpus;
-};
-
-/*
- * 1 CPU, then su->cpus at once, alternating in rounds: the hit with one
- * flow for every CPU (one cache entry), the hit with a flow per CPU
- * (10.200.C.1: an entry each), and the controls. Ratios per round, so
- * that a drift of the machine falls on both halves of a ratio alike; three
- * times the rounds and twice the calls of the other figures, since a line
- * that bounces between two CPUs costs only some 10 % of a hit (a locked
- * add planted on the hit's entry: 1.05-1.10 on the 2-CPU VM, against 1.01
- * without), less than 9 rounds' noise on a shared machine.
- */
-static int run_scale(const struct setup *su, struct variant *v,
-		     struct scale_run *sc)
-{
-	static uint8_t pkts[2][64][PKT_MAX];
-	const struct variant *var[SCALE_RUNS] = { &v[0], &v[0], &v[2], &v[1] };
-	int rounds = su->rounds * 3 > 64 ? 64 : su->rounds * 3;
-	size_t lens[2][64];
-	int r, i;
-
-	for (i = 0; i < su->cpus; i++) {
-		struct pkt_spec sp = su->sp;
-
-		lens[0][i] = pkt_build(pkts[0][i], &sp);
-		sp.dst[2] = 1 + i;
-		lens[1][i] = pkt_build(pkts[1][i], &sp);
-	}
-	for (r = 0; r < rounds; r++) {
-		for (i = 0; i < SCALE_RUNS; i++) {
-			const uint8_t *p = pkts[i == SCALE_HIT_OWN][0];
-			const size_t *l = lens[i == SCALE_HIT_OWN];
-			/* A FIB lookup costs some ten hits: fewer calls. */
-			int calls = i == SCALE_FIB ? su->calls / 4 + 1 :
-						     su->calls * 2;
-
-			sc->one[i][r] = measure_cpus(var[i], p, l, 1, calls);
-			sc->many[i][r] =
-				measure_cpus(var[i], p, l, su->cpus, calls);
-			if (sc->one[i][r] <= 0 || sc->many[i][r] < 0)
-				return -1;
-			sc->ratio[i][r] = sc->many[i][r] / sc->one[i][r];
-		}
-	}
-	sc->rounds = rounds;
-	for (i = 0; i < SCALE_RUNS; i++) {
-		sc->one_ns[i] = bench_median(sc->one[i], rounds);
-		sc->many_ns[i] = bench_median(sc->many[i], rounds);
-		sc->med[i] = bench_median(sc->ratio[i], rounds);
-	}
-	return 0;
-}
 
 static void print_counters(struct silo *s)
 {
@@ -363,16 +121,15 @@ static int run_kind(const struct setup *su, struct kind_run *k)
 	struct silo_xdp_load_opts uncached = { .forward = true,
 					       .no_cache = true,
 					       .unbound = true };
-	struct variant v[3] = {
+	struct variant v[4] = {
 		{ .name = "fwd_cache_hit", .want_verdict = XDP_REDIRECT },
 		{ .name = "fwd_fib_every_pkt", .want_verdict = XDP_REDIRECT },
 		{ .name = "xdp_empty", .want_verdict = XDP_PASS },
+		{ .name = "ref_fwd", .want_verdict = XDP_REDIRECT },
 	};
 	struct silo_stats *per_cpu = NULL;
-	uint8_t pkt[PKT_MAX];
 	pid_t silod = -1;
-	int r, i, ret = -1;
-	size_t len;
+	int i, ret = -1;
 
 	/* s: fwd.h's, which prog_of() reads. */
 	s = NULL;
@@ -388,47 +145,16 @@ static int run_kind(const struct setup *su, struct kind_run *k)
 	v[0].prog_fd = prog_of(v[0].ifindex);
 	v[1].ifindex = if_nametoindex("in1");
 	v[1].prog_fd = prog_of(v[1].ifindex);
-	v[2].ifindex = v[0].ifindex;
+	v[2].ifindex = v[3].ifindex = v[0].ifindex;
 	v[2].prog_fd = su->empty_fd;
-	if (v[0].prog_fd < 0 || v[1].prog_fd < 0)
+	v[3].prog_fd = su->ref_fd;
+	if (v[0].prog_fd < 0 || v[1].prog_fd < 0 ||
+	    run_rounds(su, v, k->ref ? 4 : 3, k))
 		goto out;
-	len = pkt_build(pkt, &su->sp);
-	for (r = 0; r < su->rounds; r++) {
-		for (i = 0; i < 3; i++) {
-			v[i].ns[r] = measure(&v[i], pkt, len, su->calls);
-			if (v[i].ns[r] < 0)
-				goto out;
-		}
-	}
-	for (i = 0; i < 3; i++)
-		k->ns[i] = bench_median(v[i].ns, su->rounds);
 	if (k->scale && run_scale(su, v, k->scale))
 		goto out;
-	/*
-	 * Miss storms, with the cache and without, the same packets, in
-	 * slices that alternate between the two: a drift of the machine
-	 * (another task, frequency) falls on both alike.
-	 */
-	for (r = 0; su->storm_n && r < 2; r++) {
-		struct pkt_spec ssp = su->sp;
-		int sl, first, n;
-		double ns;
-
-		ssp.ttl = 64;
-		k->st[r][0] = k->st[r][1] = 0;
-		for (sl = 0; sl < STORM_SLICES; sl++) {
-			first = (long long)su->storm_n * sl / STORM_SLICES;
-			n = (long long)su->storm_n * (sl + 1) / STORM_SLICES -
-			    first;
-			for (i = 0; i < 2; i++) {
-				ns = storm_cpus(&v[i], ssp, r ? 'd' : 's',
-						first, n, su->cpus);
-				if (ns < 0)
-					goto out;
-				k->st[r][i] += ns * n / su->storm_n;
-			}
-		}
-	}
+	if (run_storms(su, v, k))
+		goto out;
 	/* Each variant ran the path it is named for. */
 	per_cpu = calloc(silo_nr_cpus(), sizeof(*per_cpu));
 	if (!per_cpu || silo_stats_read(s, per_cpu))
@@ -456,7 +182,13 @@ out:
 	return ret;
 }
 
-int main(int argc, char **argv)
+struct args {
+	int routes, rules, scale;
+	const char *which;
+};
+
+/* The options into su and a: -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct setup *su, struct args *a)
 {
 	static const struct option lopts[] = {
 		{ "rounds", required_argument, NULL, 'r' },
@@ -470,53 +202,33 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct setup su = {
-		.opts = { .pin_root = "/sys/fs/bpf/silo-bench" },
-		.sp = { .family = AF_INET, .payload = 18, .ttl = 255 },
-		.rounds = 9,
-		.calls = 2000,
-		.storm_n = 1000000,
-		.cpus = silo_nr_cpus(),
-	};
-	struct kind_run runs[NR_KINDS] = {}, keyed = {};
-	int routes = 100000, rules = 10, c, i, nr = 0, scale = 1;
-	static const char *const scale_names[SCALE_RUNS][2] = {
-		[SCALE_HIT_ONE] = { "fwd_cache_hit", "one" },
-		[SCALE_HIT_OWN] = { "fwd_cache_hit", "per_cpu" },
-		[SCALE_EMPTY] = { "xdp_empty", "one" },
-		[SCALE_FIB] = { "fwd_fib_every_pkt", "one" },
-	};
-	static struct scale_run sc;
-	const char *which = "all";
-	struct silo_test *empty = NULL;
-	struct kind_run *k;
-	int ret = 1;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			su.rounds = atoi(optarg);
+			su->rounds = atoi(optarg);
 			break;
 		case 'c':
-			su.calls = atoi(optarg);
+			su->calls = atoi(optarg);
 			break;
 		case 'R':
-			routes = atoi(optarg);
+			a->routes = atoi(optarg);
 			break;
 		case 'u':
-			rules = atoi(optarg);
+			a->rules = atoi(optarg);
 			break;
 		case 's':
-			su.storm_n = atoi(optarg);
+			su->storm_n = atoi(optarg);
 			break;
 		case 'C':
-			su.cpus = atoi(optarg);
+			su->cpus = atoi(optarg);
 			break;
 		case 'k':
-			which = optarg;
+			a->which = optarg;
 			break;
 		case 'S':
-			scale = 0;
+			a->scale = 0;
 			break;
 		default:
 			fprintf(stderr,
@@ -529,42 +241,159 @@ int main(int argc, char **argv)
 			return c == 'h' ? 0 : 2;
 		}
 	}
+	return -1;
+}
+
+/* The kinds to run into runs (their number), or -1 for bad arguments. */
+static int select_kinds(const struct setup *su, const struct args *a,
+			struct kind_run *runs)
+{
+	int i, nr = 0;
+
 	for (i = 0; i < (int)NR_KINDS; i++)
-		if (!strcmp(which, "all") || !strcmp(which, kinds[i].name)) {
+		if (!strcmp(a->which, "all") ||
+		    !strcmp(a->which, kinds[i].name)) {
 			runs[nr].name = kinds[i].name;
 			runs[nr++].kind = kinds[i].kind;
 		}
-	if (su.rounds < 1 || su.rounds > 64 || su.calls < 1 || routes < 1 ||
-	    rules < 0 || su.storm_n < 0 || su.storm_n > (1 << 20) ||
-	    su.cpus < 1 || su.cpus > 64 || !nr) {
+	if (su->rounds < 1 || su->rounds > 64 || su->calls < 1 ||
+	    a->routes < 1 || a->rules < 0 || su->storm_n < 0 ||
+	    su->storm_n > (1 << 20) || su->cpus < 1 || su->cpus > 64 || !nr) {
 		fprintf(stderr, "bench_xdp: bad arguments\n");
-		return 2;
+		return -1;
 	}
 	/* Two threads on one CPU would measure the scheduler. */
-	if (scale && su.cpus > sysconf(_SC_NPROCESSORS_ONLN)) {
+	if (a->scale && su->cpus > sysconf(_SC_NPROCESSORS_ONLN)) {
 		fprintf(stderr,
 			"bench_xdp: --cpus %d: %ld CPUs online; xdp_scale pins a thread to each CPU (or use --no-scale)\n",
-			su.cpus, sysconf(_SC_NPROCESSORS_ONLN));
-		return 2;
+			su->cpus, sysconf(_SC_NPROCESSORS_ONLN));
+		return -1;
 	}
-	if (test_init())
-		return 1;
-	if (sh("set -e\n"
-	       "ip link add in0 type veth peer name in0p\n"
-	       "ip link add in1 type veth peer name in1p\n"
-	       "ip link add out0 type veth peer name out0p\n"
-	       "for d in in0 in0p in1 in1p out0 out0p; do ip link set $d up; done\n"
-	       "ip addr add 10.1.0.1/24 dev in0\n"
-	       "ip addr add 10.3.0.1/24 dev in1\n"
-	       "ip addr add 10.2.0.1/24 dev out0\n"
-	       /* The nexthop has the ingress MAC, so a frame rewritten by
+	return nr;
+}
+
+/* The namespace's devices, addresses, neighbour and routes. */
+static int lab_setup(const struct args *a)
+{
+	return sh("set -e\n"
+		  "ip link add in0 type veth peer name in0p\n"
+		  "ip link add in1 type veth peer name in1p\n"
+		  "ip link add out0 type veth peer name out0p\n"
+		  /* Down for good: holds the reference in the dispatcher. */
+		  "ip link add ref0 type veth peer name ref0p\n"
+		  "for d in in0 in0p in1 in1p out0 out0p; do ip link set $d up; done\n"
+		  "ip addr add 10.1.0.1/24 dev in0\n"
+		  "ip addr add 10.3.0.1/24 dev in1\n"
+		  "ip addr add 10.2.0.1/24 dev out0\n"
+		  /* The nexthop has the ingress MAC, so a frame rewritten by
 		* one repeat is again for this host in the next. */
-	       "ip link set in0 address 02:00:00:00:00:01\n"
-	       "ip link set in1 address 02:00:00:00:00:01\n"
-	       "ip neigh add 10.2.0.2 lladdr 02:00:00:00:00:01 dev out0 nud permanent\n"
-	       "sysctl -qw net.ipv4.ip_forward=1\n") ||
-	    bench_routes("", routes, rules, route4,
-			 "route add 10.200.0.0/16 via 10.2.0.2"))
+		  "ip link set in0 address 02:00:00:00:00:01\n"
+		  "ip link set in1 address 02:00:00:00:00:01\n"
+		  "ip neigh add 10.2.0.2 lladdr 02:00:00:00:00:01 dev out0 nud permanent\n"
+		  "sysctl -qw net.ipv4.ip_forward=1\n") ||
+	       bench_routes("", a->routes, a->rules, route4, NULL,
+			    "route add 10.200.0.0/16 via 10.2.0.2");
+}
+
+/* The JSON lines; the headline figures are the first kind's, silo's
+ * default. */
+static void print_results(const struct setup *su, const struct args *a,
+			  struct kind_run *runs, int nr,
+			  const struct kind_run *keyed,
+			  const struct scale_run *sc)
+{
+	static const char *const scale_names[SCALE_RUNS][2] = {
+		[SCALE_HIT_ONE] = { "fwd_cache_hit", "one" },
+		[SCALE_HIT_OWN] = { "fwd_cache_hit", "per_cpu" },
+		[SCALE_EMPTY] = { "xdp_empty", "one" },
+		[SCALE_FIB] = { "fwd_fib_every_pkt", "one" },
+	};
+	struct ref_storm storms[2];
+	const struct kind_run *k;
+	int c, i;
+
+	k = &runs[0];
+	printf("{\"bench\":\"xdp_setup\",\"routes\":%d,\"rules\":%d,\"rounds\":%d,\"pkts_per_round\":%d,\"storm_cpus\":%d,\"cache\":\"%s\",\"cache_hits\":%llu,\"fib_lookups\":%llu}\n",
+	       a->routes, a->rules, su->rounds, su->calls * BATCH, su->cpus,
+	       k->name, k->hits, k->lookups);
+	printf("{\"bench\":\"xdp_empty\",\"ns_per_pkt\":%.1f}\n", k->ns[2]);
+	printf("{\"bench\":\"fwd_fib_every_pkt\",\"ns_per_pkt\":%.1f,\"vs\":\"xdp_empty\",\"ratio\":%.2f}\n",
+	       k->ns[1], k->ns[1] / k->ns[2]);
+	printf("{\"bench\":\"fwd_cache_hit\",\"ns_per_pkt\":%.1f,\"vs\":\"fwd_fib_every_pkt\",\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
+	       k->ns[0], k->ns[0] / k->ns[1], TARGET_RATIO,
+	       k->ns[0] / k->ns[1] <= TARGET_RATIO ? "true" : "false");
+	for (c = 0; a->scale && c < SCALE_RUNS; c++) {
+		printf("{\"bench\":\"xdp_scale\",\"path\":\"%s\",\"flows\":\"%s\",\"cpus\":%d,\"rounds\":%d,\"ns_per_pkt_1cpu\":%.1f,\"ns_per_pkt_ncpus\":%.1f,\"ratio\":%.3f",
+		       scale_names[c][0], scale_names[c][1], su->cpus,
+		       sc->rounds, sc->one_ns[c], sc->many_ns[c], sc->med[c]);
+		if (c == SCALE_HIT_ONE || c == SCALE_HIT_OWN)
+			printf(",\"target\":%.2f,\"met\":%s}\n", SCALE_TARGET,
+			       sc->med[c] <= SCALE_TARGET ? "true" : "false");
+		else
+			printf(",\"control\":true}\n");
+	}
+	for (c = 0; su->storm_n && c < 2; c++)
+		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"key\":\"without the source\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
+		       c ? "destinations" : "sources", su->storm_n, su->cpus,
+		       k->st[c][0], k->st[c][1], k->st[c][0] / k->st[c][1],
+		       STORM_TARGET,
+		       k->st[c][0] / k->st[c][1] <= STORM_TARGET ? "true" :
+								   "false");
+	for (c = 0; su->storm_n && c < 2; c++)
+		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"key\":\"with the source (a rule from)\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
+		       c ? "destinations" : "sources", su->storm_n, su->cpus,
+		       keyed->st[c][0], keyed->st[c][1],
+		       keyed->st[c][0] / keyed->st[c][1], STORM_TARGET,
+		       keyed->st[c][0] / keyed->st[c][1] <= STORM_TARGET ?
+			       "true" :
+			       "false",
+		       keyed->inserts, keyed->refused, keyed->evicted);
+	for (i = 0; su->storm_n && i < nr; i++) {
+		k = &runs[i];
+		printf("{\"bench\":\"cache_kind\",\"cache\":\"%s\",\"hit_ns\":%.1f,\"hit_ratio\":%.3f,\"storm_src_ratio\":%.3f,\"storm_dst_ratio\":%.3f,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
+		       k->name, k->ns[0], k->ns[0] / k->ns[1],
+		       k->st[0][0] / k->st[0][1], k->st[1][0] / k->st[1][1],
+		       k->inserts, k->refused, k->evicted);
+	}
+	k = &runs[0];
+	storms[0] = (struct ref_storm){ .key = "without the source",
+					.packets = su->storm_n,
+					.cpus = su->cpus };
+	storms[1] = (struct ref_storm){ .key = "with the source (a rule from)",
+					.packets = su->storm_n,
+					.cpus = su->cpus };
+	memcpy(storms[0].ns, k->st, sizeof(storms[0].ns));
+	memcpy(storms[1].ns, keyed->st, sizeof(storms[1].ns));
+	ref_print(k->ns[3], k->ns[1], k->ns[0], k->sz, k->size_ratio, storms,
+		  2);
+}
+
+int main(int argc, char **argv)
+{
+	struct setup su = {
+		.opts = { .pin_root = "/sys/fs/bpf/silo-bench" },
+		.sp = { .family = AF_INET, .payload = 18, .ttl = 255 },
+		.rounds = 9,
+		.calls = 2000,
+		.storm_n = 1000000,
+		.cpus = silo_nr_cpus(),
+	};
+	struct args a = {
+		.routes = 100000, .rules = 10, .scale = 1, .which = "all"
+	};
+	struct kind_run runs[NR_KINDS] = {}, keyed = {};
+	struct silo_test *empty = NULL;
+	static struct scale_run sc;
+	int i, nr = 0, ret;
+
+	ret = parse_args(argc, argv, &su, &a);
+	if (ret >= 0)
+		return ret;
+	ret = 1;
+	nr = select_kinds(&su, &a, runs);
+	if (nr < 0)
+		return 2;
+	if (test_init() || lab_setup(&a))
 		return 1;
 	empty = silo_test__open_and_load();
 	if (!empty)
@@ -583,8 +412,15 @@ int main(int argc, char **argv)
 	su.sp.src[0] = 10, su.sp.src[1] = 1, su.sp.src[3] = 2;
 	su.sp.dst[0] = 10, su.sp.dst[1] = 200, su.sp.dst[2] = 1,
 	su.sp.dst[3] = 1;
+	/* The baseline, checked before anything is timed against it. */
+	su.ref_fd = ref_setup(empty, "out0", "ref0");
+	if (su.ref_fd < 0 ||
+	    ref_check(su.ref_fd, if_nametoindex("in0"), &su.sp, "out0",
+		      (const uint8_t *)"\x02\x00\x00\x00\x00\x01"))
+		goto out;
+	runs[0].ref = keyed.ref = true;
 	/* Scaling for the first kind only, silo's default. */
-	runs[0].scale = scale ? &sc : NULL;
+	runs[0].scale = a.scale ? &sc : NULL;
 	for (i = 0; i < nr; i++)
 		if (run_kind(&su, &runs[i]))
 			goto out;
@@ -598,50 +434,7 @@ int main(int argc, char **argv)
 	     run_kind(&su, &keyed)))
 		goto out;
 
-	/* The headline figures: the first kind, silo's default. */
-	k = &runs[0];
-	printf("{\"bench\":\"xdp_setup\",\"routes\":%d,\"rules\":%d,\"rounds\":%d,\"pkts_per_round\":%d,\"storm_cpus\":%d,\"cache\":\"%s\",\"cache_hits\":%llu,\"fib_lookups\":%llu}\n",
-	       routes, rules, su.rounds, su.calls * BATCH, su.cpus, k->name,
-	       k->hits, k->lookups);
-	printf("{\"bench\":\"xdp_empty\",\"ns_per_pkt\":%.1f}\n", k->ns[2]);
-	printf("{\"bench\":\"fwd_fib_every_pkt\",\"ns_per_pkt\":%.1f,\"vs\":\"xdp_empty\",\"ratio\":%.2f}\n",
-	       k->ns[1], k->ns[1] / k->ns[2]);
-	printf("{\"bench\":\"fwd_cache_hit\",\"ns_per_pkt\":%.1f,\"vs\":\"fwd_fib_every_pkt\",\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
-	       k->ns[0], k->ns[0] / k->ns[1], TARGET_RATIO,
-	       k->ns[0] / k->ns[1] <= TARGET_RATIO ? "true" : "false");
-	for (c = 0; scale && c < SCALE_RUNS; c++) {
-		printf("{\"bench\":\"xdp_scale\",\"path\":\"%s\",\"flows\":\"%s\",\"cpus\":%d,\"rounds\":%d,\"ns_per_pkt_1cpu\":%.1f,\"ns_per_pkt_ncpus\":%.1f,\"ratio\":%.3f",
-		       scale_names[c][0], scale_names[c][1], su.cpus, sc.rounds,
-		       sc.one_ns[c], sc.many_ns[c], sc.med[c]);
-		if (c == SCALE_HIT_ONE || c == SCALE_HIT_OWN)
-			printf(",\"target\":%.2f,\"met\":%s}\n", SCALE_TARGET,
-			       sc.med[c] <= SCALE_TARGET ? "true" : "false");
-		else
-			printf(",\"control\":true}\n");
-	}
-	for (c = 0; su.storm_n && c < 2; c++)
-		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"key\":\"without the source\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
-		       c ? "destinations" : "sources", su.storm_n, su.cpus,
-		       k->st[c][0], k->st[c][1], k->st[c][0] / k->st[c][1],
-		       STORM_TARGET,
-		       k->st[c][0] / k->st[c][1] <= STORM_TARGET ? "true" :
-								   "false");
-	for (c = 0; su.storm_n && c < 2; c++)
-		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"key\":\"with the source (a rule from)\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
-		       c ? "destinations" : "sources", su.storm_n, su.cpus,
-		       keyed.st[c][0], keyed.st[c][1],
-		       keyed.st[c][0] / keyed.st[c][1], STORM_TARGET,
-		       keyed.st[c][0] / keyed.st[c][1] <= STORM_TARGET ?
-			       "true" :
-			       "false",
-		       keyed.inserts, keyed.refused, keyed.evicted);
-	for (i = 0; su.storm_n && i < nr; i++) {
-		k = &runs[i];
-		printf("{\"bench\":\"cache_kind\",\"cache\":\"%s\",\"hit_ns\":%.1f,\"hit_ratio\":%.3f,\"storm_src_ratio\":%.3f,\"storm_dst_ratio\":%.3f,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
-		       k->name, k->ns[0], k->ns[0] / k->ns[1],
-		       k->st[0][0] / k->st[0][1], k->st[1][0] / k->st[1][1],
-		       k->inserts, k->refused, k->evicted);
-	}
+	print_results(&su, &a, runs, nr, &keyed, &sc);
 	ret = 0;
 out:
 	silo_test__destroy(empty);

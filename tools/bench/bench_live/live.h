@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench_live's parts (tools/bench/bench_live.c says what it measures): the
+ * lab (namespaces, route sets, the variants on the router's ingress) in
+ * lab.c, the generator's traffic and the measurement in traffic.c.
+ */
+#ifndef SILO_BENCH_LIVE_H
+#define SILO_BENCH_LIVE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "test.h"
+#include "pkt.h"
+#include "silo_test.skel.h"
+
+#define NS_CLIENT "silo-bl-client"
+#define NS_ROUTER "silo-bl-router"
+#define NS_SINK "silo-bl-sink"
+#define PIN_ROOT "/sys/fs/bpf/silo-bl"
+#define DEV_CLIENT "blc0"
+#define DEV_IN "blr-in"
+#define DEV_OUT "blr-out"
+#define DEV_SINK "bls0"
+#define DEV_KEEP "blk0" /* holds xdp_gen in the XDP dispatcher */
+
+#define HOP_LIMIT 255
+#define SRC_BASE 0x01000000U /* sources fd01::100:0 + k */
+#define MAX_ROUNDS 32
+/* On the wire a frame takes its FCS, preamble and SFD, and the gap. */
+#define WIRE_EXTRA (4 + 8 + 12)
+
+enum { KERNEL, SILO, REF, FLOOR, NR_VARIANTS };
+enum { STEADY_64, STEADY_1514, IMIX, FLOOD, NR_TRAFFIC };
+enum { SET_LOOKUP, SET_FROM, NR_SETS };
+enum { SIZE_64, SIZE_590, SIZE_1514, NR_SIZES };
+
+extern const char *const variant_name[NR_VARIANTS];
+extern const char *const set_name[NR_SETS];
+extern const size_t size_bytes[NR_SIZES];
+
+/* A kind of traffic: its sources and the sizes of its frames, in turn. */
+struct traffic {
+	const char *name;
+	__u32 nsrc;
+	int npat;
+	__u8 pat[12];
+};
+
+extern struct traffic traffic[NR_TRAFFIC];
+
+/* What bench_live made, for cleanup on every path. */
+struct live {
+	int ns_orig, ns_client, ns_router, ns_sink;
+	struct silo *s;
+	struct silo_test *skel;
+	pid_t silod;
+	__u32 in_ifindex, out_ifindex;
+	bool in_silo, in_prog, out_silo;
+	/* The frame of each size, for source SRC_BASE (k = 0). */
+	uint8_t frame[NR_SIZES][PKT_MAX];
+	uint8_t sink_mac[6];
+};
+
+extern struct live L;
+extern volatile sig_atomic_t stopping;
+extern bool verbose;
+
+/* One measurement of a variant under a traffic, over the rounds. */
+struct cell {
+	double pps[MAX_ROUNDS];
+	double share[MAX_ROUNDS]; /* of wall time the path had the CPU */
+	__u64 pkts; /* at the sink, over the measured intervals */
+	__u64 all_pkts; /* at the sink, warm-ups included */
+	__u64 stack_fwd; /* the router's stack forwarded, warm-ups included */
+	struct silo_stats d; /* silo's counters over the measured intervals */
+};
+
+/* lab.c */
+void lab_down(void);
+int lab_up(void);
+int lab_routes(int set, int routes, int rules);
+int lab_endpoints(void);
+int set_variant(int v);
+int ref_check(void);
+__u64 sink_count(__u64 *other);
+__u64 stack_forwarded(void);
+int stats_total(struct silo_stats *total);
+void lab_cleanup(void);
+
+/* traffic.c */
+struct clock_opts {
+	bool wall; /* --wall: wall time only */
+};
+extern struct clock_opts clk_opts;
+
+void frames_build(const struct pkt_spec *sp);
+int gen_setup(void);
+int gen_check(int t);
+int clock_open(int cpu);
+void clock_close(void);
+int measure(struct cell *c, int t, int round, double warmup, double secs);
+double traffic_frame_bytes(int t);
+
+#endif /* SILO_BENCH_LIVE_H */
