@@ -35,6 +35,7 @@ static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
 	struct silo_stats *st;
 	struct pkt p = {};
 	__u32 zero = 0;
+	bool hidden;
 	int reason;
 
 	st = bpf_map_lookup_elem(&stats, &zero);
@@ -44,12 +45,11 @@ static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
 	reason = parse_packet(ctx, &p);
 	/* A tag beside the frame: the VLAN device's, not ours to forward;
 	 * the PMTU errors it carries are still the host's. */
-	if (bound && hidden_tag(ctx)) {
+	hidden = bound && hidden_tag(ctx);
+	if (hidden || reason) {
 		pmtu_watch(ctx, &p, reason);
-		return pass(st, SILO_STAT_PASS_VLAN);
-	}
-	if (reason) {
-		pmtu_watch(ctx, &p, reason);
+		if (hidden)
+			return pass(st, SILO_STAT_PASS_VLAN);
 		return parse_pass(st, &p, reason);
 	}
 	if (is_local(&p)) {

@@ -14,9 +14,11 @@
  * forwards only while silod beats: not before it has run (0), not after it
  * has exited (0 again), not when the beat is too old, and not when it lies
  * in the future (a clock that is not ours: silod in another time
- * namespace).
+ * namespace). While it beats, *now is the time read (coarse) and *watch
+ * the families whose PMTU exceptions silod watches (1 << SILO_FAM_*: every
+ * ICMP error that can teach this host one passes through silo).
  */
-static __always_inline int daemon_live(void)
+static __always_inline int daemon_live(__u64 *now, __u32 *watch)
 {
 	const struct silo_heartbeat *hb;
 	__u32 zero = 0;
@@ -29,22 +31,10 @@ static __always_inline int daemon_live(void)
 	last = READ_ONCE(hb->last_ns);
 	if (!last)
 		return 0;
-	age = (__s64)(bpf_ktime_get_coarse_ns() - last);
+	*now = bpf_ktime_get_coarse_ns();
+	age = (__s64)(*now - last);
+	*watch = READ_ONCE(hb->pmtu_watch);
 	return age >= 0 && age <= (__s64)READ_ONCE(hb->timeout_ns);
-}
-
-/*
- * Does silod watch every ICMP error that can teach this host a PMTU
- * exception of family fam (SILO_FAM_*)? Read after daemon_live(): the
- * heartbeat's word, written with the beat.
- */
-static __always_inline int daemon_pmtu_watch(__u32 fam)
-{
-	const struct silo_heartbeat *hb;
-	__u32 zero = 0;
-
-	hb = bpf_map_lookup_elem(&heartbeat, &zero);
-	return hb && (READ_ONCE(hb->pmtu_watch) & (1U << fam));
 }
 
 #endif /* SILO_BPF_LIB_DAEMON_H */

@@ -94,6 +94,8 @@ struct fwd {
 	/* Above the PMTU floor and the family not watched: resolved by
 	 * bpf_fib_lookup, which sees exceptions; the cache is not used. */
 	int big;
+	__u64 now; /* coarse, read with the heartbeat */
+	__u32 watch; /* the heartbeat's pmtu_watch */
 };
 
 /*
@@ -108,8 +110,8 @@ static __always_inline __u32 fwd_guard_pmtu(const struct pkt *p, struct fwd *f)
 {
 	if (!above_pmtu_floor(p, f->g))
 		return 0;
-	if (daemon_pmtu_watch(pmtu_fam(p->family)))
-		return pmtu_marked(p) ? SILO_STAT_PASS_MTU : 0;
+	if (f->watch & (1U << pmtu_fam(p->family)))
+		return pmtu_marked(p, f->now) ? SILO_STAT_PASS_MTU : 0;
 	if (p->family == SILO_AF_INET &&
 	    (READ_ONCE(f->g->pmtu_flags) & SILO_PMTU_F_USE_V4))
 		return SILO_STAT_PASS_MTU;
@@ -158,7 +160,7 @@ static __always_inline __u32 fwd_guard(struct xdp_md *ctx, const struct pkt *p,
 		return SILO_STAT_PASS_HOP_BY_HOP;
 	if (p->ttl <= 1)
 		return SILO_STAT_PASS_TTL;
-	if (!daemon_live())
+	if (!daemon_live(&f->now, &f->watch))
 		return SILO_STAT_PASS_NO_DAEMON;
 	if (above_route_mtu(p, f->g))
 		return SILO_STAT_PASS_ROUTE_MTU;

@@ -38,17 +38,26 @@ static __always_inline void pmtu_unseen_now(__u8 family)
 	__u64 *seen = bpf_map_lookup_elem(&pmtu_unseen, &i);
 
 	if (seen)
-		WRITE_ONCE(*seen, bpf_ktime_get_ns());
+		WRITE_ONCE(*seen, bpf_ktime_get_coarse_ns());
 }
 
+/* The mark, then its time: a reader that sees the time sees the mark. */
 static __always_inline void pmtu_mark(struct silo_pmtu_key *k, __u8 family)
 {
-	struct silo_pmtu_mark m = { .seen_ns = bpf_ktime_get_ns() };
+	struct silo_pmtu_mark m = { .seen_ns = bpf_ktime_get_coarse_ns() };
+	__u32 i = SILO_PMTU_MARKED + pmtu_fam(family);
+	__u64 *last;
 
 	k->family = family;
 	k->slot = pmtu_slot(m.seen_ns);
-	if (bpf_map_update_elem(&pmtu_marks, k, &m, BPF_ANY))
+	if (bpf_map_update_elem(&pmtu_marks, k, &m, BPF_ANY)) {
 		pmtu_unseen_now(family); /* full: stand aside instead */
+		return;
+	}
+	barrier();
+	last = bpf_map_lookup_elem(&pmtu_unseen, &i);
+	if (last)
+		WRITE_ONCE(*last, m.seen_ns);
 }
 
 /*
@@ -112,19 +121,30 @@ static __always_inline void pmtu_watch(struct xdp_md *ctx, const struct pkt *p,
 /*
  * May a PMTU exception apply to a larger packet towards p's destination?
  * Yes while an error of the family is unseen, or the destination is marked
- * in this epoch's slot or the last one's.
+ * in this epoch's slot or the last one's (now: coarse, the marks' clock).
  */
-static __always_inline int pmtu_marked(const struct pkt *p)
+static __always_inline int pmtu_marked(const struct pkt *p, __u64 now)
 {
 	__u32 i = pmtu_fam(p->family), c = SILO_PMTU_COVERED + i;
+	__u32 mx = SILO_PMTU_MARKED + i, ms = SILO_PMTU_MARKED_SILOD + i;
 	struct silo_pmtu_key k = { .family = p->family };
-	__u64 *seen, *covered, now;
+	__u64 *seen, *covered, *by_xdp, *by_silod, last;
 
 	seen = bpf_map_lookup_elem(&pmtu_unseen, &i);
 	covered = bpf_map_lookup_elem(&pmtu_unseen, &c);
 	if (!seen || !covered || READ_ONCE(*seen) > READ_ONCE(*covered))
 		return 1;
-	now = bpf_ktime_get_ns();
+	/* No mark of this epoch or the last: none to look up. */
+	by_xdp = bpf_map_lookup_elem(&pmtu_unseen, &mx);
+	by_silod = bpf_map_lookup_elem(&pmtu_unseen, &ms);
+	if (!by_xdp || !by_silod)
+		return 1;
+	last = READ_ONCE(*by_xdp);
+	if (READ_ONCE(*by_silod) > last)
+		last = READ_ONCE(*by_silod);
+	if ((last >> SILO_PMTU_EPOCH_SHIFT) + 1 < now >> SILO_PMTU_EPOCH_SHIFT)
+		return 0;
+	barrier();
 	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
 	k.slot = pmtu_slot(now);
 	if (bpf_map_lookup_elem(&pmtu_marks, &k))

@@ -272,16 +272,34 @@ static int select_kinds(const struct setup *su, const struct args *a,
 	return nr;
 }
 
-/* The namespace's devices, addresses, neighbour and routes. */
+/* The peers' namespace: gone when the benchmark exits. */
+static char peer_ns[64];
+
+static void peer_ns_del(void)
+{
+	sh("ip netns del %s 2>/dev/null", peer_ns);
+}
+
+/*
+ * The namespace's devices, addresses, neighbour and routes. Every device
+ * but lo carries silo, as an operator's router must for full-size frames
+ * to come from the cache (silod's PMTU watch): the veths' peers, and the
+ * reference's device (down for good: it holds the reference forwarder in
+ * the dispatcher), live in a namespace of their own.
+ */
 static int lab_setup(const struct args *a)
 {
+	snprintf(peer_ns, sizeof(peer_ns), "silo-bx-%d", getpid());
+	if (sh("ip netns add %s", peer_ns))
+		return -1;
+	atexit(peer_ns_del);
 	return sh("set -e\n"
-		  "ip link add in0 type veth peer name in0p\n"
-		  "ip link add in1 type veth peer name in1p\n"
-		  "ip link add out0 type veth peer name out0p\n"
-		  /* Down for good: holds the reference in the dispatcher. */
-		  "ip link add ref0 type veth peer name ref0p\n"
-		  "for d in in0 in0p in1 in1p out0 out0p; do ip link set $d up; done\n"
+		  "ip link add in0 type veth peer name in0p netns %1$s\n"
+		  "ip link add in1 type veth peer name in1p netns %1$s\n"
+		  "ip link add out0 type veth peer name out0p netns %1$s\n"
+		  "ip -n %1$s link add ref0 type veth peer name ref0p\n"
+		  "for d in in0p in1p out0p; do ip -n %1$s link set $d up; done\n"
+		  "for d in in0 in1 out0; do ip link set $d up; done\n"
 		  "ip addr add 10.1.0.1/24 dev in0\n"
 		  "ip addr add 10.3.0.1/24 dev in1\n"
 		  "ip addr add 10.2.0.1/24 dev out0\n"
@@ -290,7 +308,8 @@ static int lab_setup(const struct args *a)
 		  "ip link set in0 address 02:00:00:00:00:01\n"
 		  "ip link set in1 address 02:00:00:00:00:01\n"
 		  "ip neigh add 10.2.0.2 lladdr 02:00:00:00:00:01 dev out0 nud permanent\n"
-		  "sysctl -qw net.ipv4.ip_forward=1\n") ||
+		  "sysctl -qw net.ipv4.ip_forward=1\n",
+		  peer_ns) ||
 	       bench_routes("", a->routes, a->rules, route4, NULL,
 			    "route add 10.200.0.0/16 via 10.2.0.2");
 }
@@ -413,7 +432,7 @@ int main(int argc, char **argv)
 	su.sp.dst[0] = 10, su.sp.dst[1] = 200, su.sp.dst[2] = 1,
 	su.sp.dst[3] = 1;
 	/* The baseline, checked before anything is timed against it. */
-	su.ref_fd = ref_setup(empty, "out0", "ref0");
+	su.ref_fd = ref_setup(empty, "out0", "ref0", peer_ns);
 	if (su.ref_fd < 0 ||
 	    ref_check(su.ref_fd, if_nametoindex("in0"), &su.sp, "out0",
 		      (const uint8_t *)"\x02\x00\x00\x00\x00\x01"))

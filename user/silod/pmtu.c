@@ -122,17 +122,22 @@ static int dev_one(const struct silo_nl_dev *dev, void *ctx)
 	return 0;
 }
 
-/* Marks dst in this epoch's slot (never the one being emptied). */
+/* Marks dst in this epoch's slot (never the one being emptied), then
+ * says when (the data path looks marks up only after one). */
 static int mark_one(const struct silo_addr *dst, void *ctx)
 {
 	struct silod *d = ctx;
-	struct silo_pmtu_mark m = { .seen_ns = now_ns() };
+	struct silo_pmtu_mark m = { .seen_ns = coarse_ns() };
 	struct silo_pmtu_key k = { .family = dst->family };
+	__u32 i = SILO_PMTU_MARKED_SILOD +
+		  (dst->family == AF_INET ? SILO_FAM_V4 : SILO_FAM_V6);
 
 	k.slot = (m.seen_ns >> SILO_PMTU_EPOCH_SHIFT) % SILO_PMTU_SLOTS;
 	memcpy(k.addr, dst->addr, sizeof(k.addr));
 	if (bpf_map_update_elem(d->maps.fd[SILO_MAP_PMTU_MARKS], &k, &m,
-				BPF_ANY))
+				BPF_ANY) ||
+	    bpf_map_update_elem(d->maps.fd[SILO_MAP_PMTU_UNSEEN], &i,
+				&m.seen_ns, BPF_ANY))
 		return -errno;
 	return 0;
 }
@@ -221,7 +226,7 @@ int pmtu_poll(struct silod *d)
 	struct silod_pmtu *p = &d->pmtu;
 	struct dev_scan sc = {};
 	__u32 fams, f, newly;
-	__u64 now = now_ns();
+	__u64 now = coarse_ns();
 	int err = 0;
 
 	fams = watchable(d, &sc);

@@ -91,7 +91,7 @@ struct silo_genid {
  * then are larger packets served from the cache.
  *
  * A mark lives in the slot of the epoch (2^SILO_PMTU_EPOCH_SHIFT ns of
- * CLOCK_MONOTONIC, 1,100 s) it was made in, slot = epoch % 3, and counts in
+ * CLOCK_MONOTONIC_COARSE, 1,100 s) it was made in, slot = epoch % 3, and counts in
  * that epoch and the next: at least 1,100 s, longer than an exception the
  * error taught can live while mtu_expires is at most
  * SILO_PMTU_EXPIRES_MAX (silod turns the watch off above it). silod empties
@@ -110,23 +110,31 @@ struct silo_pmtu_key {
 	__u8 addr[16]; /* the destination the error quotes */
 };
 
-/* pmtu_marks' value: when the error was seen (CLOCK_MONOTONIC ns). */
+/* pmtu_marks' value: when the error was seen. */
 struct silo_pmtu_mark {
 	__u64 seen_ns;
 };
 
 /*
- * pmtu_unseen, __u64 CLOCK_MONOTONIC ns: [SILO_FAM_*] the last error for
- * this host the program could not read (a fragment, IPv6 headers it does
- * not follow) or could not mark (pmtu_marks full), written by the program
- * only; [SILO_PMTU_COVERED + SILO_FAM_*] written by silod only. While the
- * first is later than the second every larger packet of the family goes to
- * the stack. Once the stack has had a second to learn from the error,
- * silod marks every exception the kernel holds and then covers the time it
- * read before: a later error stays uncovered.
+ * pmtu_unseen, __u64 CLOCK_MONOTONIC_COARSE ns (the marks' and epochs'
+ * clock too), each element with one writer:
+ *  [SILO_FAM_*] the last error for this host the program could not read
+ *   (a fragment, IPv6 headers it does not follow) or could not mark
+ *   (pmtu_marks full); the program's;
+ *  [SILO_PMTU_COVERED + SILO_FAM_*] silod's: while the first is later
+ *   than this, every larger packet of the family goes to the stack. Once
+ *   the stack has had a second to learn from the error, silod marks every
+ *   exception the kernel holds and then covers the time it read before: a
+ *   later error stays uncovered;
+ *  [SILO_PMTU_MARKED + SILO_FAM_*] the program's last mark, and
+ *   [SILO_PMTU_MARKED_SILOD + SILO_FAM_*] silod's, each written after the
+ *   mark: while both are older than the last epoch no mark counts, and the
+ *   marks are not looked up.
  */
 #define SILO_PMTU_COVERED 2
-#define SILO_PMTU_UNSEEN_SLOTS 4
+#define SILO_PMTU_MARKED 4
+#define SILO_PMTU_MARKED_SILOD 6
+#define SILO_PMTU_UNSEEN_SLOTS 8
 
 /*
  * route_mtus: an LPM trie of every prefix with an unlocked route MTU, in

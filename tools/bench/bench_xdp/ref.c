@@ -6,6 +6,9 @@
  * BPF_PROG_TEST_RUN without live frames performs no redirect, for silo as
  * for the reference: both are timed up to their verdict.
  */
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
 #include <net/if.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -18,18 +21,45 @@
  * that stays down), so that it stays in the kernel's XDP dispatcher (see
  * bench_xdp.c). Returns the program's fd or -1.
  */
-int ref_setup(struct silo_test *skel, const char *out_dev, const char *keep_dev)
+/* Attaches prog_fd to dev of namespace ns (named, /run/netns), native. */
+static int attach_in(const char *ns, const char *dev, int prog_fd)
+{
+	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), other;
+	char path[128];
+	int err = -1;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	other = open(path, O_RDONLY | O_CLOEXEC);
+	if (self >= 0 && other >= 0 && !setns(other, CLONE_NEWNET)) {
+		unsigned int ifindex = if_nametoindex(dev);
+
+		err = ifindex ? bpf_xdp_attach(ifindex, prog_fd,
+					       XDP_FLAGS_DRV_MODE, NULL) :
+				-1;
+		if (setns(self, CLONE_NEWNET))
+			err = -1;
+	}
+	if (self >= 0)
+		close(self);
+	if (other >= 0)
+		close(other);
+	return err;
+}
+
+int ref_setup(struct silo_test *skel, const char *out_dev, const char *keep_dev,
+	      const char *keep_ns)
 {
 	int fd = bpf_program__fd(skel->progs.xdp_ref_fwd);
 	__u32 out = if_nametoindex(out_dev);
+	int keep;
 
 	if (!out || bpf_map_update_elem(bpf_map__fd(skel->maps.ref_tx), &out,
 					&out, BPF_ANY)) {
 		fprintf(stderr, "bench_xdp: ref_tx: %s\n", strerror(errno));
 		return -1;
 	}
-	if (bpf_xdp_attach(if_nametoindex(keep_dev), fd, XDP_FLAGS_DRV_MODE,
-			   NULL)) {
+	keep = attach_in(keep_ns, keep_dev, fd);
+	if (keep) {
 		fprintf(stderr, "bench_xdp: attaching xdp_ref_fwd: %s\n",
 			strerror(errno));
 		return -1;

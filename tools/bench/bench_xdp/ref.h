@@ -23,8 +23,10 @@ struct ref_storm {
 	double ns[2][3]; /* [sources, destinations][cache, no cache, ref] */
 };
 
-int ref_setup(struct silo_test *skel, const char *out_dev,
-	      const char *keep_dev);
+/* The reference's devmap holds out_dev; it is attached to keep_dev of the
+ * named namespace keep_ns (the dispatcher then calls it as it calls silo). */
+int ref_setup(struct silo_test *skel, const char *out_dev, const char *keep_dev,
+	      const char *keep_ns);
 int ref_check(int prog_fd, __u32 ifindex, const struct pkt_spec *base,
 	      const char *out_dev, const uint8_t nh_mac[6]);
 size_t ref_frame(uint8_t *pkt, const struct pkt_spec *base, size_t bytes);
