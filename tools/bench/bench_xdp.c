@@ -423,8 +423,7 @@ int main(int argc, char **argv)
 	 * otherwise each BPF_PROG_TEST_RUN adds and removes it, which costs
 	 * milliseconds of wall time (not of the measured time).
 	 */
-	if (bpf_xdp_attach(if_nametoindex("out0p"), su.empty_fd,
-			   XDP_FLAGS_DRV_MODE, NULL))
+	if (attach_in(peer_ns, "out0p", su.empty_fd))
 		goto out;
 	if (read_mac("in0", su.sp.dmac))
 		goto out;

@@ -21,8 +21,7 @@
  * that stays down), so that it stays in the kernel's XDP dispatcher (see
  * bench_xdp.c). Returns the program's fd or -1.
  */
-/* Attaches prog_fd to dev of namespace ns (named, /run/netns), native. */
-static int attach_in(const char *ns, const char *dev, int prog_fd)
+int attach_in(const char *ns, const char *dev, int prog_fd)
 {
 	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), other;
 	char path[128];

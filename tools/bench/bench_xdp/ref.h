@@ -23,6 +23,8 @@ struct ref_storm {
 	double ns[2][3]; /* [sources, destinations][cache, no cache, ref] */
 };
 
+/* Attaches prog_fd to dev of namespace ns (named, /run/netns), native. */
+int attach_in(const char *ns, const char *dev, int prog_fd);
 /* The reference's devmap holds out_dev; it is attached to keep_dev of the
  * named namespace keep_ns (the dispatcher then calls it as it calls silo). */
 int ref_setup(struct silo_test *skel, const char *out_dev, const char *keep_dev,
