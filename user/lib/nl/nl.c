@@ -360,6 +360,7 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	struct route_walk *w = data;
 	__u32 *min, mpath;
+	bool unlocked;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE)
 		return MNL_CB_OK;
@@ -371,9 +372,10 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	mnl_attr_parse(nlh, sizeof(*rtm), route_attr_cb, w);
 	min = &w->r->mtu_min[rtm->rtm_family == AF_INET ? SILO_FAM_V4 :
 							  SILO_FAM_V6];
-	if (w->mtu && !(w->lock & (1U << RTAX_MTU)) && (!*min || w->mtu < *min))
+	unlocked = w->mtu && !(w->lock & (1U << RTAX_MTU));
+	if (unlocked && (!*min || w->mtu < *min))
 		*min = w->mtu;
-	if (w->mtu && !(w->lock & (1U << RTAX_MTU)))
+	if (unlocked)
 		keep_mtu(w, rtm);
 	mpath = rtm->rtm_family == AF_INET ? SILO_GENID_MPATH_V4 :
 					     SILO_GENID_MPATH_V6;
