@@ -168,6 +168,26 @@ static void test_error_for_another_host_marks_nothing(void)
 	CHECK(marked(AF_INET, "10.99.2.1", slot_now()), "no mark");
 }
 
+/* Errors for a local route (AnyIP: no address of ours) are the host's:
+ * the kernel's routing says so, not local_addrs. */
+static void test_error_for_a_local_route_marks(void)
+{
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len;
+
+	forget_marks();
+	REQUIRE(!sh("ip route add local 10.77.0.0/16 dev lo"), "local route");
+	len = fwd_icmp_error(pkt, AF_INET, "10.99.2.5", 3, 4);
+	memcpy(pkt + 14 + 16, (uint8_t[]){ 10, 77, 1, 1 }, 4);
+	memset(pkt + 14 + 10, 0, 2);
+	memcpy(pkt + 14 + 10, (uint16_t[]){ pkt_csum(pkt + 14, 20) }, 2);
+	run_pkt(pkt, len, &r);
+	CHECK(marked(AF_INET, "10.99.2.5", slot_now()),
+	      "an error for a local route's address not marked");
+	sh("ip route del local 10.77.0.0/16 dev lo");
+}
+
 static void test_watched_larger_packets_use_the_cache(void)
 {
 	forget_marks();
@@ -290,6 +310,7 @@ int main(void)
 	}
 	RUN(test_errors_mark_their_destination);
 	RUN(test_error_for_another_host_marks_nothing);
+	RUN(test_error_for_a_local_route_marks);
 	RUN(test_watched_larger_packets_use_the_cache);
 	RUN(test_marks_count_two_epochs);
 	RUN(test_unread_error_stands_aside_until_covered);

@@ -89,6 +89,30 @@ static __always_inline void pmtu_quote(struct xdp_md *ctx, const struct pkt *p)
 }
 
 /*
+ * Does the kernel take p for this host? An address of ours (local_addrs),
+ * or else what its routing says: a local route (AnyIP), an address silod
+ * has not written yet, or no route at all all count as ours (a mark too
+ * many only sends packets to the stack). Only errors pay the lookup.
+ */
+static __always_inline int pmtu_for_host(struct xdp_md *ctx,
+					 const struct pkt *p)
+{
+	struct bpf_fib_lookup fib = {};
+
+	if (is_local(p))
+		return 1;
+	fib.family = p->family;
+	fib.ifindex = ctx->ingress_ifindex;
+	if (p->family == SILO_AF_INET)
+		fib.tos = p->tos;
+	__builtin_memcpy(fib.ipv6_src, p->src, sizeof(fib.ipv6_src));
+	__builtin_memcpy(fib.ipv6_dst, p->dst, sizeof(fib.ipv6_dst));
+	return bpf_fib_lookup(ctx, &fib, sizeof(fib),
+			      BPF_FIB_LOOKUP_SKIP_NEIGH) !=
+	       BPF_FIB_LKUP_RET_SUCCESS;
+}
+
+/*
  * A packet the parser stopped at (reason): an ICMP error for this host is
  * read; a fragment that may be one (IPv4: of ICMP; IPv6: any, its header
  * is not read) or IPv6 headers not followed make the family unseen. The
@@ -110,7 +134,7 @@ static __always_inline void pmtu_watch(struct xdp_md *ctx, const struct pkt *p,
 	} else if (v4 || reason != SILO_STAT_PASS_EXTHDR) {
 		return;
 	}
-	if (!is_local(p))
+	if (!pmtu_for_host(ctx, p))
 		return;
 	if (reason == SILO_STAT_PASS_L4_PROTO)
 		pmtu_quote(ctx, p);
