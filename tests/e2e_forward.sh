@@ -71,12 +71,15 @@ rx=$(stat rx) redirect=$(stat redirect) hit=$(stat cache_hit) big=$(stat cache_b
 # Everything but ARP/ND and the first packet of each flow.
 ((redirect * 100 >= rx * 95)) && ok "forwarded by XDP" ||
 	not_ok "forwarded by XDP" "$redirect of $rx packets redirected"
-# Packets above the least path MTU (TCP's full segments) are resolved every
-# time (PMTU exceptions come without notice); the rest come from the cache.
-((big > 1000)) && ok "full segments resolved, not cached" ||
-	not_ok "full segments resolved, not cached" "cache_big $big"
-(((hit + big) * 100 >= redirect * 99)) && ok "forwarded from the cache" ||
-	not_ok "forwarded from the cache" "$hit cache hits, $big above the PMTU floor, for $redirect redirects"
+# silo is on every router device but lo: silod watches PMTU exceptions in
+# both families, and packets above the least path MTU (TCP's full segments)
+# come from the cache like the rest (docs/ENVELOPE.md, "Path MTU").
+check "PMTU watch on, both families" bash -c \
+	"silo --netns '$R' -j daemon status | jq -e '.pmtu_watch.ipv4 and .pmtu_watch.ipv6'"
+((big == 0)) && ok "full segments from the cache, not resolved" ||
+	not_ok "full segments from the cache, not resolved" "cache_big $big"
+((hit * 100 >= redirect * 99)) && ok "forwarded from the cache" ||
+	not_ok "forwarded from the cache" "$hit cache hits for $redirect redirects"
 ((redirect - before > 1000)) && ok "tcp forwarded by XDP" ||
 	not_ok "tcp forwarded by XDP" "$((redirect - before)) packets"
 # silo never drops: every packet its program saw left with a verdict it
@@ -149,6 +152,11 @@ for pin in "$DIR"/*; do
 	fi
 	case $name in
 	tx_ports | route_cache | cpumap) ok "bpftool dump $name" ;;
+	pmtu_marks | route_mtus)
+		# Empty here (no PMTU error, no route MTU): their BTF is there.
+		check "bpftool dump $name" bash -c \
+			"bpftool -j map show pinned '$pin' | jq -e '.btf_id > 0'"
+		;;
 	*)
 		if jq -e 'length > 0 and (.[0] | has("formatted"))' \
 			"$TMP/dump" >/dev/null; then
