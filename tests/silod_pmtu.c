@@ -166,6 +166,14 @@ static void test_unseen_error_covered(void)
 		bpf_map_lookup_elem(unseen_fd, &c, &covered);
 	}
 	CHECK(covered == late, "not covered after its grace");
+	/* An error seen after silod read the clock: later than its now. */
+	late = mono_ns() + 5000000000ULL;
+	REQUIRE(!bpf_map_update_elem(unseen_fd, &i, &late, BPF_ANY), "unseen");
+	usleep(500000);
+	bpf_map_lookup_elem(unseen_fd, &c, &covered);
+	CHECK(covered != late,
+	      "an error seen after the clock was read covered");
+	REQUIRE(!bpf_map_update_elem(unseen_fd, &c, &late, BPF_ANY), "cover");
 	REQUIRE(!silod_restart("", -1), "silod restart");
 }
 

@@ -186,9 +186,10 @@ static void cover_unseen(struct silod *d, __u64 now)
 
 	for (f = 0; f < 2; f++) {
 		c = SILO_PMTU_COVERED + f;
+		/* seen may be later than now: written since now was read. */
 		if (bpf_map_lookup_elem(fd, &f, &seen) ||
 		    bpf_map_lookup_elem(fd, &c, &covered) || seen <= covered ||
-		    now - seen < PMTU_GRACE_NS)
+		    seen > now || now - seen < PMTU_GRACE_NS)
 			continue;
 		if (mark_exceptions(d, f == SILO_FAM_V4 ? AF_INET : AF_INET6))
 			continue;
