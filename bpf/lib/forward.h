@@ -55,6 +55,9 @@ static __always_inline int above_route_mtu(const struct pkt *p,
 		g->route_mtu[p->family == SILO_AF_INET ? SILO_FAM_V4 :
 							 SILO_FAM_V6]);
 
+	/* route_mtus has them all: the entry's MTU is capped by prefix. */
+	if (READ_ONCE(g->pmtu_flags) & SILO_PMTU_F_ROUTE_MTUS)
+		return 0;
 	return mtu && p->l3_len > mtu;
 }
 

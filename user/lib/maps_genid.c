@@ -90,11 +90,13 @@ static void read_pmtu_sysctls(struct silo_genid *g)
 	g->pmtu_floor_v4 = floor > 0 ? floor : 0;
 	silo_read_sysctl_int("/proc/sys/net/ipv4/ip_forward_use_pmtu",
 			     &use_pmtu);
-	g->pmtu_flags = use_pmtu > 0 ? SILO_PMTU_F_USE_V4 : 0;
+	g->pmtu_flags = (g->pmtu_flags & ~SILO_PMTU_F_USE_V4) |
+			(use_pmtu > 0 ? SILO_PMTU_F_USE_V4 : 0);
 }
 
-/* The least unlocked route MTU per family into route_mtus, or, where it
- * cannot hold them (no map, too many), into genid.route_mtu. */
+/* Every unlocked route MTU into route_mtus, by prefix, and the least per
+ * family into genid.route_mtu, which applies where route_mtus is not
+ * whole (no map, too many) or the program is an earlier release's. */
 static int sync_route_mtus(struct silo_genid *g, int mtus_fd,
 			   struct silo_nl_routes *routes, bool *changed)
 {
@@ -107,11 +109,13 @@ static int sync_route_mtus(struct silo_genid *g, int mtus_fd,
 		if (err)
 			return err;
 	}
-	/* Larger than any packet: as good as none. */
+	/* Larger than any packet: as good as none. Kept when route_mtus is
+	 * whole too: an earlier release's program reads only this. */
 	for (f = 0; f < 2; f++)
-		g->route_mtu[f] = whole || routes->mtu_min[f] > 0xFFFF ?
-					  0 :
-					  routes->mtu_min[f];
+		g->route_mtu[f] =
+			routes->mtu_min[f] > 0xFFFF ? 0 : routes->mtu_min[f];
+	g->pmtu_flags = (g->pmtu_flags & ~SILO_PMTU_F_ROUTE_MTUS) |
+			(whole ? SILO_PMTU_F_ROUTE_MTUS : 0);
 	return 0;
 }
 

@@ -129,14 +129,11 @@ int sync_routes(struct silod *d, unsigned int what)
 void config_poll(struct silod *d)
 {
 	unsigned int what = SILO_SYNC_SYSCTLS;
-	struct silo_route_mtu_key key;
 	struct silo_genid g;
 	__u32 zero = 0;
 
 	if (!bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g)) {
-		if (g.route_mtu[SILO_FAM_V4] || g.route_mtu[SILO_FAM_V6] ||
-		    !bpf_map_get_next_key(d->maps.fd[SILO_MAP_ROUTE_MTUS], NULL,
-					  &key))
+		if (g.route_mtu[SILO_FAM_V4] || g.route_mtu[SILO_FAM_V6])
 			what |= SILO_SYNC_ROUTE_MTU;
 		/* A field set by the routes may have stopped mattering;
 		 * unset ones are set as the routes come. */

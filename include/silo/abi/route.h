@@ -66,9 +66,11 @@ struct silo_genid {
 	__u32 pmtu_floor_v4;
 	/*
 	 * Per family (SILO_FAM_*): the least MTU of a route whose MTU is not
-	 * locked, while route_mtus cannot hold them all (0: it does, or there
-	 * are none). The kernel's forwarding honours a route's MTU,
-	 * bpf_fib_lookup only a locked one: larger packets go to the stack.
+	 * locked (0: none). The kernel's forwarding honours a route's MTU,
+	 * bpf_fib_lookup only a locked one: larger packets go to the stack,
+	 * unless pmtu_flags has SILO_PMTU_F_ROUTE_MTUS (route_mtus holds them
+	 * all, by prefix; an earlier release's program, which does not know
+	 * route_mtus, still reads this).
 	 */
 	__u16 route_mtu[2];
 	__u8 pmtu_flags; /* SILO_PMTU_F_* */
@@ -77,6 +79,7 @@ struct silo_genid {
 
 /* genid.pmtu_flags */
 #define SILO_PMTU_F_USE_V4 (1U << 0) /* net.ipv4.ip_forward_use_pmtu 1 */
+#define SILO_PMTU_F_ROUTE_MTUS (1U << 1) /* route_mtus is whole */
 
 /*
  * PMTU exceptions. The kernel learns a path MTU towards a destination from
@@ -144,7 +147,7 @@ struct silo_pmtu_mark {
  * make the matched route unknowable, the least candidate (the stack gets
  * more, which is always exact). Kept by user space from a walk of the
  * routes; genid is bumped after a change. Past SILO_ROUTE_MTUS_MAX prefixes
- * genid.route_mtu stands in for the family.
+ * it is not whole (genid.pmtu_flags): genid.route_mtu then applies.
  */
 #define SILO_ROUTE_MTUS_MAX 4096
 
