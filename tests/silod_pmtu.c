@@ -38,7 +38,8 @@ static __u32 watch_now(void)
 
 	if (silo_daemon_info(s, &di))
 		return ~0U;
-	return di.heartbeat.pmtu_watch;
+	return di.heartbeat.pmtu_watch &
+	       (1U << SILO_FAM_V4 | 1U << SILO_FAM_V6);
 }
 
 /* Waits up to 3 s (a poll is once a second) for the heartbeat's word. */

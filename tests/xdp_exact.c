@@ -343,6 +343,15 @@ static void route_mtu_case(const char *prefix, const char *via,
 	len = pkt_build(pkt, &osp);
 	run_pkt(pkt, len, &r);
 	check_forwarded(&osp, &r, mac_gw);
+	/* Without a silod that keeps route_mtus (an earlier release's), the
+	 * least route MTU of the family applies to every prefix. */
+	fwd_pmtu_watch &= ~SILO_HB_ROUTE_MTUS;
+	REQUIRE(!fwd_heartbeat(1), "heartbeat");
+	run_pkt(pkt, len, &r);
+	CHECK(r.verdict == XDP_PASS && r.d.pass_route_mtu == 1,
+	      "without a silod that keeps route_mtus: verdict %d", r.verdict);
+	fwd_pmtu_watch |= SILO_HB_ROUTE_MTUS;
+	REQUIRE(!fwd_heartbeat(1), "heartbeat");
 	sp.payload = mtu - (sp.family == AF_INET6 ? 48 : 28) + 1;
 	len = pkt_build(pkt, &sp);
 	/* Without the MTU the same packet is forwarded. */
@@ -355,8 +364,10 @@ static void route_mtu_case(const char *prefix, const char *via,
 
 static void test_route_mtu(void)
 {
-	/* Watched, as silod says on this lab: larger packets use the cache. */
-	fwd_pmtu_watch = 1U << SILO_FAM_V4 | 1U << SILO_FAM_V6;
+	/* Watched, as silod says on this lab: larger packets use the cache;
+	 * and silod keeps route_mtus. */
+	fwd_pmtu_watch =
+		1U << SILO_FAM_V4 | 1U << SILO_FAM_V6 | SILO_HB_ROUTE_MTUS;
 	REQUIRE(!fwd_heartbeat(1), "heartbeat");
 	route_mtu_case("10.40.0.0/16", "10.2.0.2", spec4("10.40.0.1"), 1000,
 		       "10.99.40.1");

@@ -48,15 +48,17 @@ static __always_inline int above_pmtu_floor(const struct pkt *p,
 }
 
 /* A route's MTU that bpf_fib_lookup may not apply (not locked). */
-static __always_inline int above_route_mtu(const struct pkt *p,
-					   const struct silo_genid *g)
+static __always_inline int
+above_route_mtu(const struct pkt *p, const struct silo_genid *g, __u32 watch)
 {
 	__u16 mtu = READ_ONCE(
 		g->route_mtu[p->family == SILO_AF_INET ? SILO_FAM_V4 :
 							 SILO_FAM_V6]);
 
-	/* route_mtus has them all: the entry's MTU is capped by prefix. */
-	if (READ_ONCE(g->pmtu_flags) & SILO_PMTU_F_ROUTE_MTUS)
+	/* route_mtus has them all, and silod keeps it: the entry's MTU is
+	 * capped by prefix. */
+	if ((READ_ONCE(g->pmtu_flags) & SILO_PMTU_F_ROUTE_MTUS) &&
+	    (watch & SILO_HB_ROUTE_MTUS))
 		return 0;
 	return mtu && p->l3_len > mtu;
 }
@@ -165,7 +167,7 @@ static __always_inline __u32 fwd_guard(struct xdp_md *ctx, const struct pkt *p,
 		return SILO_STAT_PASS_TTL;
 	if (!daemon_live(&f->now, &f->watch))
 		return SILO_STAT_PASS_NO_DAEMON;
-	if (above_route_mtu(p, f->g))
+	if (above_route_mtu(p, f->g, f->watch))
 		return SILO_STAT_PASS_ROUTE_MTU;
 	return fwd_guard_pmtu(p, f);
 }

@@ -17,13 +17,17 @@
  * (another clock), every packet goes to the stack (pass_no_daemon). Times
  * are CLOCK_MONOTONIC_COARSE (bpf_ktime_get_coarse_ns).
  */
+#define SILO_HB_ROUTE_MTUS (1U << 2)
+
 struct silo_heartbeat {
 	__u64 last_ns;
 	__u64 timeout_ns;
 	/* Families (1 << SILO_FAM_*) for which every ICMP error that can teach
 	 * this host a PMTU exception passes through silo's XDP program, and
 	 * every exception the kernel held when silod started is marked
-	 * (route.h, pmtu_marks): their larger packets use the cache. */
+	 * (route.h, pmtu_marks): their larger packets use the cache. And
+	 * SILO_HB_ROUTE_MTUS: this silod keeps route_mtus current (one of an
+	 * earlier release does not: genid.route_mtu then applies). */
 	__u32 pmtu_watch;
 	__u8 cacheline_pad[44];
 };
