@@ -2,6 +2,7 @@
 /* silo doctor: silod, the envelope and the VLAN tags silo sees. */
 #include <errno.h>
 #include <string.h>
+#include <net/if.h>
 #include "cli.h"
 #include "cmd.h"
 #include "fmt.h"
@@ -41,6 +42,46 @@ void check_vlan(struct doctor *d, const char *dev)
 	}
 }
 
+/*
+ * The PMTU watch (silod, docs/ENVELOPE.md "Path MTU"): packets above the
+ * least path MTU come from the cache only where every device but lo
+ * carries silo and none is a tunnel. Names the devices without silo.
+ */
+static void check_pmtu(struct doctor *d, struct silo *s,
+		       const struct silo_daemon_info *di)
+{
+	unsigned int w = di->heartbeat.pmtu_watch;
+	struct if_nameindex *ifs, *i;
+	char missing[200] = "";
+	bool v4 = w & (1U << SILO_FAM_V4), v6 = w & (1U << SILO_FAM_V6);
+
+	if (v4 && v6) {
+		report(d, OK, "pmtu", NULL,
+		       "PMTU watch on: packets above the least path MTU come from the cache");
+		return;
+	}
+	ifs = d->root[0] ? NULL : if_nameindex();
+	for (i = ifs; i && i->if_index; i++)
+		if (strcmp(i->if_name, "lo") &&
+		    silo_xdp_vlan(s, i->if_name) == -ENOENT)
+			snprintf(missing + strlen(missing),
+				 sizeof(missing) - strlen(missing), "%s%s",
+				 missing[0] ? " " : "", i->if_name);
+	if (ifs)
+		if_freenameindex(ifs);
+	report(d, WARN, "pmtu",
+	       missing[0] ?
+		       "silo xdp load DEV on each (without --forward is enough)" :
+		       "docs/ENVELOPE.md, Path MTU",
+	       "PMTU watch off for %s: packets above the least path MTU take a FIB lookup each; %s%s",
+	       v4 ? "IPv6" :
+	       v6 ? "IPv4" :
+		    "IPv4 and IPv6",
+	       missing[0] ? "without silo: " :
+			    "a tunnel, or mtu_expires above 1000 s",
+	       missing);
+}
+
 void check_silo(struct doctor *d, struct silo *s)
 {
 	struct silo_envelope_info env;
@@ -54,10 +95,11 @@ void check_silo(struct doctor *d, struct silo *s)
 		       "silo is not loaded in this network namespace");
 		return;
 	}
-	if (di.running && di.cache_trusted)
+	if (di.running && di.cache_trusted) {
 		report(d, OK, "silod", NULL, "running (pid %u), heartbeat live",
 		       di.state.pid);
-	else
+		check_pmtu(d, s, &di);
+	} else
 		report(d, FAIL, "silod",
 		       cli.netns ?
 			       "silod --netns NAME, or systemctl start silod@NAME" :
