@@ -6,36 +6,26 @@
  * BPF_PROG_TEST_RUN without live frames performs no redirect, for silo as
  * for the reference: both are timed up to their verdict.
  */
-#include <fcntl.h>
-#include <sched.h>
-#include <unistd.h>
 #include <net/if.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include "test.h"
+#include "../bench.h"
 #include "ref.h"
 
-/*
- * The devmap holds out_dev; the program is attached to keep_dev (a veth
- * that stays down), so that it stays in the kernel's XDP dispatcher (see
- * bench_xdp.c). Returns the program's fd or -1.
- */
 int attach_in(const char *ns, const char *dev, int prog_fd)
 {
-	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), other;
-	char path[128];
-	int err = -1;
+	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int other = bench_open_ns(ns), err = -1;
 
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	other = open(path, O_RDONLY | O_CLOEXEC);
-	if (self >= 0 && other >= 0 && !setns(other, CLONE_NEWNET)) {
+	if (self >= 0 && other >= 0 && !bench_enter("bench_xdp", other)) {
 		unsigned int ifindex = if_nametoindex(dev);
 
 		err = ifindex ? bpf_xdp_attach(ifindex, prog_fd,
 					       XDP_FLAGS_DRV_MODE, NULL) :
 				-1;
-		if (setns(self, CLONE_NEWNET))
+		if (bench_enter("bench_xdp", self))
 			err = -1;
 	}
 	if (self >= 0)
@@ -45,6 +35,11 @@ int attach_in(const char *ns, const char *dev, int prog_fd)
 	return err;
 }
 
+/*
+ * The devmap holds out_dev; the program is attached to keep_dev (a veth
+ * that stays down), so that it stays in the kernel's XDP dispatcher (see
+ * bench_xdp.c). Returns the program's fd or -1.
+ */
 int ref_setup(struct silo_test *skel, const char *out_dev, const char *keep_dev,
 	      const char *keep_ns)
 {
