@@ -413,8 +413,8 @@ static int init_fresh_maps(struct silo *s, struct silo_xdp *skel,
 	err = silo_fill_local_addrs(m->fd[SILO_MAP_LOCAL_ADDRS]);
 	if (err)
 		return err;
-	return silo_sync_genid_mtus(m->fd[SILO_MAP_GENID],
-				    m->fd[SILO_MAP_ROUTE_MTUS], SILO_SYNC_ALL);
+	return silo_sync_genid(m->fd[SILO_MAP_GENID],
+			       m->fd[SILO_MAP_ROUTE_MTUS], SILO_SYNC_ALL);
 }
 
 /* Pins map i of the loaded skel. */

@@ -76,11 +76,6 @@ static bool hash_takes_ports(int policy, int fields)
  * A change writes the flags first and bumps genid after: no entry made
  * under the old key is used.
  */
-int silo_sync_genid(int genid_fd, unsigned int what)
-{
-	return silo_sync_genid_mtus(genid_fd, -1, what);
-}
-
 /* min_pmtu, and whether IPv4 forwarding applies every exception. */
 static void read_pmtu_sysctls(struct silo_genid *g)
 {
@@ -119,7 +114,7 @@ static int sync_route_mtus(struct silo_genid *g, int mtus_fd,
 	return 0;
 }
 
-int silo_sync_genid_mtus(int genid_fd, int mtus_fd, unsigned int what)
+int silo_sync_genid(int genid_fd, int mtus_fd, unsigned int what)
 {
 	int p4, f4, p6, f6, err;
 	bool mtus_changed = false;

@@ -2,7 +2,7 @@
 /*
  * route_mtus (include/silo/abi/route.h): every prefix with an unlocked
  * route MTU, holding the least MTU of it and of every prefix covering it,
- * written from a walk of the routes (silo_sync_genid_mtus).
+ * written from a walk of the routes (silo_sync_genid).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -74,17 +74,16 @@ int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes);
  * policies are read every time: the key needs each family's.
  */
 #define SILO_SYNC_RULES (1U << 0) /* policy rules */
-#define SILO_SYNC_SYSCTLS (1U << 1) /* min_pmtu */
-#define SILO_SYNC_ROUTE_MTU (1U << 2) /* the least unlocked route MTUs */
+#define SILO_SYNC_SYSCTLS (1U << 1) /* min_pmtu, ip_forward_use_pmtu */
+#define SILO_SYNC_ROUTE_MTU (1U << 2) /* the unlocked route MTUs */
 #define SILO_SYNC_ROUTES (1U << 3) /* multipath and "from" routes */
 #define SILO_SYNC_ALL 15
 /* The genid flags SILO_SYNC_ROUTES decides. */
 #define SILO_GENID_ROUTES_BITS \
 	(SILO_GENID_MPATH_V4 | SILO_GENID_MPATH_V6 | SILO_GENID_SRC_ROUTES_V6)
-int silo_sync_genid(int genid_fd, unsigned int what);
-/* The same, and route_mtus (mtus_fd; -1: genid.route_mtu for every
- * unlocked route MTU, as an earlier release's pins have it). */
-int silo_sync_genid_mtus(int genid_fd, int mtus_fd, unsigned int what);
+/* With SILO_SYNC_ROUTE_MTU, route_mtus too (mtus_fd; -1: none, and
+ * genid.route_mtu alone applies). */
+int silo_sync_genid(int genid_fd, int mtus_fd, unsigned int what);
 /* Fill the maps from the kernel's state. */
 int silo_fill_local_addrs(int map_fd);
 int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);

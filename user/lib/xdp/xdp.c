@@ -260,9 +260,9 @@ static int load_maps(struct xdp_load *l)
 		/* The device's program sees the addresses and rules of now. */
 		err = silo_fill_local_addrs(maps->fd[SILO_MAP_LOCAL_ADDRS]);
 		if (!err)
-			err = silo_sync_genid_mtus(
-				maps->fd[SILO_MAP_GENID],
-				maps->fd[SILO_MAP_ROUTE_MTUS], SILO_SYNC_ALL);
+			err = silo_sync_genid(maps->fd[SILO_MAP_GENID],
+					      maps->fd[SILO_MAP_ROUTE_MTUS],
+					      SILO_SYNC_ALL);
 	}
 	return err;
 }
