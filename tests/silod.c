@@ -1117,8 +1117,6 @@ static void test_index_rebuilt_past_its_limit(void)
 
 int main(void)
 {
-	int fd;
-
 	if (test_init())
 		return 1;
 	/* No DAD: its end (seconds after setup) brings an address and a
@@ -1135,17 +1133,8 @@ int main(void)
 		printf("not ok - setup: could not build the test topology\n");
 		return 1;
 	}
-	fd = mkstemp(config_path);
-	if (fd < 0)
+	if (silod_boot())
 		return 1;
-	close(fd);
-	silod_pid = silod_start("", -1);
-	if (silod_wait_ready(silod_pid)) {
-		printf("not ok - setup: silod did not start\n");
-		silod_stop(silod_pid, SIGKILL);
-		unlink(config_path);
-		return 1;
-	}
 	RUN(test_route_changes_scoped_ipv4);
 	RUN(test_route_changes_scoped_ipv6);
 	RUN(test_neighbour_mac_change);

@@ -16,22 +16,6 @@
 
 static int marks_fd, unseen_fd;
 
-static int open_pin(const char *name)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
-	return bpf_obj_get(path);
-}
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static __u32 watch_now(void)
 {
 	struct silo_daemon_info di;
@@ -53,29 +37,6 @@ static int wait_watch(__u32 want)
 		usleep(10000);
 	}
 	return -1;
-}
-
-static int marked_any_slot(int family, const char *dst)
-{
-	struct silo_pmtu_key k = { .family = family };
-	struct silo_pmtu_mark m;
-
-	if (family == AF_INET)
-		v4(k.addr, dst);
-	else
-		v6(k.addr, dst);
-	for (k.slot = 0; k.slot < SILO_PMTU_SLOTS; k.slot++)
-		if (!bpf_map_lookup_elem(marks_fd, &k, &m))
-			return 1;
-	return 0;
-}
-
-static void forget_marks(void)
-{
-	struct silo_pmtu_key k;
-
-	while (!bpf_map_get_next_key(marks_fd, NULL, &k))
-		bpf_map_delete_elem(marks_fd, &k);
 }
 
 static void test_watched_while_every_device_has_silo(void)
@@ -126,11 +87,12 @@ static void test_exceptions_marked_at_start(void)
 	usleep(100000);
 	REQUIRE(!sh("ip route get 10.99.7.1 | grep -q 'mtu 1300'"),
 		"the kernel learned no exception (ip route get 10.99.7.1)");
-	CHECK(!marked_any_slot(AF_INET, "10.99.7.1"), "marked by XDP?");
+	CHECK(!fwd_pmtu_marked(marks_fd, AF_INET, "10.99.7.1", -1),
+	      "marked by XDP?");
 	sh("ip link del x0");
 	REQUIRE(!silod_restart("", -1), "silod restart");
 	CHECK(!wait_watch(BOTH), "watch %#x", watch_now());
-	CHECK(marked_any_slot(AF_INET, "10.99.7.1"),
+	CHECK(fwd_pmtu_marked(marks_fd, AF_INET, "10.99.7.1", -1),
 	      "the kernel's exception is not marked");
 	sh("ip route flush cache");
 }
@@ -138,7 +100,7 @@ static void test_exceptions_marked_at_start(void)
 static void test_unseen_error_covered(void)
 {
 	__u32 i = SILO_FAM_V6, c = SILO_PMTU_COVERED + SILO_FAM_V6;
-	__u64 seen = mono_ns() - 2000000000ULL, covered = 0, late;
+	__u64 seen = fwd_coarse_ns() - 2000000000ULL, covered = 0, late;
 	int n;
 
 	/* Polls every 50 ms: an error covered early would be seen below. */
@@ -156,7 +118,7 @@ static void test_unseen_error_covered(void)
 	CHECK(covered == seen, "not covered: %llu, seen %llu",
 	      (unsigned long long)covered, (unsigned long long)seen);
 	/* One just seen waits for the stack to learn from it. */
-	late = mono_ns();
+	late = fwd_coarse_ns();
 	REQUIRE(!bpf_map_update_elem(unseen_fd, &i, &late, BPF_ANY), "unseen");
 	usleep(500000);
 	bpf_map_lookup_elem(unseen_fd, &c, &covered);
@@ -168,7 +130,7 @@ static void test_unseen_error_covered(void)
 	}
 	CHECK(covered == late, "not covered after its grace");
 	/* An error seen after silod read the clock: later than its now. */
-	late = mono_ns() + 5000000000ULL;
+	late = fwd_coarse_ns() + 5000000000ULL;
 	REQUIRE(!bpf_map_update_elem(unseen_fd, &i, &late, BPF_ANY), "unseen");
 	usleep(500000);
 	bpf_map_lookup_elem(unseen_fd, &c, &covered);
@@ -196,14 +158,14 @@ static void test_next_slot_emptied_in_first_half(void)
 {
 	struct silo_pmtu_mark m = { .seen_ns = 1 };
 	struct silo_pmtu_key k = { .family = AF_INET };
-	__u64 now = mono_ns(), epoch = now >> SILO_PMTU_EPOCH_SHIFT;
+	__u64 now = fwd_coarse_ns(), epoch = now >> SILO_PMTU_EPOCH_SHIFT;
 	__u64 into = now - (epoch << SILO_PMTU_EPOCH_SHIFT);
 	bool first_half =
 		into < (1ULL << SILO_PMTU_EPOCH_SHIFT) / 2 - 5000000000ULL;
 	bool second_half =
 		into > (1ULL << SILO_PMTU_EPOCH_SHIFT) / 2 + 5000000000ULL;
 
-	forget_marks();
+	fwd_pmtu_forget(marks_fd, -1);
 	v4(k.addr, "10.99.8.1");
 	k.slot = (epoch + 1) % SILO_PMTU_SLOTS;
 	REQUIRE(!bpf_map_update_elem(marks_fd, &k, &m, BPF_ANY), "mark");
@@ -213,18 +175,18 @@ static void test_next_slot_emptied_in_first_half(void)
 	REQUIRE(!silod_restart("", -1), "silod restart"); /* empties again */
 	usleep(1500000);
 	if (first_half)
-		CHECK(!marked_any_slot(AF_INET, "10.99.8.1"),
+		CHECK(!fwd_pmtu_marked(marks_fd, AF_INET, "10.99.8.1", -1),
 		      "the next epoch's slot was not emptied");
 	else if (second_half)
-		CHECK(marked_any_slot(AF_INET, "10.99.8.1"),
+		CHECK(fwd_pmtu_marked(marks_fd, AF_INET, "10.99.8.1", -1),
 		      "the next epoch's slot emptied in the second half");
-	CHECK(marked_any_slot(AF_INET, "10.99.8.2"), "a live mark went");
+	CHECK(fwd_pmtu_marked(marks_fd, AF_INET, "10.99.8.2", -1),
+	      "a live mark went");
 }
 
 int main(void)
 {
 	struct silo_xdp_load_opts plain = { .unbound = true };
-	int fd;
 
 	if (test_init())
 		return 1;
@@ -236,19 +198,10 @@ int main(void)
 		printf("not ok - setup: could not build the test topology\n");
 		return 1;
 	}
-	marks_fd = open_pin(SILO_PIN_PMTU_MARKS);
-	unseen_fd = open_pin(SILO_PIN_PMTU_UNSEEN);
-	fd = mkstemp(config_path);
-	if (fd < 0 || marks_fd < 0 || unseen_fd < 0)
+	marks_fd = fwd_pin_get(SILO_PIN_PMTU_MARKS);
+	unseen_fd = fwd_pin_get(SILO_PIN_PMTU_UNSEEN);
+	if (marks_fd < 0 || unseen_fd < 0 || silod_boot())
 		return 1;
-	close(fd);
-	silod_pid = silod_start("", -1);
-	if (silod_wait_ready(silod_pid)) {
-		printf("not ok - setup: silod did not start\n");
-		silod_stop(silod_pid, SIGKILL);
-		unlink(config_path);
-		return 1;
-	}
 	RUN(test_watched_while_every_device_has_silo);
 	RUN(test_exceptions_marked_at_start);
 	RUN(test_unseen_error_covered);

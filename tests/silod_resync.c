@@ -324,8 +324,6 @@ static void test_time_namespace_refused(void)
 
 int main(void)
 {
-	int fd;
-
 	if (test_init())
 		return 1;
 	/* No DAD: its end brings messages at a random moment. */
@@ -335,17 +333,8 @@ int main(void)
 		printf("not ok - setup: could not build the test topology\n");
 		return 1;
 	}
-	fd = mkstemp(config_path);
-	if (fd < 0)
+	if (silod_boot())
 		return 1;
-	close(fd);
-	silod_pid = silod_start("", -1);
-	if (silod_wait_ready(silod_pid)) {
-		printf("not ok - setup: silod did not start\n");
-		silod_stop(silod_pid, SIGKILL);
-		unlink(config_path);
-		return 1;
-	}
 	RUN(test_overrun_bumps_genid_and_replaced_route_unused);
 	RUN(test_failed_resync_bumps_stops_heartbeat_and_is_retried);
 	RUN(test_failed_first_resync_is_retried);

@@ -382,14 +382,10 @@ static __u32 route_mtu_of(const char *addr)
 {
 	struct silo_route_mtu_key k = { .prefixlen = 8 + 32,
 					.family = AF_INET };
-	char path[PATH_MAX];
+	int fd = fwd_pin_get(SILO_PIN_ROUTE_MTUS);
 	__u32 mtu = 0;
-	int fd;
 
 	v4(k.addr, addr);
-	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s),
-		 SILO_PIN_ROUTE_MTUS);
-	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return ~0U;
 	if (bpf_map_lookup_elem(fd, &k, &mtu))

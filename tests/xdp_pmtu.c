@@ -16,65 +16,25 @@
 
 static int marks_fd, unseen_fd;
 
-static int open_pin(const char *name)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
-	return bpf_obj_get(path);
-}
-
 static int setup(void)
 {
 	if (fwd_setup("ip route add 10.99.0.0/16 via 10.2.0.2\n"
 		      "ip route add fd99::/32 via fd02::2\n"))
 		return -1;
-	marks_fd = open_pin(SILO_PIN_PMTU_MARKS);
-	unseen_fd = open_pin(SILO_PIN_PMTU_UNSEEN);
+	marks_fd = fwd_pin_get(SILO_PIN_PMTU_MARKS);
+	unseen_fd = fwd_pin_get(SILO_PIN_PMTU_UNSEEN);
 	return marks_fd < 0 || unseen_fd < 0 ? -1 : 0;
-}
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static __u8 slot_now(void)
 {
-	return (mono_ns() >> EPOCH_SHIFT) % SILO_PMTU_SLOTS;
+	return (fwd_coarse_ns() >> EPOCH_SHIFT) % SILO_PMTU_SLOTS;
 }
 
 static void watch(__u32 fams)
 {
 	fwd_pmtu_watch = fams;
 	REQUIRE(!fwd_heartbeat(1), "heartbeat");
-}
-
-static void forget_marks(void)
-{
-	struct silo_pmtu_key k;
-	__u64 zero = 0;
-	__u32 i;
-
-	while (!bpf_map_get_next_key(marks_fd, NULL, &k))
-		bpf_map_delete_elem(marks_fd, &k);
-	for (i = 0; i < SILO_PMTU_UNSEEN_SLOTS; i++)
-		bpf_map_update_elem(unseen_fd, &i, &zero, BPF_ANY);
-}
-
-static int marked(int family, const char *dst, __u8 slot)
-{
-	struct silo_pmtu_key k = { .family = family, .slot = slot };
-	struct silo_pmtu_mark m;
-
-	if (family == AF_INET)
-		v4(k.addr, dst);
-	else
-		v6(k.addr, dst);
-	return !bpf_map_lookup_elem(marks_fd, &k, &m);
 }
 
 static void send_error(int family, const char *quoted, uint8_t type,
@@ -132,19 +92,24 @@ static void test_errors_mark_their_destination(void)
 {
 	__u8 slot = slot_now();
 
-	forget_marks();
+	fwd_pmtu_forget(marks_fd, unseen_fd);
 	send_error(AF_INET, "10.99.1.1", 3, 4);
-	CHECK(marked(AF_INET, "10.99.1.1", slot), "frag-needed: no mark");
+	CHECK(fwd_pmtu_marked(marks_fd, AF_INET, "10.99.1.1", slot),
+	      "frag-needed: no mark");
 	send_error(AF_INET6, "fd99::1", 2, 0);
-	CHECK(marked(AF_INET6, "fd99::1", slot), "packet too big: no mark");
+	CHECK(fwd_pmtu_marked(marks_fd, AF_INET6, "fd99::1", slot),
+	      "packet too big: no mark");
 	/* Other errors teach nothing: port unreachable, time exceeded, an
 	 * IPv6 destination unreachable. */
 	send_error(AF_INET, "10.99.1.2", 3, 3);
 	send_error(AF_INET, "10.99.1.3", 11, 0);
 	send_error(AF_INET6, "fd99::2", 1, 4);
-	CHECK(!marked(AF_INET, "10.99.1.2", slot), "port unreachable marked");
-	CHECK(!marked(AF_INET, "10.99.1.3", slot), "time exceeded marked");
-	CHECK(!marked(AF_INET6, "fd99::2", slot), "unreachable marked");
+	CHECK(!fwd_pmtu_marked(marks_fd, AF_INET, "10.99.1.2", slot),
+	      "port unreachable marked");
+	CHECK(!fwd_pmtu_marked(marks_fd, AF_INET, "10.99.1.3", slot),
+	      "time exceeded marked");
+	CHECK(!fwd_pmtu_marked(marks_fd, AF_INET6, "fd99::2", slot),
+	      "unreachable marked");
 }
 
 /* An error for another host is forwarded, not learned from. */
@@ -154,18 +119,19 @@ static void test_error_for_another_host_marks_nothing(void)
 	size_t len;
 	struct result r;
 
-	forget_marks();
+	fwd_pmtu_forget(marks_fd, unseen_fd);
 	len = fwd_icmp_error(pkt, AF_INET, "10.99.2.1", 3, 4);
 	/* The outer destination another host's, the checksum to match. */
 	memcpy(pkt + 14 + 16, (uint8_t[]){ 10, 99, 2, 9 }, 4);
 	memset(pkt + 14 + 10, 0, 2);
 	memcpy(pkt + 14 + 10, (uint16_t[]){ pkt_csum(pkt + 14, 20) }, 2);
 	run_pkt(pkt, len, &r);
-	CHECK(!marked(AF_INET, "10.99.2.1", slot_now()),
+	CHECK(!fwd_pmtu_marked(marks_fd, AF_INET, "10.99.2.1", slot_now()),
 	      "an error for another host marked");
 	/* The same error for this host does. */
 	send_error(AF_INET, "10.99.2.1", 3, 4);
-	CHECK(marked(AF_INET, "10.99.2.1", slot_now()), "no mark");
+	CHECK(fwd_pmtu_marked(marks_fd, AF_INET, "10.99.2.1", slot_now()),
+	      "no mark");
 }
 
 /* Errors for a local route (AnyIP: no address of ours) are the host's:
@@ -176,21 +142,21 @@ static void test_error_for_a_local_route_marks(void)
 	struct result r;
 	size_t len;
 
-	forget_marks();
+	fwd_pmtu_forget(marks_fd, unseen_fd);
 	REQUIRE(!sh("ip route add local 10.77.0.0/16 dev lo"), "local route");
 	len = fwd_icmp_error(pkt, AF_INET, "10.99.2.5", 3, 4);
 	memcpy(pkt + 14 + 16, (uint8_t[]){ 10, 77, 1, 1 }, 4);
 	memset(pkt + 14 + 10, 0, 2);
 	memcpy(pkt + 14 + 10, (uint16_t[]){ pkt_csum(pkt + 14, 20) }, 2);
 	run_pkt(pkt, len, &r);
-	CHECK(marked(AF_INET, "10.99.2.5", slot_now()),
+	CHECK(fwd_pmtu_marked(marks_fd, AF_INET, "10.99.2.5", slot_now()),
 	      "an error for a local route's address not marked");
 	sh("ip route del local 10.77.0.0/16 dev lo");
 }
 
 static void test_watched_larger_packets_use_the_cache(void)
 {
-	forget_marks();
+	fwd_pmtu_forget(marks_fd, unseen_fd);
 	watch(1U << SILO_FAM_V4 | 1U << SILO_FAM_V6);
 	expect_hit(AF_INET, "10.99.3.1", 1400);
 	expect_hit(AF_INET, "10.99.3.1", 1500);
@@ -215,9 +181,9 @@ static void test_marks_count_two_epochs(void)
 	__u8 now = slot_now();
 
 	__u32 stamp = SILO_PMTU_MARKED_SILOD + SILO_FAM_V4;
-	__u64 last_epoch = mono_ns() - (1ULL << EPOCH_SHIFT);
+	__u64 last_epoch = fwd_coarse_ns() - (1ULL << EPOCH_SHIFT);
 
-	forget_marks();
+	fwd_pmtu_forget(marks_fd, unseen_fd);
 	watch(1U << SILO_FAM_V4);
 	v4(k.addr, "10.99.4.1");
 	k.slot = (now + SILO_PMTU_SLOTS - 1) % SILO_PMTU_SLOTS; /* last */
@@ -246,7 +212,7 @@ static void test_unread_error_stands_aside_until_covered(void)
 	__u64 seen = 0;
 	size_t len;
 
-	forget_marks();
+	fwd_pmtu_forget(marks_fd, unseen_fd);
 	watch(1U << SILO_FAM_V4 | 1U << SILO_FAM_V6);
 	expect_hit(AF_INET, "10.99.5.1", 1400);
 	sp.proto = IPPROTO_ICMP;
@@ -278,7 +244,7 @@ static void test_unwatched_family(void)
 					  .unbound = true };
 	struct result r;
 
-	forget_marks();
+	fwd_pmtu_forget(marks_fd, unseen_fd);
 	watch(1U << SILO_FAM_V6);
 	run_sized(AF_INET, "10.99.6.1", 1400, &r);
 	run_sized(AF_INET, "10.99.6.1", 1400, &r);

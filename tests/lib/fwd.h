@@ -18,19 +18,36 @@
 
 static struct silo *s;
 
-/* Makes map (of an object not loaded yet) the pinned map name of s. */
-static inline int fwd_reuse_pin(struct bpf_map *map, const char *name)
+/* An fd of pin name of s's namespace, or -errno. */
+static inline int fwd_pin_get(const char *name)
 {
 	char path[PATH_MAX];
-	int fd, err;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(s), name);
 	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Makes map (of an object not loaded yet) the pinned map name of s. */
+static inline int fwd_reuse_pin(struct bpf_map *map, const char *name)
+{
+	int fd = fwd_pin_get(name), err;
+
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = bpf_map__reuse_fd(map, fd);
 	close(fd);
 	return err;
+}
+
+/* CLOCK_MONOTONIC_COARSE: the heartbeat's clock, and the PMTU marks'. */
+static inline __u64 fwd_coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 static __u32 in0, out0;
 static int prog_in0;
@@ -56,31 +73,28 @@ static inline int prog_of(__u32 ifindex)
 	return fd;
 }
 
+/* What fwd_heartbeat says silod watches and keeps (the heartbeat's
+ * pmtu_watch: 1 << SILO_FAM_*, SILO_HB_ROUTE_MTUS). */
+static __u32 fwd_pmtu_watch;
+
 /*
  * Stands in for silod's heartbeat: the data path uses the route cache only
  * while one beats. live 0 writes "no silod", -1 a beat from the future.
  */
-/* The families (1 << SILO_FAM_*) fwd_heartbeat says silod watches. */
-static __u32 fwd_pmtu_watch;
-
 static inline int fwd_heartbeat(int live)
 {
 	struct silo_heartbeat hb = { .timeout_ns = 3600ULL * 1000000000,
 				     .pmtu_watch = fwd_pmtu_watch };
-	char path[PATH_MAX];
-	struct timespec ts;
 	__u32 zero = 0;
 	int fd, err;
 
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	if (live)
-		hb.last_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+		hb.last_ns = fwd_coarse_ns();
 	if (live < 0)
 		hb.last_ns += 60ULL * 1000000000;
-	snprintf(path, sizeof(path), "%s/heartbeat", silo_pin_dir(s));
-	fd = bpf_obj_get(path);
+	fd = fwd_pin_get(SILO_PIN_HEARTBEAT);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = bpf_map_update_elem(fd, &zero, &hb, BPF_ANY) ? -errno : 0;
 	close(fd);
 	return err;
@@ -295,6 +309,40 @@ static inline void fwd_icmp_csum(uint8_t *pkt, size_t len, int family)
 	memcpy(buf + n, pkt + l4, l4len);
 	c = pkt_csum(buf, n + l4len);
 	memcpy(pkt + l4 + 2, &c, 2);
+}
+
+/* Is dst marked in pmtu_marks (marks_fd), in slot (or, slot < 0, any)? */
+static inline int fwd_pmtu_marked(int marks_fd, int family, const char *dst,
+				  int slot)
+{
+	struct silo_pmtu_key k = { .family = family };
+	struct silo_pmtu_mark m;
+	int i;
+
+	if (family == AF_INET)
+		v4(k.addr, dst);
+	else
+		v6(k.addr, dst);
+	for (i = 0; i < SILO_PMTU_SLOTS; i++) {
+		k.slot = i;
+		if ((slot < 0 || slot == i) &&
+		    !bpf_map_lookup_elem(marks_fd, &k, &m))
+			return 1;
+	}
+	return 0;
+}
+
+/* Every mark gone; unseen_fd >= 0: pmtu_unseen's times zeroed too. */
+static inline void fwd_pmtu_forget(int marks_fd, int unseen_fd)
+{
+	struct silo_pmtu_key k;
+	__u64 zero = 0;
+	__u32 i;
+
+	while (!bpf_map_get_next_key(marks_fd, NULL, &k))
+		bpf_map_delete_elem(marks_fd, &k);
+	for (i = 0; unseen_fd >= 0 && i < SILO_PMTU_UNSEEN_SLOTS; i++)
+		bpf_map_update_elem(unseen_fd, &i, &zero, BPF_ANY);
 }
 
 struct find_ctx {

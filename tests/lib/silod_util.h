@@ -75,6 +75,28 @@ static inline int silod_stop(pid_t pid, int sig)
 	return status;
 }
 
+/* The config file made, silod started and ready; else said, nothing left
+ * running, and -1. */
+static inline int silod_boot(void)
+{
+	int fd = mkstemp(config_path);
+
+	if (fd < 0) {
+		printf("not ok - setup: %s: %s\n", config_path,
+		       strerror(errno));
+		return -1;
+	}
+	close(fd);
+	silod_pid = silod_start("", -1);
+	if (silod_wait_ready(silod_pid)) {
+		printf("not ok - setup: silod did not start\n");
+		silod_stop(silod_pid, SIGKILL);
+		unlink(config_path);
+		return -1;
+	}
+	return 0;
+}
+
 static inline int silod_restart(const char *extra, int hook_fd)
 {
 	silod_stop(silod_pid, SIGTERM);
