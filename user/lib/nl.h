@@ -12,6 +12,11 @@ struct nlmsghdr;
 int silo_nl_request(int protocol, struct nlmsghdr *req,
 		    int (*cb)(const struct nlmsghdr *nlh, void *data),
 		    void *data);
+struct nlattr;
+/* tb[0..max] (zeroed by the caller): the attributes of nlh past its
+ * hdrlen-byte family header, by type; unknown types left out. */
+void silo_nl_attrs(const struct nlmsghdr *nlh, size_t hdrlen,
+		   const struct nlattr **tb, int max);
 struct silo_nl_addr {
 	int family;
 	__u32 ifindex;

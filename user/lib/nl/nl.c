@@ -150,6 +150,29 @@ out_close:
 	return ret;
 }
 
+struct attr_table {
+	const struct nlattr **tb;
+	int max;
+};
+
+static int attr_table_cb(const struct nlattr *attr, void *data)
+{
+	struct attr_table *t = data;
+
+	if (mnl_attr_type_valid(attr, t->max) < 0)
+		return MNL_CB_OK;
+	t->tb[mnl_attr_get_type(attr)] = attr;
+	return MNL_CB_OK;
+}
+
+void silo_nl_attrs(const struct nlmsghdr *nlh, size_t hdrlen,
+		   const struct nlattr **tb, int max)
+{
+	struct attr_table t = { .tb = tb, .max = max };
+
+	mnl_attr_parse(nlh, hdrlen, attr_table_cb, &t);
+}
+
 static int nl_request(struct nlmsghdr *req, mnl_cb_t cb, void *data)
 {
 	return silo_nl_request(NETLINK_ROUTE, req, cb, data);
@@ -160,17 +183,6 @@ struct addr_dump {
 	void *ctx;
 	int err;
 };
-
-static int addr_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (mnl_attr_type_valid(attr, IFA_MAX) < 0)
-		return MNL_CB_OK;
-	tb[type] = attr;
-	return MNL_CB_OK;
-}
 
 static int addr_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -185,7 +197,7 @@ static int addr_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(*ifa), addr_attr_cb, tb);
+	silo_nl_attrs(nlh, sizeof(*ifa), tb, IFA_MAX);
 	/* On point-to-point links IFA_ADDRESS is the peer's. */
 	attr = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
 	if (!attr)
@@ -219,16 +231,6 @@ int silo_nl_dump_addrs(silo_nl_addr_fn fn, void *ctx)
 	return d.err ? d.err : err;
 }
 
-static int link_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-
-	if (mnl_attr_type_valid(attr, IFLA_MAX) < 0)
-		return MNL_CB_OK;
-	tb[mnl_attr_get_type(attr)] = attr;
-	return MNL_CB_OK;
-}
-
 static int linkinfo_attr_cb(const struct nlattr *attr, void *data)
 {
 	struct silo_nl_link *l = data;
@@ -247,7 +249,7 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr_cb, tb);
+	silo_nl_attrs(nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX);
 	if (tb[IFLA_ADDRESS] &&
 	    mnl_attr_get_payload_len(tb[IFLA_ADDRESS]) == 6) {
 		memcpy(l->mac, mnl_attr_get_payload(tb[IFLA_ADDRESS]), 6);

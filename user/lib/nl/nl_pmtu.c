@@ -20,16 +20,6 @@ struct link_dump {
 	int err;
 };
 
-static int dev_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-
-	if (mnl_attr_type_valid(attr, IFLA_MAX) < 0)
-		return MNL_CB_OK;
-	tb[mnl_attr_get_type(attr)] = attr;
-	return MNL_CB_OK;
-}
-
 static int dev_kind_cb(const struct nlattr *attr, void *data)
 {
 	struct silo_nl_dev *dev = data;
@@ -50,14 +40,12 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type != RTM_NEWLINK)
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(*ifi), dev_attr_cb, tb);
+	silo_nl_attrs(nlh, sizeof(*ifi), tb, IFLA_MAX);
 	dev.ifindex = ifi->ifi_index;
 	dev.flags = ifi->ifi_flags;
 	if (tb[IFLA_IFNAME])
 		snprintf(dev.name, sizeof(dev.name), "%s",
 			 mnl_attr_get_str(tb[IFLA_IFNAME]));
-	if (tb[IFLA_MTU])
-		dev.mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
 	if (tb[IFLA_LINKINFO])
 		mnl_attr_parse_nested(tb[IFLA_LINKINFO], dev_kind_cb, &dev);
 	d->err = d->fn(&dev, d->ctx);
@@ -87,16 +75,6 @@ struct exc_dump {
 	int err;
 };
 
-static int exc_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-
-	if (mnl_attr_type_valid(attr, RTA_MAX) < 0)
-		return MNL_CB_OK;
-	tb[mnl_attr_get_type(attr)] = attr;
-	return MNL_CB_OK;
-}
-
 /* The dump holds the routes too: an exception is a clone of one. */
 static int exc_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -110,7 +88,7 @@ static int exc_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
 		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(*rtm), exc_attr_cb, tb);
+	silo_nl_attrs(nlh, sizeof(*rtm), tb, RTA_MAX);
 	len = rtm->rtm_family == AF_INET ? 4 : 16;
 	if (!tb[RTA_DST] || mnl_attr_get_payload_len(tb[RTA_DST]) < len)
 		return MNL_CB_OK;
