@@ -128,7 +128,6 @@ int silo_nl_nexthop_groups(void);
 struct silo_nl_dev {
 	__u32 ifindex;
 	unsigned int flags; /* IFF_* */
-	__u32 mtu;
 	char name[16];
 	char kind[16]; /* IFLA_INFO_KIND; empty: none (a NIC, loopback) */
 };

@@ -142,9 +142,15 @@ static int mark_one(const struct silo_addr *dst, void *ctx)
 	return 0;
 }
 
-/* Every exception of family the kernel holds, marked. */
-static int mark_exceptions(struct silod *d, int family)
+static int fam_af(__u32 fam)
 {
+	return fam == SILO_FAM_V4 ? AF_INET : AF_INET6;
+}
+
+/* Every exception of family fam (SILO_FAM_*) the kernel holds, marked. */
+static int mark_exceptions(struct silod *d, __u32 fam)
+{
+	int family = fam_af(fam);
 	int err = silo_nl_dump_exceptions(family, mark_one, d);
 
 	if (err)
@@ -167,7 +173,7 @@ static __u32 watchable(struct silod *d, struct dev_scan *sc)
 	if (!sc->complete)
 		return 0;
 	for (f = 0; f < 2; f++)
-		if (silo_pmtu_expires_ok(f == SILO_FAM_V4 ? AF_INET : AF_INET6))
+		if (silo_pmtu_expires_ok(fam_af(f)))
 			fams |= 1U << f;
 	return fams;
 }
@@ -191,7 +197,7 @@ static void cover_unseen(struct silod *d, __u64 now)
 		    bpf_map_lookup_elem(fd, &c, &covered) || seen <= covered ||
 		    seen > now || now - seen < PMTU_GRACE_NS)
 			continue;
-		if (mark_exceptions(d, f == SILO_FAM_V4 ? AF_INET : AF_INET6))
+		if (mark_exceptions(d, f))
 			continue;
 		if (bpf_map_update_elem(fd, &c, &seen, BPF_ANY))
 			pr_warn("PMTU watch: cannot cover an unseen error: %s\n",
@@ -235,8 +241,7 @@ int pmtu_poll(struct silod *d)
 	/* Newly watched: what the kernel holds is marked first. */
 	newly = fams & ~p->watch;
 	for (f = 0; f < 2; f++)
-		if ((newly & (1U << f)) &&
-		    mark_exceptions(d, f == SILO_FAM_V4 ? AF_INET : AF_INET6))
+		if ((newly & (1U << f)) && mark_exceptions(d, f))
 			fams &= ~(1U << f);
 	if (fams != p->watch) {
 		pr_info("PMTU watch: IPv4 %s, IPv6 %s\n",
