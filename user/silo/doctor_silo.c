@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* silo doctor: silod, the envelope and the VLAN tags silo sees. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
 #include "cli.h"
@@ -47,11 +48,24 @@ void check_vlan(struct doctor *d, const char *dev)
  * least path MTU come from the cache only where every device but lo
  * carries silo and none is a tunnel. Names the devices without silo.
  */
+static bool runs_silo(const struct silo_xdp_dev *devs, size_t n,
+		      unsigned int ifindex)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (devs[i].ifindex == ifindex && devs[i].attached)
+			return true;
+	return false;
+}
+
 static void check_pmtu(struct doctor *d, struct silo *s,
 		       const struct silo_daemon_info *di)
 {
 	unsigned int w = di->heartbeat.pmtu_watch;
+	struct silo_xdp_dev *devs;
 	struct if_nameindex *ifs, *i;
+	size_t n;
 	char missing[200] = "";
 	bool v4 = w & (1U << SILO_FAM_V4), v6 = w & (1U << SILO_FAM_V6);
 
@@ -60,15 +74,19 @@ static void check_pmtu(struct doctor *d, struct silo *s,
 		       "PMTU watch on: packets above the least path MTU come from the cache");
 		return;
 	}
-	ifs = d->root[0] ? NULL : if_nameindex();
-	for (i = ifs; i && i->if_index; i++)
-		if (strcmp(i->if_name, "lo") &&
-		    silo_xdp_vlan(s, i->if_name) == -ENOENT)
-			snprintf(missing + strlen(missing),
-				 sizeof(missing) - strlen(missing), "%s%s",
-				 missing[0] ? " " : "", i->if_name);
-	if (ifs)
-		if_freenameindex(ifs);
+	if (!d->root[0] && !silo_xdp_list(s, &devs, &n)) {
+		ifs = if_nameindex();
+		for (i = ifs; i && i->if_index; i++)
+			if (strcmp(i->if_name, "lo") &&
+			    !runs_silo(devs, n, i->if_index))
+				snprintf(missing + strlen(missing),
+					 sizeof(missing) - strlen(missing),
+					 "%s%s", missing[0] ? " " : "",
+					 i->if_name);
+		if (ifs)
+			if_freenameindex(ifs);
+		free(devs);
+	}
 	report(d, WARN, "pmtu",
 	       missing[0] ?
 		       "silo xdp load DEV on each (without --forward is enough)" :
