@@ -62,8 +62,14 @@ static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
 	return forward_packet(ctx, &p, st, cache_enabled);
 }
 
+/*
+ * Both entries take multi-buffer frames (BPF_F_XDP_HAS_FRAGS): a driver
+ * runs a program without it only while a frame fits one page, so a device
+ * with a jumbo MTU would refuse silo. What such a frame gets: lib/parse.h.
+ */
+
 /* Generic XDP, and drivers that do not report the tag (before 6.8: none). */
-SEC("xdp")
+SEC("xdp.frags")
 int silo_xdp(struct xdp_md *ctx)
 {
 	return silo_main(ctx, false);
@@ -71,7 +77,7 @@ int silo_xdp(struct xdp_md *ctx)
 
 /* Native mode on a driver that reports the tag: bound to its device by the
  * loader (user/lib/xdp/xdp.c). */
-SEC("?xdp")
+SEC("?xdp.frags")
 int silo_xdp_dev(struct xdp_md *ctx)
 {
 	return silo_main(ctx, true);

@@ -3,8 +3,10 @@
  * Unit tests of bpf/lib/ functions, each through a test program of
  * bpf/tests/ that includes one lib header and runs one function under
  * BPF_PROG_TEST_RUN. l4_csum_ok() (lib/csum.h): every length from an
- * empty payload to the most a frame of one page holds, both families, both
- * protocols, right and wrong sums, and UDP over IPv4 without a sum.
+ * empty payload to a jumbo frame's, both families, both protocols, right
+ * and wrong sums, and UDP over IPv4 without a sum. A frame of more than a
+ * page is multi-buffer (test runs put the rest in fragments): the sum
+ * runs over them.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -45,10 +47,11 @@ static struct pkt_spec spec(int family, uint8_t proto, size_t payload)
 
 /* Payloads that end on every tail the function handles: the chunks of
  * 256 bytes, then 128 down to 4, then 0 to 3 odd bytes. */
-static const size_t payloads[] = { 0,	 1,    2,    3,	   4,	5,   7,
-				   8,	 15,   16,   31,   32,	63,  64,
-				   127,	 128,  255,  256,  257, 511, 999,
-				   1400, 1472, 2047, 3000, 3400 };
+static const size_t payloads[] = { 0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 31, 32, 63,
+				   64, 127, 128, 255, 256, 257, 511, 999, 1400,
+				   1472, 2047, 3000, 3400,
+				   /* multi-buffer */
+				   4000, 5000, 8000, 8951, 8952, 8953, 9100 };
 
 static void check_sums(int family, uint8_t proto)
 {
@@ -105,6 +108,38 @@ static void test_csum_udp_zero(void)
 	CHECK_EQ(run(frame, len), XDP_DROP);
 }
 
+/* Lengths against the whole frame: an IP length past it is refused, one
+ * that ends before it (bytes follow the packet) is taken, on a frame of
+ * one buffer and on one of several. */
+static void test_parse_whole_frame(void)
+{
+	static const size_t sizes[] = { 100, 5000, 8000 };
+	static uint8_t frame[PKT_MAX];
+	struct pkt_spec s;
+	size_t i, len;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		s = spec(AF_INET, IPPROTO_UDP, sizes[i]);
+		len = pkt_build(frame, &s);
+		pkt_l4_csum(frame, len, &s);
+		CHECK(run(frame, len + 60) == XDP_PASS,
+		      "payload %zu: 60 bytes after the packet refused",
+		      sizes[i]);
+		frame[16] = (len - 14 + 1) >> 8; /* IPv4 total length + 1 */
+		frame[17] = (len - 14 + 1) & 0xff;
+		CHECK(run(frame, len) == XDP_ABORTED,
+		      "payload %zu: IP length past the frame parsed", sizes[i]);
+		s = spec(AF_INET6, IPPROTO_UDP, sizes[i]);
+		len = pkt_build(frame, &s);
+		pkt_l4_csum(frame, len, &s);
+		frame[18] = (len - 54 + 1) >> 8; /* IPv6 payload length + 1 */
+		frame[19] = (len - 54 + 1) & 0xff;
+		CHECK(run(frame, len) == XDP_ABORTED,
+		      "payload %zu: IPv6 length past the frame parsed",
+		      sizes[i]);
+	}
+}
+
 int main(void)
 {
 	if (test_init())
@@ -119,6 +154,7 @@ int main(void)
 	RUN(test_csum_udp6);
 	RUN(test_csum_tcp6);
 	RUN(test_csum_udp_zero);
+	RUN(test_parse_whole_frame);
 	test_lib_csum__destroy(skel);
 	return 0;
 }

@@ -186,25 +186,44 @@ static void parse_vlan_view(void)
 	CHECK_EQ(silo_ethtool_parse_features(nlh, &v), -EPROTO);
 	nlh = reply(ETHTOOL_MSG_FEATURES_GET_REPLY);
 	CHECK_EQ(silo_ethtool_parse_features(nlh, &v), -EPROTO);
+}
+
+static void parse_netdev(void)
+{
+	struct silo_netdev nd = {};
+	struct nlmsghdr *nlh;
 
 	nlh = reply(SILO_NETDEV_CMD_DEV_GET);
 	mnl_attr_put_u32(nlh, SILO_NETDEV_A_DEV_IFINDEX, 7);
 	mnl_attr_put_u64(nlh, SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES, 3);
-	CHECK_EQ(silo_netdev_parse_dev(nlh, &v), 0);
-	CHECK(!v.meta, "timestamp and hash are no VLAN tag");
+	mnl_attr_put_u64(nlh, SILO_NETDEV_A_DEV_XDP_FEATURES, 0x3f);
+	CHECK_EQ(silo_netdev_parse_dev(nlh, &nd), 0);
+	CHECK(!(nd.xdp_rx_metadata & SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG),
+	      "timestamp and hash are no VLAN tag");
+	CHECK(!(nd.xdp_features & SILO_NETDEV_XDP_ACT_NDO_XMIT_SG),
+	      "ndo-xmit and rx-sg are no ndo-xmit-sg");
 	nlh = reply(SILO_NETDEV_CMD_DEV_GET);
 	mnl_attr_put_u64(nlh, SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES,
 			 SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG | 1);
-	CHECK_EQ(silo_netdev_parse_dev(nlh, &v), 0);
-	CHECK(v.meta, "the vlan-tag bit");
-	v.meta = false;
+	mnl_attr_put_u64(nlh, SILO_NETDEV_A_DEV_XDP_FEATURES,
+			 SILO_NETDEV_XDP_ACT_NDO_XMIT_SG);
+	CHECK_EQ(silo_netdev_parse_dev(nlh, &nd), 0);
+	CHECK(nd.xdp_rx_metadata & SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG,
+	      "the vlan-tag bit");
+	CHECK(nd.xdp_features & SILO_NETDEV_XDP_ACT_NDO_XMIT_SG,
+	      "the ndo-xmit-sg bit");
+	memset(&nd, 0, sizeof(nd));
 	nlh = reply(SILO_NETDEV_CMD_DEV_GET);
 	mnl_attr_put_u32(nlh, SILO_NETDEV_A_DEV_IFINDEX, 7);
-	CHECK_EQ(silo_netdev_parse_dev(nlh, &v), 0);
-	CHECK(!v.meta, "a kernel that reports no metadata tells nothing");
+	CHECK_EQ(silo_netdev_parse_dev(nlh, &nd), 0);
+	CHECK(!nd.xdp_rx_metadata && !nd.xdp_features,
+	      "a kernel that reports nothing tells nothing");
 	nlh = reply(SILO_NETDEV_CMD_DEV_GET);
 	mnl_attr_put_u32(nlh, SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES, 4);
-	CHECK_EQ(silo_netdev_parse_dev(nlh, &v), -EPROTO);
+	CHECK_EQ(silo_netdev_parse_dev(nlh, &nd), -EPROTO);
+	nlh = reply(SILO_NETDEV_CMD_DEV_GET);
+	mnl_attr_put_u32(nlh, SILO_NETDEV_A_DEV_XDP_FEATURES, 0x40);
+	CHECK_EQ(silo_netdev_parse_dev(nlh, &nd), -EPROTO);
 }
 
 static void live_veth(void)
@@ -249,6 +268,7 @@ int main(void)
 	RUN(parse_rss_refuses_bad_replies);
 	RUN(parse_channels_and_family);
 	RUN(parse_vlan_view);
+	RUN(parse_netdev);
 	RUN(live_veth);
 	return 0;
 }

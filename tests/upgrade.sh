@@ -5,7 +5,9 @@
 # reuseport group on an unmodified server and a service. Then this build
 # takes over as a package upgrade would: its silod, then its program by
 # 'xdp load --replace'. Every pin stays the object it was (same map,
-# program and link ids; no layout complaint), the cache, the group and the
+# program and link ids; no layout complaint) but the cpumap, which the
+# kernel tied to the old program's kind (no multi-buffer frames): it is
+# made again with the same entries, once. The cache, the group and the
 # service read as before, new traffic is forwarded by XDP from the cache
 # and the group's datagrams reach the socket of the sender's CPU; the new
 # CLI removes it all and leaves no pins.
@@ -192,6 +194,9 @@ jq -e "(.slots | length) == $NCPU and all(.slots[]; .cookie > 0 and .pid == $PID
 	<<<"$group_old" >/dev/null && ok "old: a slot per CPU, each a socket of $PID" ||
 	not_ok "old: a slot per CPU, each a socket of $PID" "$group_old"
 pins_old=$(pin_ids)
+# The cpumap's entries (raw: a cpumap has no BTF), one per service CPU.
+cpumap() { bpftool -j map dump pinned "$DIR/cpumap" | jq -c '[.[] | {key, value}]'; }
+cpumap_old=$(cpumap)
 xdp_old=$(old -j xdp status | jq -c '[.devices[] | {device, link_id, prog_id}]')
 
 # --- this build takes over ----------------------------------------------------
@@ -238,14 +243,20 @@ for dev in r-c r-s; do
 		not_ok "new: load $dev --replace over the old pins" \
 			"exit $rc: $(head -c 300 "$TMP/load")"
 done
+# Made again by the first of this release to open the pins (its silod).
+n=$(cpumap)
+[[ $n == "$cpumap_old" && $n == *key* ]] && ok "the new cpumap has the old one's entries" ||
+	not_ok "the new cpumap has the old one's entries" "$n, was $cpumap_old"
+
 # The maps added to the layout since (silo_map_added()) are made beside
 # the old ones, when the old pins lack them; no other pin changes.
 added='^\./(pmtu_marks|pmtu_unseen|route_mtus) map [0-9]+$'
 pins_new=$(pin_ids)
-if [[ $(grep -Ev "$added" <<<"$pins_new") == "$(grep -Ev "$added" <<<"$pins_old")" ]]; then
-	ok "every pin holds the object it held (map, program, link ids)"
+if [[ $(grep -Ev "$added|^\./cpumap " <<<"$pins_new") == "$(grep -Ev "$added|^\./cpumap " <<<"$pins_old")" ]] &&
+	[[ $(grep '^\./cpumap ' <<<"$pins_new") != "$(grep '^\./cpumap ' <<<"$pins_old")" ]]; then
+	ok "every pin holds the object it held (map, program, link ids), but a new cpumap"
 else
-	not_ok "every pin holds the object it held (map, program, link ids)" \
+	not_ok "every pin holds the object it held (map, program, link ids), but a new cpumap" \
 		"$(diff <(echo "$pins_old") <(echo "$pins_new") | grep '^[<>]' | head -8 | tr '\n' ' ')"
 fi
 n=$(grep -Ec "$added" <<<"$pins_new")

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The TCP/UDP checksum of a packet, checked in XDP before steering (the
- * cpumap carries no checksum state).
+ * cpumap carries no checksum state), over the whole frame: a jumbo UDP
+ * datagram in a multi-buffer frame is summed across its fragments.
  */
 #ifndef SILO_BPF_LIB_CSUM_H
 #define SILO_BPF_LIB_CSUM_H
 
 #include "common.h"
 #include "parse.h"
+
+#define CSUM_CHUNK 256
 
 /*
  * Where the sum is, what is left, the sum so far, its pseudo header
@@ -20,9 +23,9 @@ struct l4_csum {
 	__u32 sum;
 	__u32 pseudo[10];
 	__u8 tail[4];
+	__u8 buf[CSUM_CHUNK]; /* a chunk past the first buffer, copied */
 };
 
-#define CSUM_CHUNK 256
 #define CSUM_CHUNKS 36 /* 9,216 bytes: a jumbo frame */
 /* Offsets bounded so that offset + chunk stays below the verifier's
  * MAX_PACKET_OFF (0xFFFF), or it does not take the bounds check. */
@@ -31,27 +34,41 @@ struct l4_csum {
 /*
  * Adds sz bytes of the packet at cs->off to cs->sum when cs->left holds
  * them. The state lives in scratch, not in registers that each helper call
- * would make the program spill to a stack it has no room on.
+ * would make the program spill to a stack it has no room on. The bytes are
+ * copied to cs->buf first, from the first buffer or a multi-buffer frame's
+ * fragments alike: reading the packet in place takes the packet pointers
+ * too, two more registers spilled on a stack that has no room left.
  */
 static __always_inline int csum_step(struct xdp_md *ctx, struct l4_csum *cs,
 				     __u32 sz)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	void *at = data + (cs->off & CSUM_OFF_MASK);
 	__s64 sum;
 
 	if (cs->left < sz)
 		return 0;
-	if (at + sz > data_end)
+	if (bpf_xdp_load_bytes(ctx, cs->off & CSUM_OFF_MASK, cs->buf, sz))
 		return -1;
-	sum = bpf_csum_diff(NULL, 0, at, sz, cs->sum);
+	sum = bpf_csum_diff(NULL, 0, (void *)cs->buf, sz, cs->sum);
 	if (sum < 0)
 		return -1;
 	cs->sum = sum;
 	cs->off += sz;
 	cs->left -= sz;
 	return 0;
+}
+
+/* The last 1-3 bytes, zero-padded to a word: constant sizes for the
+ * helper, which reads the first buffer and the fragments alike. */
+static __always_inline int csum_tail(struct xdp_md *ctx, struct l4_csum *cs)
+{
+	__u32 off = cs->off & CSUM_OFF_MASK;
+
+	*(__u32 *)cs->tail = 0;
+	if (cs->left == 1)
+		return bpf_xdp_load_bytes(ctx, off, cs->tail, 1);
+	if (cs->left == 2)
+		return bpf_xdp_load_bytes(ctx, off, cs->tail, 2);
+	return bpf_xdp_load_bytes(ctx, off, cs->tail, 3);
 }
 
 /*
@@ -108,25 +125,8 @@ static __always_inline int l4_csum_ok(struct xdp_md *ctx, const struct pkt *p,
 	    csum_step(ctx, cs, 8) || csum_step(ctx, cs, 4))
 		return 0;
 	if (cs->left) {
-		__u8 *b;
-
-		data = (void *)(long)ctx->data;
-		data_end = (void *)(long)ctx->data_end;
-		b = data + (cs->off & CSUM_OFF_MASK);
-		*(__u32 *)cs->tail = 0;
-		if ((void *)(b + 1) > data_end)
+		if (csum_tail(ctx, cs))
 			return 0;
-		cs->tail[0] = b[0];
-		if (cs->left > 1) {
-			if ((void *)(b + 2) > data_end)
-				return 0;
-			cs->tail[1] = b[1];
-		}
-		if (cs->left > 2) {
-			if ((void *)(b + 3) > data_end)
-				return 0;
-			cs->tail[2] = b[2];
-		}
 		s = bpf_csum_diff(NULL, 0, (__be32 *)cs->tail, 4, cs->sum);
 		if (s < 0)
 			return 0;

@@ -269,6 +269,19 @@ static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
 }
 
 /*
+ * Whether the egress device sends a multi-buffer frame: the kernel drops
+ * one redirected to a device without ndo-xmit-sg (its XDP features, kept
+ * in the device's record by user space), where the stack would send it.
+ */
+static __always_inline int egress_takes_frags(__u32 ifindex)
+{
+	const struct silo_device *out;
+
+	out = bpf_map_lookup_elem(&devices, &ifindex);
+	return out && (out->flags & SILO_DEV_F_XMIT_SG);
+}
+
+/*
  * With the route known: the source check, what the kernel would not send
  * as is (MTU, hairpin), then the trailer trimmed, the MACs rewritten, TTL
  * or hop limit decreased and the redirect to the egress device.
@@ -278,6 +291,7 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 {
 	struct ethhdr *eth;
 	void *data_end;
+	__u32 trailer;
 	int rc;
 
 	/* The source check, cached on its own: by source, not by route. */
@@ -295,9 +309,15 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 		return pass(st, SILO_STAT_PASS_MTU);
 	if (f->r.ifindex == ctx->ingress_ifindex)
 		return pass(st, SILO_STAT_PASS_HAIRPIN);
+	/* Multi-buffer (bytes past the first buffer), to an egress that
+	 * cannot send it. */
+	if (p->frame_len > ctx->data_end - ctx->data &&
+	    !egress_takes_frags(f->r.ifindex))
+		return pass(st, SILO_STAT_PASS_NO_TX_PORT);
 	/* The stack trims what follows the IP packet before forwarding. */
-	if (p->trailer) {
-		if (bpf_xdp_adjust_tail(ctx, -(int)p->trailer))
+	trailer = p->frame_len - p->l3_off - p->l3_len;
+	if (trailer) {
+		if (bpf_xdp_adjust_tail(ctx, -(int)trailer))
 			return pass(st, SILO_STAT_PASS_TRUNCATED);
 		count(st, SILO_STAT_TRIMMED);
 	}

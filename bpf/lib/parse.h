@@ -3,6 +3,12 @@
  * Header parsing for silo's XDP program. Every read is bounds-checked against
  * data_end, loops are bounded, and anything not understood returns a
  * SILO_STAT_PASS_* reason so the caller hands the packet to the stack.
+ *
+ * A multi-buffer frame (a jumbo frame: the program is loaded with
+ * BPF_F_XDP_HAS_FRAGS) has its headers read only in its first buffer
+ * (data..data_end): a header that does not fit there is not understood.
+ * Every length (the IP length against the frame, the bytes after the IP
+ * packet) is taken against the whole frame, bpf_xdp_get_buff_len().
  */
 #ifndef SILO_BPF_PARSE_H
 #define SILO_BPF_PARSE_H
@@ -28,7 +34,9 @@ struct pkt {
 	__u16 l3_off; /* from data to the IP header */
 	__u16 l4_off; /* from data to the TCP or UDP header */
 	__u16 l3_len; /* IPv4 total length / IPv6 40 + payload length */
-	__u16 trailer; /* bytes after the IP packet (the stack trims them) */
+	/* The whole frame's, fragments included: what follows the IP packet
+	 * (frame_len - l3_off - l3_len) the stack trims. */
+	__u32 frame_len;
 	__be32 flowinfo; /* IPv6 traffic class and flow label */
 	__be16 sport;
 	__be16 dport;
@@ -113,9 +121,8 @@ static __always_inline int parse_ipv4(struct pkt *p, void *l3, void *data_end)
 	if (l3 + ihl > data_end)
 		return SILO_STAT_PASS_TRUNCATED;
 	tot = bpf_ntohs(iph->tot_len);
-	if (tot < ihl || l3 + tot > data_end)
+	if (tot < ihl || p->l3_off + tot > p->frame_len)
 		return SILO_STAT_PASS_BAD_LEN;
-	p->trailer = data_end - (l3 + tot);
 	/* Addresses first: a fragment for a local address is counted. */
 	p->family = SILO_AF_INET;
 	__builtin_memcpy(p->src, &iph->saddr, 4);
@@ -146,17 +153,16 @@ static __always_inline int parse_ipv6(struct pkt *p, void *l3, void *data_end)
 		return SILO_STAT_PASS_TRUNCATED;
 	if (ip6->version != 6)
 		return SILO_STAT_PASS_BAD_VERSION;
-	l3_end = cur + bpf_ntohs(ip6->payload_len);
-	if (l3_end > data_end)
+	p->l3_len = sizeof(*ip6) + bpf_ntohs(ip6->payload_len);
+	if (p->l3_off + p->l3_len > p->frame_len)
 		return SILO_STAT_PASS_BAD_LEN;
-	p->trailer = data_end - l3_end;
+	l3_end = cur + bpf_ntohs(ip6->payload_len);
 
 	p->family = SILO_AF_INET6;
 	p->tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
 	/* What the kernel's flowi6 gets: ip6_flowinfo() */
 	p->flowinfo = *(__be32 *)ip6 & bpf_htonl(0x0FFFFFFF);
 	p->ttl = ip6->hop_limit;
-	p->l3_len = sizeof(*ip6) + bpf_ntohs(ip6->payload_len);
 	p->martian = ipv6_addr_martian(&ip6->saddr) ||
 		     ipv6_addr_martian(&ip6->daddr);
 	__builtin_memcpy(p->src, &ip6->saddr, 16);
@@ -211,6 +217,8 @@ static __always_inline int parse_packet(struct xdp_md *ctx, struct pkt *p)
 	__be16 proto;
 	int i;
 
+	/* Read once: a helper call, and every length below needs it. */
+	p->frame_len = bpf_xdp_get_buff_len(ctx);
 	if (cur > data_end)
 		return SILO_STAT_PASS_TRUNCATED;
 	proto = eth->h_proto;

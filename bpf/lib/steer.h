@@ -23,6 +23,7 @@ struct steer_scratch {
 	__u32 cpu;
 	__u32 id;
 	__u32 slot;
+	__u32 target; /* the CPU it goes to: kept here over the sum's calls */
 	struct l4_csum csum; /* the L4 checksum's */
 };
 
@@ -33,21 +34,24 @@ struct {
 	__type(value, struct steer_scratch);
 } steer_scratch SEC(".maps");
 
+/* local_pick()'s answer when the target is another CPU: the sum next. */
+#define STEER_SUM (-1)
+
 /*
- * Where a packet for a local address runs: XDP_REDIRECT when it goes to
- * its service's CPU (through the cpumap), else XDP_PASS, here. Never a
- * drop: whatever cannot be steered is passed where it is. Not inlined, and
- * with few values live, so the forward path keeps its stack and its cost.
+ * Which CPU a packet for a local address runs on: XDP_PASS when here (no
+ * service, this CPU, or none to go to), STEER_SUM with sc->target set when
+ * another. Not inlined, and with few values live, so the forward path
+ * keeps its stack and its cost.
  */
-static __noinline int local_steer(struct xdp_md *ctx, const struct pkt *p,
-				  bool may_steer)
+static __noinline int local_pick(struct xdp_md *ctx, const struct pkt *p,
+				 bool may_steer)
 {
 	const struct silo_service_node *sn;
 	const struct silo_service *svc;
 	struct silo_service_stats *ss;
 	struct steer_scratch *sc;
 	const __u16 *slots;
-	__u32 zero = 0, target, *v;
+	__u32 zero = 0, *v;
 
 	sc = bpf_map_lookup_elem(&steer_scratch, &zero);
 	if (!sc)
@@ -83,7 +87,7 @@ static __noinline int local_steer(struct xdp_md *ctx, const struct pkt *p,
 			scount(ss, SILO_SSTAT_PASS_NO_QUEUE);
 			return XDP_PASS;
 		}
-		target = *v;
+		sc->target = *v;
 	} else {
 		slots = svc->slots;
 		if (svc->mode == SILO_SERVICE_NODE) {
@@ -96,27 +100,61 @@ static __noinline int local_steer(struct xdp_md *ctx, const struct pkt *p,
 			else
 				scount(ss, SILO_SSTAT_NODE_REMOTE);
 		}
-		target = slots[sc->slot & (SILO_SERVICE_SLOTS - 1)];
-		if (target == SILO_SERVICE_NO_CPU) {
+		sc->target = slots[sc->slot & (SILO_SERVICE_SLOTS - 1)];
+		if (sc->target == SILO_SERVICE_NO_CPU) {
 			scount(ss, SILO_SSTAT_PASS_NO_CPU);
 			return XDP_PASS;
 		}
 	}
-	if (target == sc->cpu) {
+	if (sc->target == sc->cpu) {
 		scount(ss, SILO_SSTAT_LOCAL);
 		return XDP_PASS;
 	}
-	if (!l4_csum_ok(ctx, p, &sc->csum)) {
+	return STEER_SUM;
+}
+
+/*
+ * The packet local_pick() sent elsewhere: its L4 sum checked over the
+ * whole frame, then redirected through the cpumap; else XDP_PASS, here.
+ * A call of its own beside local_pick(), not inside it: the sum's helper
+ * calls keep values on a stack the forward path leaves 32 bytes of.
+ */
+static __noinline int local_redirect(struct xdp_md *ctx, const struct pkt *p)
+{
+	struct silo_service_stats *ss;
+	struct steer_scratch *sc;
+	__u32 zero = 0;
+	int ok;
+
+	sc = bpf_map_lookup_elem(&steer_scratch, &zero);
+	if (!sc)
+		return XDP_PASS;
+	ok = l4_csum_ok(ctx, p, &sc->csum);
+	ss = bpf_map_lookup_elem(&service_stats, &sc->id);
+	if (!ok) {
 		scount(ss, SILO_SSTAT_PASS_CSUM);
 		return XDP_PASS;
 	}
 	/* Only records the target; a missing entry returns XDP_PASS. */
-	if (bpf_redirect_map(&cpumap, target, XDP_PASS) != XDP_REDIRECT) {
+	if (bpf_redirect_map(&cpumap, sc->target, XDP_PASS) != XDP_REDIRECT) {
 		scount(ss, SILO_SSTAT_PASS_NO_CPUMAP);
 		return XDP_PASS;
 	}
 	scount(ss, SILO_SSTAT_STEERED);
 	return XDP_REDIRECT;
+}
+
+/*
+ * Where a packet for a local address runs: XDP_REDIRECT when it goes to
+ * its service's CPU (through the cpumap), else XDP_PASS, here. Never a
+ * drop: whatever cannot be steered is passed where it is.
+ */
+static __always_inline int local_steer(struct xdp_md *ctx, const struct pkt *p,
+				       bool may_steer)
+{
+	if (local_pick(ctx, p, may_steer) != STEER_SUM)
+		return XDP_PASS;
+	return local_redirect(ctx, p);
 }
 
 #endif /* SILO_BPF_LIB_STEER_H */

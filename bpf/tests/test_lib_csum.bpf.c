@@ -15,7 +15,9 @@ struct {
 	__type(value, struct l4_csum);
 } csum_scratch SEC(".maps");
 
-SEC("xdp")
+/* Frags: a test run of more than a page is multi-buffer, as a jumbo frame
+ * on a device is. */
+SEC("xdp.frags")
 int test_l4_csum(struct xdp_md *ctx)
 {
 	struct l4_csum *cs;

@@ -10,7 +10,8 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 
-#define PKT_MAX 4096
+/* A jumbo frame (MTU 9000) and some: more than a page, multi-buffer. */
+#define PKT_MAX 9216
 
 struct pkt_spec {
 	uint8_t dmac[6];

@@ -48,15 +48,32 @@ struct silo_vlan_view {
  * (before 6.3) leaves meta false. */
 int silo_vlan_view_get(const char *ifname, __u32 ifindex,
 		       struct silo_vlan_view *v);
-/* Replies: ETHTOOL_MSG_FEATURES_GET_REPLY (verbose bitsets) and netdev's
- * NETDEV_CMD_DEV_GET, parsed into *v as above. */
+/* Reply: ETHTOOL_MSG_FEATURES_GET_REPLY (verbose bitsets), parsed into
+ * *v as above. */
 int silo_ethtool_parse_features(const struct nlmsghdr *nlh,
 				struct silo_vlan_view *v);
-int silo_netdev_parse_dev(const struct nlmsghdr *nlh, struct silo_vlan_view *v);
+
 /* netdev netlink (linux/netdev.h, 6.3; the header came after Debian 12's) */
 #define SILO_NETDEV_CMD_DEV_GET 1
 #define SILO_NETDEV_A_DEV_IFINDEX 1
+#define SILO_NETDEV_A_DEV_XDP_FEATURES 3 /* u64 */
 #define SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5 /* u64 */
+#define SILO_NETDEV_XDP_ACT_NDO_XMIT_SG (1ULL << 6)
 #define SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG 4
+
+/* A device as netdev netlink tells it (NETDEV_CMD_DEV_GET): what its XDP
+ * does, and which RX metadata it gives bound programs. */
+struct silo_netdev {
+	__u64 xdp_features; /* SILO_NETDEV_XDP_ACT_* */
+	__u64 xdp_rx_metadata; /* SILO_NETDEV_XDP_RX_METADATA_* */
+};
+/* 0 with *nd zero on a kernel without netdev netlink (before 6.3), where
+ * no feature is reported and so none is assumed. */
+int silo_netdev_get(__u32 ifindex, struct silo_netdev *nd);
+/* Its reply, parsed into *nd: -EPROTO for a malformed one. */
+int silo_netdev_parse_dev(const struct nlmsghdr *nlh, struct silo_netdev *nd);
+/* Whether the device sends multi-buffer XDP frames (ndo-xmit-sg): false
+ * where that cannot be read. */
+bool silo_netdev_xmit_sg(__u32 ifindex);
 
 #endif /* SILO_LIB_ETHTOOL_H */

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/rtnetlink.h>
+#include "ethtool.h"
 #include "maps.h"
 #include "nl.h"
 #include "pins.h"
@@ -238,6 +239,7 @@ int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex)
 	struct silo_nl_link link;
 	char ifname[IF_NAMESIZE];
 	int all, one, err;
+	bool had;
 	__u32 idx = ifindex;
 
 	err = silo_nl_link(ifindex, &link);
@@ -270,12 +272,18 @@ int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex)
 		return err;
 	if (err == 0)
 		dev.flags |= SILO_DEV_F_NO_V4_ADDR;
-	if (!bpf_map_lookup_elem(map_fd, &ifindex, &old) &&
-	    !memcmp(&old, &dev, sizeof(dev)))
+	if (silo_netdev_xmit_sg(ifindex))
+		dev.flags |= SILO_DEV_F_XMIT_SG;
+	had = !bpf_map_lookup_elem(map_fd, &ifindex, &old);
+	if (had && !memcmp(&old, &dev, sizeof(dev)))
 		return 0;
 	if (bpf_map_update_elem(map_fd, &ifindex, &dev, BPF_ANY))
 		return -errno;
-	/* Cached answers took the old record's source check: they go. */
+	/* Cached answers took the old record's source check: they go. The
+	 * egress feature is read per packet, by no cached answer. */
+	old.flags ^= SILO_DEV_F_XMIT_SG & (old.flags ^ dev.flags);
+	if (had && !memcmp(&old, &dev, sizeof(dev)))
+		return 0;
 	return genid_fd >= 0 ? silo_genid_bump_fd(genid_fd, 1) : 0;
 }
 
@@ -512,7 +520,9 @@ int silo_maps_ensure(struct silo *s, struct silo_maps *m, __u32 cache_size,
 	*created = false;
 	err = silo_maps_open(s, m);
 	if (!err) {
-		err = maps_complete(s, m);
+		err = silo_maps_frags(s, m);
+		if (!err)
+			err = maps_complete(s, m);
 		if (err) {
 			silo_maps_close(m);
 			return err;

@@ -13,6 +13,10 @@ int silo_route_mtus_write(int fd, const struct silo_nl_routes *r,
 			  bool *changed);
 /* Points every map of obj named like a shared map at the shared one. */
 int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
+/* Makes the pinned maps that hold redirect targets take this release's
+ * multi-buffer program, made again where an earlier release's refuses it
+ * (maps_frags.c). Before any program is loaded over the pins. */
+int silo_maps_frags(struct silo *s, struct silo_maps *m);
 /* Entries per node of the route caches. */
 int silo_maps_cache_size(const struct silo_maps *m, __u32 *size);
 int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes);

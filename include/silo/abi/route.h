@@ -157,10 +157,14 @@ struct silo_route_mtu_key {
 	__u8 addr[16];
 } __attribute__((packed));
 
-/* devices: per ingress device state the forward path needs. */
+/* devices: per device state the forward path needs (of the ingress; of the
+ * egress for a multi-buffer frame). */
 #define SILO_DEV_F_ACCEPT_LOCAL (1U << 0) /* conf/{all,DEV}/accept_local */
 #define SILO_DEV_F_NO_V4_ADDR (1U << 1) /* no IPv4 address (rp_filter) */
 #define SILO_DEV_F_PORT (1U << 2) /* a bridge or bond port: not routed */
+/* As an egress: sends multi-buffer XDP frames (netdev netlink's XDP
+ * feature ndo-xmit-sg); one redirected to a device without it is lost. */
+#define SILO_DEV_F_XMIT_SG (1U << 3)
 
 struct silo_device {
 	__u8 mac[6]; /* frames for another MAC are not ours to forward */

@@ -43,7 +43,8 @@
 	X(PASS_MTU, pass_mtu,                                                  \
 	  "larger than the egress MTU, or maybe the path's")                   \
 	X(PASS_HAIRPIN, pass_hairpin, "egress is the ingress device")          \
-	X(PASS_NO_TX_PORT, pass_no_tx_port, "egress device not in tx_ports")   \
+	X(PASS_NO_TX_PORT, pass_no_tx_port,                                    \
+	  "egress not in tx_ports, or takes no multi-buffer frame")            \
 	X(PASS_ENVELOPE, pass_envelope, "outside the envelope: xdp status")    \
 	X(PASS_NO_DAEMON, pass_no_daemon, "no live silod: forwarding waits")   \
 	X(PASS_ROUTE_MTU, pass_route_mtu, "larger than the least route MTU")   \

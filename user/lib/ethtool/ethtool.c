@@ -2,7 +2,8 @@
 /*
  * A device's RSS (indirection table, hash key and function) and channel
  * counts, through ethtool's generic netlink family, and whether XDP can
- * see its VLAN tags (ethtool's features, netdev's XDP RX metadata), with
+ * see its VLAN tags (ethtool's features, netdev's XDP RX metadata) and
+ * what its XDP does (netdev's XDP features), with
  * libmnl. The parsing of each reply is apart from the socket, for the unit
  * tests.
  */
@@ -229,25 +230,34 @@ int silo_ethtool_parse_features(const struct nlmsghdr *nlh,
 	return parse_active(tb[ETHTOOL_A_FEATURES_ACTIVE], v);
 }
 
-int silo_netdev_parse_dev(const struct nlmsghdr *nlh, struct silo_vlan_view *v)
+/* An optional u64 attribute: absent leaves *val, another size is -EPROTO. */
+static int attr_u64(const struct nlattr *a, __u64 *val)
 {
-	const struct nlattr
-		*tb[SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES + 1] = {};
-	const struct nlattr *a;
-	int err;
-
-	/* The reply carries the request's command. */
-	err = genl_parse(nlh, SILO_NETDEV_CMD_DEV_GET, tb,
-			 SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES);
-	if (err)
-		return err;
-	a = tb[SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES];
-	if (!a) /* before 6.3: nothing reported, nothing told */
+	if (!a)
 		return 0;
 	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
 		return -EPROTO;
-	v->meta = mnl_attr_get_u64(a) & SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG;
+	*val = mnl_attr_get_u64(a);
 	return 0;
+}
+
+int silo_netdev_parse_dev(const struct nlmsghdr *nlh, struct silo_netdev *nd)
+{
+	const struct nlattr
+		*tb[SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES + 1] = {};
+	int err;
+
+	/* The reply carries the request's command. Before 6.3 a kernel
+	 * reports neither: nothing told, nothing assumed. */
+	err = genl_parse(nlh, SILO_NETDEV_CMD_DEV_GET, tb,
+			 SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES);
+	if (!err)
+		err = attr_u64(tb[SILO_NETDEV_A_DEV_XDP_FEATURES],
+			       &nd->xdp_features);
+	if (!err)
+		err = attr_u64(tb[SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES],
+			       &nd->xdp_rx_metadata);
+	return err;
 }
 
 struct genl_reply {
@@ -366,13 +376,36 @@ int silo_rss_get(const char *ifname, struct silo_rss *out)
 	return rss_err;
 }
 
+int silo_netdev_get(__u32 ifindex, struct silo_netdev *nd)
+{
+	struct genl_reply dev = { parse_netdev, nd };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	__u16 family;
+	int err;
+
+	memset(nd, 0, sizeof(*nd));
+	err = genl_family("netdev", &family);
+	if (err) /* before 6.3: no driver tells XDP programs anything */
+		return err == -EOPNOTSUPP ? 0 : err;
+	nlh = genl_put(buf, family, SILO_NETDEV_CMD_DEV_GET, 1);
+	mnl_attr_put_u32(nlh, SILO_NETDEV_A_DEV_IFINDEX, ifindex);
+	return silo_nl_request(NETLINK_GENERIC, nlh, reply_cb, &dev);
+}
+
+bool silo_netdev_xmit_sg(__u32 ifindex)
+{
+	struct silo_netdev nd;
+
+	return !silo_netdev_get(ifindex, &nd) &&
+	       (nd.xdp_features & SILO_NETDEV_XDP_ACT_NDO_XMIT_SG);
+}
+
 int silo_vlan_view_get(const char *ifname, __u32 ifindex,
 		       struct silo_vlan_view *v)
 {
 	struct genl_reply features = { parse_features, v };
-	struct genl_reply dev = { parse_netdev, v };
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh;
+	struct silo_netdev nd;
 	__u16 family;
 	int err;
 
@@ -384,12 +417,10 @@ int silo_vlan_view_get(const char *ifname, __u32 ifindex,
 	if (!err)
 		err = ethtool_get(family, ETHTOOL_MSG_FEATURES_GET,
 				  ETHTOOL_A_FEATURES_HEADER, ifname, &features);
+	if (!err)
+		err = silo_netdev_get(ifindex, &nd);
 	if (err)
 		return err;
-	err = genl_family("netdev", &family);
-	if (err) /* before 6.3: no driver tells XDP programs anything */
-		return err == -EOPNOTSUPP ? 0 : err;
-	nlh = genl_put(buf, family, SILO_NETDEV_CMD_DEV_GET, 1);
-	mnl_attr_put_u32(nlh, SILO_NETDEV_A_DEV_IFINDEX, ifindex);
-	return silo_nl_request(NETLINK_GENERIC, nlh, reply_cb, &dev);
+	v->meta = nd.xdp_rx_metadata & SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG;
+	return 0;
 }
