@@ -7,19 +7,21 @@
  * multi-buffer frames (XDP feature ndo-xmit-sg, in the egress's devices
  * record), with its bytes as the stack would send them, and passed,
  * counted, to the stack otherwise: the kernel drops a multi-buffer frame
- * redirected to a device without the feature.
+ * redirected to a device without the feature. A device that sends no XDP
+ * frame at all (ndo-xmit: a veth whose peer has neither XDP nor GRO) is
+ * kept out of tx_ports.
  */
 #include <stdio.h>
 #include "fwd.h"
 
-static int devices_fd;
+static int devices_fd, tx_fd;
 
 static int setup(void)
 {
 	/* As silod keeps it: larger packets from the cache, route MTUs by
 	 * prefix (route_mtus). */
-	fwd_pmtu_watch = 1U << SILO_FAM_V4 | 1U << SILO_FAM_V6 |
-			 SILO_HB_ROUTE_MTUS;
+	fwd_pmtu_watch =
+		1U << SILO_FAM_V4 | 1U << SILO_FAM_V6 | SILO_HB_ROUTE_MTUS;
 	if (fwd_setup("ip link set in0 mtu 9000\n"
 		      "ip link set in0p mtu 9000\n"
 		      "ip link set out0 mtu 9000\n"
@@ -29,7 +31,8 @@ static int setup(void)
 		      "ip route add 10.98.0.0/16 via 10.2.0.2 mtu 5000\n"))
 		return -1;
 	devices_fd = fwd_pin_get(SILO_PIN_DEVICES);
-	return devices_fd < 0 ? -1 : 0;
+	tx_fd = fwd_pin_get(SILO_PIN_TX_PORTS);
+	return devices_fd < 0 || tx_fd < 0 ? -1 : 0;
 }
 
 /* out0's devices record says it sends multi-buffer frames. */
@@ -54,26 +57,30 @@ static void reload_out0(void)
 
 static struct pkt_spec jumbo(int family, size_t payload)
 {
-	struct pkt_spec sp = family == AF_INET ? spec4("10.99.0.1") :
-						 spec6("fd99::1");
+	struct pkt_spec sp =
+		family == AF_INET ? spec4("10.99.0.1") : spec6("fd99::1");
 
 	sp.payload = payload;
 	return sp;
 }
 
-/* A veth sends what XDP redirects to it only while its peer takes XDP
- * (a program there, or GRO): out0p has neither, so out0 has no
- * ndo-xmit-sg, and a jumbo frame to it goes to the stack. */
+/* out0's record without ndo-xmit-sg, as a driver that sends XDP frames
+ * of one buffer only has it (a veth has both or neither: faked here). */
 static void test_jumbo_to_egress_without_sg_passes(void)
 {
 	static const int fams[] = { AF_INET, AF_INET6 };
 	static uint8_t pkt[PKT_MAX];
+	struct silo_device dev;
 	struct pkt_spec sp;
 	struct result r;
 	unsigned int i;
 	size_t len;
 
-	CHECK_EQ(out0_sg(), 0);
+	CHECK_EQ(out0_sg(), 1);
+	REQUIRE(!bpf_map_lookup_elem(devices_fd, &out0, &dev), "out0's record");
+	dev.flags &= ~SILO_DEV_F_XMIT_SG;
+	REQUIRE(!bpf_map_update_elem(devices_fd, &out0, &dev, BPF_ANY),
+		"out0's record without ndo-xmit-sg");
 	for (i = 0; i < 2; i++) {
 		sp = jumbo(fams[i], 8000);
 		len = pkt_build(pkt, &sp);
@@ -87,11 +94,13 @@ static void test_jumbo_to_egress_without_sg_passes(void)
 		run_pkt(pkt, len, &r);
 		check_forwarded(&sp, &r, mac_gw);
 	}
+	reload_out0();
+	CHECK_EQ(out0_sg(), 1);
 }
 
-/* With GRO on out0p, out0 sends multi-buffer frames: its record says so
- * once read again, and jumbo frames are forwarded whole, with trailing
- * bytes trimmed from the fragments as the stack trims them. */
+/* out0 sends multi-buffer frames (out0p has GRO on): jumbo frames are
+ * forwarded whole, with trailing bytes trimmed from the fragments as the
+ * stack trims them. */
 static void test_jumbo_to_egress_with_sg_forwarded(void)
 {
 	static const size_t sizes[] = { 4000, 8000, 8950 };
@@ -102,9 +111,6 @@ static void test_jumbo_to_egress_with_sg_forwarded(void)
 	struct result r;
 	size_t len;
 
-	REQUIRE(!sh("ethtool -K out0p gro on"), "GRO on out0p");
-	reload_out0();
-	CHECK_EQ(out0_sg(), 1);
 	for (i = 0; i < 2; i++) {
 		for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
 			sp = jumbo(fams[i], sizes[j]);
@@ -161,22 +167,40 @@ static void test_jumbo_lengths(void)
 	check_forwarded(&sp, &r, mac_gw);
 }
 
-/* GRO off on out0p again: out0's record loses the feature. */
-static void test_sg_lost(void)
+/*
+ * GRO off on out0p: a veth then sends no XDP frame at all (ndo-xmit), and
+ * the kernel drops what is redirected to it. Read again, out0's record
+ * says so, out0 leaves tx_ports, and every frame routed out of it goes to
+ * the stack; back with GRO.
+ */
+static void test_egress_without_xmit(void)
 {
+	static const size_t sizes[] = { 1000, 8000 };
 	static uint8_t pkt[PKT_MAX];
 	struct pkt_spec sp;
 	struct result r;
+	unsigned int i;
 	size_t len;
+	__u32 v;
 
-	REQUIRE(!sh("ethtool -K out0p gro off"), "GRO off on out0p");
+	REQUIRE(!sh("ethtool -K out0p gro off >/dev/null"), "GRO off on out0p");
 	reload_out0();
 	CHECK_EQ(out0_sg(), 0);
-	sp = jumbo(AF_INET6, 8000);
+	CHECK(bpf_map_lookup_elem(tx_fd, &out0, &v), "out0 left in tx_ports");
+	for (i = 0; i < 2; i++) {
+		sp = jumbo(AF_INET6, sizes[i]);
+		len = pkt_build(pkt, &sp);
+		run_pkt(pkt, len, &r);
+		CHECK_EQ(r.verdict, XDP_PASS);
+		CHECK_EQ(r.d.pass_no_tx_port, 1);
+	}
+	REQUIRE(!sh("ethtool -K out0p gro on >/dev/null"), "GRO on on out0p");
+	reload_out0();
+	CHECK_EQ(out0_sg(), 1);
+	sp = jumbo(AF_INET6, 1000);
 	len = pkt_build(pkt, &sp);
 	run_pkt(pkt, len, &r);
-	CHECK_EQ(r.verdict, XDP_PASS);
-	CHECK_EQ(r.d.pass_no_tx_port, 1);
+	check_forwarded(&sp, &r, mac_gw);
 }
 
 int main(void)
@@ -190,8 +214,9 @@ int main(void)
 	RUN(test_jumbo_to_egress_without_sg_passes);
 	RUN(test_jumbo_to_egress_with_sg_forwarded);
 	RUN(test_jumbo_lengths);
-	RUN(test_sg_lost);
+	RUN(test_egress_without_xmit);
 	close(devices_fd);
+	close(tx_fd);
 	fwd_teardown();
 	return 0;
 }

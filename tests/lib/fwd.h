@@ -119,6 +119,10 @@ static inline int fwd_setup(const char *cmds)
 	       /* The peers stay silent (no IPv6 autoconf, DAD or MLD), so
 		* the counters change only for the packets a test runs. */
 	       "sysctl -qw net.ipv6.conf.in0p.disable_ipv6=1 net.ipv6.conf.out0p.disable_ipv6=1\n"
+	       /* A veth sends XDP frames only while its peer takes them
+		* (GRO, or a program): else silo keeps it out of tx_ports. */
+	       "ethtool -K in0p gro on >/dev/null\n"
+	       "ethtool -K out0p gro on >/dev/null\n"
 	       "for d in in0 in0p out0 out0p; do ip link set $d up; done\n"
 	       "ip addr add 10.1.0.1/24 dev in0\n"
 	       "ip addr add fd01::1/64 dev in0 nodad\n"

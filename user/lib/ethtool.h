@@ -58,6 +58,7 @@ int silo_ethtool_parse_features(const struct nlmsghdr *nlh,
 #define SILO_NETDEV_A_DEV_IFINDEX 1
 #define SILO_NETDEV_A_DEV_XDP_FEATURES 3 /* u64 */
 #define SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5 /* u64 */
+#define SILO_NETDEV_XDP_ACT_NDO_XMIT (1ULL << 2)
 #define SILO_NETDEV_XDP_ACT_NDO_XMIT_SG (1ULL << 6)
 #define SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG 4
 
@@ -66,14 +67,15 @@ int silo_ethtool_parse_features(const struct nlmsghdr *nlh,
 struct silo_netdev {
 	__u64 xdp_features; /* SILO_NETDEV_XDP_ACT_* */
 	__u64 xdp_rx_metadata; /* SILO_NETDEV_XDP_RX_METADATA_* */
+	bool known; /* the kernel has netdev netlink (6.3) and told */
 };
-/* 0 with *nd zero on a kernel without netdev netlink (before 6.3), where
- * no feature is reported and so none is assumed. */
+/* 0 with *nd zero (known false) on a kernel without netdev netlink. */
 int silo_netdev_get(__u32 ifindex, struct silo_netdev *nd);
 /* Its reply, parsed into *nd: -EPROTO for a malformed one. */
 int silo_netdev_parse_dev(const struct nlmsghdr *nlh, struct silo_netdev *nd);
-/* Whether the device sends multi-buffer XDP frames (ndo-xmit-sg): false
- * where that cannot be read. */
-bool silo_netdev_xmit_sg(__u32 ifindex);
+/* SILO_DEV_F_XMIT and SILO_DEV_F_XMIT_SG as the device's XDP features
+ * say. Where they cannot be read (before 6.3), ndo-xmit is assumed, as
+ * silo did before it read them, and multi-buffer is not. */
+__u8 silo_netdev_xmit_flags(__u32 ifindex);
 
 #endif /* SILO_LIB_ETHTOOL_H */

@@ -8,7 +8,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/rtnetlink.h>
-#include "ethtool.h"
 #include "maps.h"
 #include "nl.h"
 #include "pins.h"
@@ -212,79 +211,6 @@ int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes)
 		err = silo_write_cpu_node(map_fd, node_of, nr_cpus);
 	free(node_of);
 	return err;
-}
-
-/* Stops the dump (returns 1) at an IPv4 address of ifindex *ctx. */
-static int find_v4_addr(const struct silo_nl_addr *a, void *ctx)
-{
-	return a->family == AF_INET && a->ifindex == *(__u32 *)ctx;
-}
-
-/* conf/all and conf/DEV of an IPv4 sysctl, or -1 where unreadable. */
-static void read_conf(const char *ifname, const char *name, int *all, int *one)
-{
-	char path[128];
-
-	*all = *one = -1;
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/all/%s", name);
-	silo_read_sysctl_int(path, all);
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", ifname,
-		 name);
-	silo_read_sysctl_int(path, one);
-}
-
-int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex)
-{
-	struct silo_device dev = { .rp_ifindex = 1 /* loopback */ }, old;
-	struct silo_nl_link link;
-	char ifname[IF_NAMESIZE];
-	int all, one, err;
-	bool had;
-	__u32 idx = ifindex;
-
-	err = silo_nl_link(ifindex, &link);
-	if (err) {
-		pr_err("cannot read the MAC address of ifindex %u: %s\n",
-		       ifindex, strerror(-err));
-		return err;
-	}
-	memcpy(dev.mac, link.mac, sizeof(dev.mac));
-	/* A port of a bridge or bond is not an IP interface; a VRF port is,
-	 * and the kernel's source check looks up in its VRF. */
-	if (link.master && !strcmp(link.slave_kind, "vrf"))
-		dev.rp_ifindex = link.master;
-	else if (link.master)
-		dev.flags |= SILO_DEV_F_PORT;
-	if (!if_indextoname(ifindex, ifname))
-		return -ENODEV;
-	/* The kernel uses the larger of conf/all and conf/DEV ... */
-	read_conf(ifname, "rp_filter", &all, &one);
-	one = all > one ? all : one;
-	/* Unreadable: strict, which sends more to the stack, never less. */
-	dev.rp_filter = one < 0 ? 1 : one;
-	/* ... and either of them for accept_local. Unreadable: the safe
-	 * answer, which is off. */
-	read_conf(ifname, "accept_local", &all, &one);
-	if (all > 0 || one > 0)
-		dev.flags |= SILO_DEV_F_ACCEPT_LOCAL;
-	err = silo_nl_dump_addrs(find_v4_addr, &idx);
-	if (err < 0)
-		return err;
-	if (err == 0)
-		dev.flags |= SILO_DEV_F_NO_V4_ADDR;
-	if (silo_netdev_xmit_sg(ifindex))
-		dev.flags |= SILO_DEV_F_XMIT_SG;
-	had = !bpf_map_lookup_elem(map_fd, &ifindex, &old);
-	if (had && !memcmp(&old, &dev, sizeof(dev)))
-		return 0;
-	if (bpf_map_update_elem(map_fd, &ifindex, &dev, BPF_ANY))
-		return -errno;
-	/* Cached answers took the old record's source check: they go. The
-	 * egress feature is read per packet, by no cached answer. */
-	old.flags ^= SILO_DEV_F_XMIT_SG & (old.flags ^ dev.flags);
-	if (had && !memcmp(&old, &dev, sizeof(dev)))
-		return 0;
-	return genid_fd >= 0 ? silo_genid_bump_fd(genid_fd, 1) : 0;
 }
 
 int silo_maps_cache_size(const struct silo_maps *m, __u32 *size)

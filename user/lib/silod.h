@@ -88,8 +88,12 @@ int silo_sync_genid(int genid_fd, int mtus_fd, unsigned int what);
 int silo_fill_local_addrs(int map_fd);
 int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);
 /* Writes ifindex's record; bumps genid (unless genid_fd < 0) when an
- * existing record changed, since cached answers depend on it. */
-int silo_fill_device(int map_fd, int genid_fd, __u32 ifindex);
+ * existing record changed in what cached answers depend on; with tx_fd
+ * >= 0, puts the device in tx_ports or takes it out (silo_sync_tx_port). */
+int silo_fill_device(int map_fd, int genid_fd, int tx_fd, __u32 ifindex);
+/* tx_ports holds ifindex exactly while its record has SILO_DEV_F_EGRESS
+ * and SILO_DEV_F_XMIT. */
+int silo_sync_tx_port(int map_fd, int tx_fd, __u32 ifindex);
 /* genid + n in the map (one writer at a time: the caller's to ensure). */
 int silo_genid_bump_fd(int genid_fd, unsigned int n);
 

@@ -70,7 +70,8 @@ static int refresh_device(struct silo *s, __u32 ifindex, void *ctx)
 	if (!if_indextoname(ifindex, name))
 		return 0;
 	err = silo_fill_device(d->maps.fd[SILO_MAP_DEVICES],
-			       d->maps.fd[SILO_MAP_GENID], ifindex);
+			       d->maps.fd[SILO_MAP_GENID],
+			       d->maps.fd[SILO_MAP_TX_PORTS], ifindex);
 	if (err) {
 		pr_warn("cannot refresh device %s\n", name);
 		/* The others still get theirs; the caller fails. */

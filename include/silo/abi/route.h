@@ -165,6 +165,12 @@ struct silo_route_mtu_key {
 /* As an egress: sends multi-buffer XDP frames (netdev netlink's XDP
  * feature ndo-xmit-sg); one redirected to a device without it is lost. */
 #define SILO_DEV_F_XMIT_SG (1U << 3)
+/* As an egress: sends XDP frames at all (ndo-xmit; a veth only while its
+ * peer runs XDP or GRO). Without it the device is kept out of tx_ports. */
+#define SILO_DEV_F_XMIT (1U << 4)
+/* Loaded in native mode with forwarding: in tx_ports whenever it has
+ * SILO_DEV_F_XMIT (user space keeps the two in step). */
+#define SILO_DEV_F_EGRESS (1U << 5)
 
 struct silo_device {
 	__u8 mac[6]; /* frames for another MAC are not ours to forward */

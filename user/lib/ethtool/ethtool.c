@@ -257,6 +257,8 @@ int silo_netdev_parse_dev(const struct nlmsghdr *nlh, struct silo_netdev *nd)
 	if (!err)
 		err = attr_u64(tb[SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES],
 			       &nd->xdp_rx_metadata);
+	if (!err)
+		nd->known = tb[SILO_NETDEV_A_DEV_XDP_FEATURES] != NULL;
 	return err;
 }
 
@@ -393,12 +395,18 @@ int silo_netdev_get(__u32 ifindex, struct silo_netdev *nd)
 	return silo_nl_request(NETLINK_GENERIC, nlh, reply_cb, &dev);
 }
 
-bool silo_netdev_xmit_sg(__u32 ifindex)
+__u8 silo_netdev_xmit_flags(__u32 ifindex)
 {
 	struct silo_netdev nd;
+	__u8 flags = 0;
 
-	return !silo_netdev_get(ifindex, &nd) &&
-	       (nd.xdp_features & SILO_NETDEV_XDP_ACT_NDO_XMIT_SG);
+	if (silo_netdev_get(ifindex, &nd) || !nd.known)
+		return SILO_DEV_F_XMIT;
+	if (nd.xdp_features & SILO_NETDEV_XDP_ACT_NDO_XMIT)
+		flags |= SILO_DEV_F_XMIT;
+	if (nd.xdp_features & SILO_NETDEV_XDP_ACT_NDO_XMIT_SG)
+		flags |= SILO_DEV_F_XMIT_SG;
+	return flags;
 }
 
 int silo_vlan_view_get(const char *ifname, __u32 ifindex,

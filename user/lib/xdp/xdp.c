@@ -315,23 +315,36 @@ static int load_prog(struct xdp_load *l)
 	return err;
 }
 
-/* The device's tx_ports entry, the old one kept in l for the undo. */
+/*
+ * The device's tx_ports entry, the old one kept in l for the undo: native
+ * only (a driver that runs XDP natively is the one that may transmit it),
+ * and only while the device sends XDP frames at all (silo_sync_tx_port).
+ */
 static int load_tx(struct xdp_load *l)
 {
-	int fd = l->maps.fd[SILO_MAP_TX_PORTS], err = 0;
+	int fd = l->maps.fd[SILO_MAP_TX_PORTS],
+	    devs = l->maps.fd[SILO_MAP_DEVICES];
+	struct silo_device dev;
+	int err = 0;
 
 	l->had_tx = !bpf_map_lookup_elem(fd, &l->ifindex, &l->tx_was);
-	/* Native only: a driver that runs XDP natively also transmits it. */
+	if (bpf_map_lookup_elem(devs, &l->ifindex, &dev))
+		return -errno;
+	dev.flags &= ~SILO_DEV_F_EGRESS;
 	if (l->opts->forward && l->opts->mode == SILO_XDP_NATIVE)
-		err = bpf_map_update_elem(fd, &l->ifindex, &l->ifindex,
-					  BPF_ANY);
-	else if (l->had_tx)
-		err = bpf_map_delete_elem(fd, &l->ifindex);
-	if (err) {
+		dev.flags |= SILO_DEV_F_EGRESS;
+	if (bpf_map_update_elem(devs, &l->ifindex, &dev, BPF_ANY))
 		err = -errno;
+	if (!err)
+		err = silo_sync_tx_port(devs, fd, l->ifindex);
+	if (err) {
 		pr_err("cannot update tx_ports: %s\n", strerror(-err));
+		return err;
 	}
-	return err;
+	if ((dev.flags & SILO_DEV_F_EGRESS) && !(dev.flags & SILO_DEV_F_XMIT))
+		pr_info("note: %s sends no XDP frames now (a veth does while its peer runs an XDP program or has GRO on): traffic routed out of it goes to the stack until it does, which silod follows\n",
+			l->ifname);
+	return 0;
 }
 
 /* The program onto the device: in place of silo's old one, or linked
@@ -381,7 +394,7 @@ static int load_device(struct xdp_load *l)
 
 	/* Per-device entries first, so the program finds them at once. */
 	err = silo_fill_device(maps->fd[SILO_MAP_DEVICES],
-			       maps->fd[SILO_MAP_GENID], l->ifindex);
+			       maps->fd[SILO_MAP_GENID], -1, l->ifindex);
 	if (err)
 		return err;
 	err = load_tx(l);
