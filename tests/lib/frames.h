@@ -36,7 +36,8 @@
 #include <linux/if_packet.h>
 #include <sys/socket.h>
 
-#define FRAME_MAX 1600
+/* A jumbo frame (MTU 9000: 9,014 bytes) and some. */
+#define FRAME_MAX 9216
 #define FRAME_MAGIC0 0x53
 #define FRAME_MAGIC1 0x4c
 #define FRAME_MAGIC2 0xa5
@@ -550,6 +551,30 @@ static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 				 d[i]);
 			ADD(.v6 = v6, .dst = d[i], .proto = 6, .len = 1400,
 			    .df = 1, .tcpflags = 0x10, .sport = 4300);
+		}
+		/* Jumbo frames (the jumbo configuration's MTU 9000; elsewhere
+		 * the client's veth does not send them), to the server and to
+		 * server2 behind a 1500-byte link, DF set and not for IPv4. */
+		for (i = 1; i < 3; i++) {
+			static const int jumbo[] = { 4000, 8192, 9000 };
+
+			for (j = 0; j < 3; j++) {
+				snprintf(fname, sizeof(fname), "udp%s-%d %s", f,
+					 jumbo[j], d[i]);
+				ADD(.v6 = v6, .dst = d[i], .len = jumbo[j],
+				    .sport = 4400 + j);
+				snprintf(fname, sizeof(fname), "tcp%s-%d %s", f,
+					 jumbo[j], d[i]);
+				ADD(.v6 = v6, .dst = d[i], .proto = 6,
+				    .len = jumbo[j], .df = 1, .tcpflags = 0x10,
+				    .sport = 4500 + j);
+				if (v6)
+					continue;
+				snprintf(fname, sizeof(fname), "udp4-%d-df %s",
+					 jumbo[j], d[i]);
+				ADD(.dst = d[i], .len = jumbo[j], .df = 1,
+				    .sport = 4600 + j);
+			}
 		}
 		for (i = 0; i < 2; i++) {
 			const char *dst = d[i];

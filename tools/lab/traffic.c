@@ -10,6 +10,11 @@
  *   traffic udp-send ADDR PORT [--count N] [--size BYTES] [--gap-us US]
  *   traffic tcp-sink PORT [--conns N] [--timeout SEC]
  *   traffic tcp-send ADDR PORT [--conns N] [--bytes BYTES]
+ *
+ * Senders write a pattern that differs byte to byte and datagram to
+ * datagram; sinks print a "digest" of what they read (FNV-1a, 64 bits: a
+ * datagram's each, added up, so their order does not count; a connection's
+ * stream in order), so that two runs can be compared byte for byte.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -104,6 +109,28 @@ static int bind_any(int type, int port)
 	return fd;
 }
 
+/* FNV-1a, 64 bits, of n bytes, from h (14695981039346656037 to start). */
+static unsigned long long fnv1a(unsigned long long h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 1099511628211ULL;
+	return h;
+}
+
+#define FNV_START 14695981039346656037ULL
+
+/* The senders' bytes: byte off of stream or datagram seq. */
+static void pattern(char *buf, size_t n, long seq, long off)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = (char)((off + (long)i) * 7 + seq * 13 +
+				((off + i) >> 8));
+}
+
 /* Datagrams counted by SO_INCOMING_CPU after each read, CPUs below this. */
 #define SINK_CPUS 1024
 
@@ -111,6 +138,7 @@ static int udp_sink(const struct args *a)
 {
 	char buf[65536];
 	long got = 0, bytes = 0, on_cpu[SINK_CPUS] = { 0 };
+	unsigned long long digest = 0;
 	struct sockaddr_storage peer;
 	socklen_t olen, peer_len;
 	struct pollfd pfd;
@@ -145,6 +173,7 @@ static int udp_sink(const struct args *a)
 			t0 = now();
 		got++;
 		bytes += n;
+		digest += fnv1a(FNV_START, buf, n);
 		/* The CPU that processed the last datagram in. */
 		olen = sizeof(cpu);
 		if (got > 1 &&
@@ -152,8 +181,8 @@ static int udp_sink(const struct args *a)
 		    cpu >= 0 && cpu < SINK_CPUS)
 			on_cpu[cpu]++;
 	}
-	printf("{\"mode\":\"udp-sink\",\"datagrams\":%ld,\"bytes\":%ld,\"seconds\":%.3f,\"incoming_cpu\":{",
-	       got, bytes, got ? now() - t0 : 0.0);
+	printf("{\"mode\":\"udp-sink\",\"datagrams\":%ld,\"bytes\":%ld,\"digest\":\"%016llx\",\"seconds\":%.3f,\"incoming_cpu\":{",
+	       got, bytes, digest, got ? now() - t0 : 0.0);
 	for (i = 0, cpu = 0; i < SINK_CPUS; i++)
 		if (on_cpu[i])
 			printf("%s\"%d\":%ld", cpu++ ? "," : "", i, on_cpu[i]);
@@ -182,6 +211,7 @@ static int udp_send(const struct args *a)
 	}
 	t0 = now();
 	for (i = 0; i < a->count; i++) {
+		pattern(buf, a->size, i, 0);
 		snprintf(buf, a->size, "%ld", i);
 		if (sendto(fd, buf, a->size, 0, (struct sockaddr *)&ss, len) ==
 		    a->size)
@@ -200,6 +230,7 @@ static int tcp_sink(const struct args *a)
 {
 	char buf[65536];
 	long conns = 0, bytes = 0;
+	unsigned long long digest = 0;
 	struct pollfd pfd;
 	int fd;
 
@@ -213,6 +244,7 @@ static int tcp_sink(const struct args *a)
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	while (!a->conns || conns < a->conns) {
+		unsigned long long h = FNV_START;
 		struct pollfd cp;
 		int c;
 
@@ -232,12 +264,14 @@ static int tcp_sink(const struct args *a)
 			if (n <= 0)
 				break;
 			bytes += n;
+			h = fnv1a(h, buf, n);
 		}
 		close(c);
 		conns++;
+		digest += h;
 	}
-	printf("{\"mode\":\"tcp-sink\",\"connections\":%ld,\"bytes\":%ld}\n",
-	       conns, bytes);
+	printf("{\"mode\":\"tcp-sink\",\"connections\":%ld,\"bytes\":%ld,\"digest\":\"%016llx\"}\n",
+	       conns, bytes, digest);
 	close(fd);
 	return 0;
 }
@@ -251,7 +285,6 @@ static int tcp_send(const struct args *a)
 
 	if (resolve(a->addr, a->port, &ss, &len))
 		return 1;
-	memset(buf, 'x', sizeof(buf));
 	for (i = 0; i < a->conns; i++) {
 		long left = a->bytes;
 		int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -263,11 +296,13 @@ static int tcp_send(const struct args *a)
 			continue;
 		}
 		while (left > 0) {
-			ssize_t n = send(fd, buf,
-					 left < (long)sizeof(buf) ?
-						 left :
-						 (long)sizeof(buf),
-					 MSG_NOSIGNAL);
+			long want = left < (long)sizeof(buf) ?
+					    left :
+					    (long)sizeof(buf);
+			ssize_t n;
+
+			pattern(buf, want, i, a->bytes - left);
+			n = send(fd, buf, want, MSG_NOSIGNAL);
 			if (n <= 0)
 				break;
 			left -= n;
