@@ -58,7 +58,9 @@ int silo_ethtool_parse_features(const struct nlmsghdr *nlh,
 #define SILO_NETDEV_A_DEV_IFINDEX 1
 #define SILO_NETDEV_A_DEV_XDP_FEATURES 3 /* u64 */
 #define SILO_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5 /* u64 */
+#define SILO_NETDEV_XDP_ACT_BASIC (1ULL << 0)
 #define SILO_NETDEV_XDP_ACT_NDO_XMIT (1ULL << 2)
+#define SILO_NETDEV_XDP_ACT_RX_SG (1ULL << 5)
 #define SILO_NETDEV_XDP_ACT_NDO_XMIT_SG (1ULL << 6)
 #define SILO_NETDEV_XDP_RX_METADATA_VLAN_TAG 4
 

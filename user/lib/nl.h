@@ -31,8 +31,12 @@ struct silo_nl_link {
 	bool has_mac;
 	__u32 master; /* IFLA_MASTER, 0: none */
 	char slave_kind[16]; /* IFLA_INFO_SLAVE_KIND: bridge, bond, vrf... */
+	char kind[16]; /* IFLA_INFO_KIND: veth, vxlan...; "" for a NIC */
+	__u32 mtu; /* IFLA_MTU */
+	__u32 rx_queues; /* IFLA_NUM_RX_QUEUES, 0: not told */
 };
-/* A device's MAC (-EOPNOTSUPP without one), master and port kind. */
+/* A device's MAC (-EOPNOTSUPP without one), master, port kind, kind, MTU
+ * and RX queues. */
 int silo_nl_link(__u32 ifindex, struct silo_nl_link *l);
 /* One walk of the IPv4 and IPv6 routes of every table. */
 struct silo_nl_route_mtu {

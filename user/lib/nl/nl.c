@@ -235,8 +235,14 @@ static int linkinfo_attr_cb(const struct nlattr *attr, void *data)
 {
 	struct silo_nl_link *l = data;
 
-	if (mnl_attr_get_type(attr) == IFLA_INFO_SLAVE_KIND)
-		snprintf(l->slave_kind, sizeof(l->slave_kind), "%.*s",
+	char *to = mnl_attr_get_type(attr) == IFLA_INFO_SLAVE_KIND ?
+			   l->slave_kind :
+		   mnl_attr_get_type(attr) == IFLA_INFO_KIND ? l->kind :
+							       NULL;
+
+	/* Both the same size: a string of the attribute's length. */
+	if (to)
+		snprintf(to, sizeof(l->kind), "%.*s",
 			 (int)mnl_attr_get_payload_len(attr),
 			 (const char *)mnl_attr_get_payload(attr));
 	return MNL_CB_OK;
@@ -257,6 +263,10 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	if (tb[IFLA_MASTER])
 		l->master = mnl_attr_get_u32(tb[IFLA_MASTER]);
+	if (tb[IFLA_MTU])
+		l->mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_NUM_RX_QUEUES])
+		l->rx_queues = mnl_attr_get_u32(tb[IFLA_NUM_RX_QUEUES]);
 	if (tb[IFLA_LINKINFO])
 		mnl_attr_parse_nested(tb[IFLA_LINKINFO], linkinfo_attr_cb, l);
 	return MNL_CB_OK;

@@ -111,16 +111,18 @@ static int detach_foreign(const char *ifname, __u32 ifindex,
 	return 0;
 }
 
-static int attach_error(const char *ifname, enum silo_xdp_mode mode, int err)
+/* The cause and the fix of a failed attach, from the device's state. */
+static int attach_error(const char *ifname, __u32 ifindex,
+			enum silo_xdp_mode mode, int err)
 {
-	if (err == -EOPNOTSUPP && mode == SILO_XDP_NATIVE)
-		pr_err("%s has no native XDP support: load with --mode skb\n",
-		       ifname);
-	else if (err == -EBUSY || err == -EEXIST)
-		pr_err("%s already has an XDP program in another mode: see 'ip link show dev %s'\n",
-		       ifname, ifname);
-	else
-		pr_err("cannot attach to %s: %s\n", ifname, strerror(-err));
+	struct silo_xdp_dev_state st;
+	char why[512];
+
+	if (silo_xdp_dev_state_get(ifindex, &st))
+		memset(&st, 0, sizeof(st));
+	silo_xdp_why(ifname, mode == SILO_XDP_NATIVE, err, &st, why,
+		     sizeof(why));
+	pr_err("%s\n", why);
 	return err;
 }
 
@@ -198,6 +200,7 @@ struct xdp_load {
 	struct bpf_program *prog;
 	struct silo_vlan_view vlan;
 	bool had_tx;
+	bool no_xmit; /* an egress that sends no XDP frames now */
 	__u32 tx_was;
 	int link_fd;
 };
@@ -341,9 +344,8 @@ static int load_tx(struct xdp_load *l)
 		pr_err("cannot update tx_ports: %s\n", strerror(-err));
 		return err;
 	}
-	if ((dev.flags & SILO_DEV_F_EGRESS) && !(dev.flags & SILO_DEV_F_XMIT))
-		pr_info("note: %s sends no XDP frames now (a veth does while its peer runs an XDP program or has GRO on): traffic routed out of it goes to the stack until it does, which silod follows\n",
-			l->ifname);
+	l->no_xmit = (dev.flags & SILO_DEV_F_EGRESS) &&
+		     !(dev.flags & SILO_DEV_F_XMIT);
 	return 0;
 }
 
@@ -375,7 +377,7 @@ static int load_attach(struct xdp_load *l)
 	lopts.flags = mode_flags(l->opts->mode);
 	l->link_fd = bpf_link_create(prog_fd, l->ifindex, BPF_XDP, &lopts);
 	if (l->link_fd < 0)
-		return attach_error(ifname, l->opts->mode, -errno);
+		return attach_error(ifname, l->ifindex, l->opts->mode, -errno);
 	/* Over the link of a device that is gone, when there is one. */
 	err = silo_link_pin(l->s, l->ifindex, l->link_fd, l->old.fd >= 0);
 	if (err) {
@@ -462,6 +464,9 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		err = load_prog(&l);
 	if (!err)
 		err = load_device(&l);
+	if (!err && l.no_xmit)
+		pr_info("note: %s sends no XDP frames now (a veth does while its peer runs an XDP program or has GRO on): traffic routed out of it goes to the stack until it does, which silod follows\n",
+			ifname);
 
 	/* A failed load does not change the operator's earlier decision. */
 	if (err && l.applied && !l.created && l.override >= 0 &&

@@ -19,4 +19,18 @@ int silo_xdp_link_open(struct silo *s, __u32 ifindex, struct xdp_link *l);
 /* Forgets a device: its link pin and its entries in the shared maps. */
 void silo_xdp_forget_device(struct silo *s, __u32 ifindex);
 
+/* What explains a failed attach (xdp_why.c): the device as it is. */
+struct silo_xdp_dev_state {
+	char kind[16]; /* "veth", ...; "" for a NIC */
+	__u32 mtu;
+	__u32 rx_queues;
+	bool known; /* its XDP features were read (netdev netlink) */
+	__u64 xdp_features; /* SILO_NETDEV_XDP_ACT_* */
+};
+int silo_xdp_dev_state_get(__u32 ifindex, struct silo_xdp_dev_state *st);
+/* The cause of err, attaching to dev in native mode or not, and the fix,
+ * as one sentence into buf. */
+void silo_xdp_why(const char *dev, bool native, int err,
+		  const struct silo_xdp_dev_state *st, char *buf, size_t len);
+
 #endif /* SILO_LIB_XDP_H */
