@@ -60,7 +60,7 @@ int silo_fill_device(int map_fd, int genid_fd, int tx_fd, __u32 ifindex)
 	struct silo_nl_link link;
 	char ifname[IF_NAMESIZE];
 	int all, one, err;
-	__u32 idx = ifindex;
+	__u32 idx = ifindex, port;
 	bool had;
 
 	err = silo_nl_link(ifindex, &link);
@@ -97,6 +97,11 @@ int silo_fill_device(int map_fd, int genid_fd, int tx_fd, __u32 ifindex)
 	had = !bpf_map_lookup_elem(map_fd, &ifindex, &old);
 	if (had)
 		dev.flags |= old.flags & SILO_DEV_F_EGRESS;
+	/* A record of an earlier release, which knew no EGRESS: its loader
+	 * put the forwarding devices in tx_ports, and they stay egresses. */
+	if (had && !(old.flags & SILO_DEV_F_EGRESS) && tx_fd >= 0 &&
+	    !bpf_map_lookup_elem(tx_fd, &ifindex, &port))
+		dev.flags |= SILO_DEV_F_EGRESS;
 	if (!had || memcmp(&old, &dev, sizeof(dev))) {
 		if (bpf_map_update_elem(map_fd, &ifindex, &dev, BPF_ANY))
 			return -errno;
