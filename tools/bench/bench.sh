@@ -17,5 +17,6 @@ rc=0
 "$BUILD/tools/bench_silod" || rc=1
 "$BUILD/tools/bench_silod" --scale || rc=1
 "$BUILD/tools/bench_live" || rc=1
+"$BUILD/tools/bench_jumbo" || rc=1
 "$BUILD/tools/bench_steer" || rc=1
 exit $rc
