@@ -235,14 +235,22 @@ udp "new silod, old program: udp over ipv4" 10.2.0.2
 forwarded "new silod, old program: forwarded by XDP" new "$before"
 
 # Then the program, in place, over the same maps.
+# The old program took frames of one page only: the veth peers keep the
+# MTU cap it set, and each replace says so (the one warning expected).
+capped=()
 for dev in r-c r-s; do
 	new xdp load "$dev" --forward --replace >"$TMP/load" 2>&1
 	rc=$?
-	((rc == 0)) && ! grep -Eqi 'warning|another silo version|replac' "$TMP/load" &&
+	((rc == 0)) && ! grep -v 'keeps the MTU cap' "$TMP/load" |
+		grep -Eqi 'warning|another silo version|replac' &&
 		ok "new: load $dev --replace over the old pins" ||
 		not_ok "new: load $dev --replace over the old pins" \
 			"exit $rc: $(head -c 300 "$TMP/load")"
+	capped+=("$(grep -c "the peer of veth $dev keeps the MTU cap of [0-9]* .*'silo xdp unload $dev' and load again" "$TMP/load")")
 done
+[[ ${capped[*]} == "1 1" ]] && ok "each replace says its veth peer keeps the old MTU cap" ||
+	not_ok "each replace says its veth peer keeps the old MTU cap" "said ${capped[*]}"
+
 # Made again by the first of this release to open the pins (its silod).
 n=$(cpumap)
 [[ $n == "$cpumap_old" && $n == *key* ]] && ok "the new cpumap has the old one's entries" ||
@@ -293,6 +301,17 @@ n=$(group new)
 expect "new: policy" 0 "policy hash" new reuseport policy udp4_7301 hash
 [[ $(group new | jq -r .policy) == hash ]] && ok "new: policy shows" ||
 	not_ok "new: policy shows" "$(group new)"
+
+# The cap holds until silo is loaded afresh; then jumbo MTUs go.
+! ip -n "$P-client" link set eth0 mtu 9000 2>/dev/null &&
+	ok "capped: the client's MTU stays at most a page" ||
+	not_ok "capped: the client's MTU stays at most a page" "MTU 9000 taken"
+check "r-c loaded afresh" bash -c \
+	"'$SILO' --pin-root '$PIN_ROOT' --netns '$R' xdp unload r-c &&
+	 '$SILO' --pin-root '$PIN_ROOT' --netns '$R' xdp load r-c --forward"
+ip -n "$P-client" link set eth0 mtu 9000 && ip -n "$R" link set r-c mtu 9000 &&
+	ok "loaded afresh: MTU 9000 on both ends of r-c" ||
+	not_ok "loaded afresh: MTU 9000 on both ends of r-c" "$(ip -n "$P-client" -d link show eth0 | grep -o 'maxmtu [0-9]*')"
 
 # --- this build removes it all ----------------------------------------------
 

@@ -33,11 +33,17 @@ struct silo_nl_link {
 	char slave_kind[16]; /* IFLA_INFO_SLAVE_KIND: bridge, bond, vrf... */
 	char kind[16]; /* IFLA_INFO_KIND: veth, vxlan...; "" for a NIC */
 	__u32 mtu; /* IFLA_MTU */
+	__u32 max_mtu; /* IFLA_MAX_MTU, 0: not told */
 	__u32 rx_queues; /* IFLA_NUM_RX_QUEUES, 0: not told */
+	__u32 link; /* IFLA_LINK: a veth's peer, 0: none */
+	__s32 link_netnsid; /* IFLA_LINK_NETNSID: the peer's, -1: here */
 };
-/* A device's MAC (-EOPNOTSUPP without one), master, port kind, kind, MTU
- * and RX queues. */
+/* A device's MAC (-EOPNOTSUPP without one), master, port kind, kind, MTUs,
+ * RX queues and peer. */
 int silo_nl_link(__u32 ifindex, struct silo_nl_link *l);
+/* The same of a device in the namespace netnsid (as this one knows it, as
+ * IFLA_LINK_NETNSID says; -1: this one). */
+int silo_nl_link_in(__s32 netnsid, __u32 ifindex, struct silo_nl_link *l);
 /* One walk of the IPv4 and IPv6 routes of every table. */
 struct silo_nl_route_mtu {
 	__u8 family;

@@ -265,14 +265,21 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 		l->master = mnl_attr_get_u32(tb[IFLA_MASTER]);
 	if (tb[IFLA_MTU])
 		l->mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
+	if (tb[IFLA_MAX_MTU])
+		l->max_mtu = mnl_attr_get_u32(tb[IFLA_MAX_MTU]);
 	if (tb[IFLA_NUM_RX_QUEUES])
 		l->rx_queues = mnl_attr_get_u32(tb[IFLA_NUM_RX_QUEUES]);
+	if (tb[IFLA_LINK])
+		l->link = mnl_attr_get_u32(tb[IFLA_LINK]);
+	if (tb[IFLA_LINK_NETNSID])
+		l->link_netnsid =
+			(__s32)mnl_attr_get_u32(tb[IFLA_LINK_NETNSID]);
 	if (tb[IFLA_LINKINFO])
 		mnl_attr_parse_nested(tb[IFLA_LINKINFO], linkinfo_attr_cb, l);
 	return MNL_CB_OK;
 }
 
-int silo_nl_link(__u32 ifindex, struct silo_nl_link *l)
+int silo_nl_link_in(__s32 netnsid, __u32 ifindex, struct silo_nl_link *l)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
@@ -280,16 +287,24 @@ int silo_nl_link(__u32 ifindex, struct silo_nl_link *l)
 	int err;
 
 	memset(l, 0, sizeof(*l));
+	l->link_netnsid = -1;
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = RTM_GETLINK;
 	nlh->nlmsg_flags = NLM_F_REQUEST;
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_family = AF_UNSPEC;
 	ifi->ifi_index = ifindex;
+	if (netnsid >= 0)
+		mnl_attr_put_u32(nlh, IFLA_TARGET_NETNSID, netnsid);
 	err = nl_request(nlh, link_cb, l);
 	if (err)
 		return err;
 	return l->has_mac ? 0 : -EOPNOTSUPP;
+}
+
+int silo_nl_link(__u32 ifindex, struct silo_nl_link *l)
+{
+	return silo_nl_link_in(-1, ifindex, l);
 }
 
 /* What one walk of the routes collects. */

@@ -367,6 +367,7 @@ static int load_attach(struct xdp_load *l)
 			return err;
 		}
 		warn_hidden_tags(ifname, &l->vlan, bound, l->opts);
+		silo_xdp_peer_cap(ifname, l->ifindex);
 		return 0;
 	}
 	if (l->q->prog_id) {

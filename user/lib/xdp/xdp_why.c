@@ -4,7 +4,8 @@
  * state rather than from the errno alone: one cause is ERANGE on veth,
  * EINVAL on i40e and EOPNOTSUPP on ice, and the attach of an XDP link
  * carries no extended ack. The device's kind, MTU, RX queues and XDP
- * features (netdev netlink) say the cause; the sentence says the fix.
+ * features (netdev netlink) say the cause; the sentence says the fix. And
+ * what a replace in place leaves: a veth peer's MTU cap.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -86,4 +87,18 @@ void silo_xdp_why(const char *dev, bool native, int err,
 	else
 		snprintf(buf, len, "cannot attach to %s: %s", dev,
 			 strerror(-err));
+}
+
+void silo_xdp_peer_cap(const char *dev, __u32 ifindex)
+{
+	struct silo_nl_link l, peer;
+
+	if (silo_nl_link(ifindex, &l) || strcmp(l.kind, "veth") || !l.link ||
+	    silo_nl_link_in(l.link_netnsid, l.link, &peer))
+		return;
+	/* A page's worth, where a veth without such a program allows 64 KiB. */
+	if (!peer.max_mtu || peer.max_mtu >= 4096)
+		return;
+	pr_warn("the peer of veth %s keeps the MTU cap of %u that the program replaced set (it took frames of one page only; a veth sets the cap when a program is first attached): to raise the peer's MTU above it, run 'silo xdp unload %s' and load again\n",
+		dev, peer.max_mtu, dev);
 }
