@@ -11,9 +11,12 @@
  * forwarding, and runs N frames (default 1,000,000) through
  * BPF_PROG_TEST_RUN as if received on r-c: the corpus of tests/lib/frames.h
  * mutated (bit flips, bytes set, truncation, growth, length and header
- * length fields, TTL, ethertype, splices) and wholly random frames. Every
- * verdict must be XDP_PASS, XDP_TX or XDP_REDIRECT: silo never drops and
- * never aborts.
+ * length fields, TTL, ethertype, splices) and wholly random frames, up to
+ * jumbo sizes (above a page a test run hands the program several
+ * buffers). Every verdict must be XDP_PASS, XDP_TX or XDP_REDIRECT: silo
+ * never drops and never aborts. The client's and the server's links have
+ * MTU 9000, server2's 1500: jumbo frames are forwarded to the one and too
+ * big for the other.
  *
  * Then a sample of the frames silo redirected (--replay, default 10,000)
  * goes live through the kernel with silo unloaded: sent from the client's
@@ -94,8 +97,8 @@ static const char topo[] =
 	"net.ipv6.conf.all.forwarding=1 net.ipv4.conf.all.send_redirects=0 "
 	"net.ipv4.conf.default.send_redirects=0 net.ipv4.conf.all.rp_filter=0 "
 	"net.ipv4.conf.default.rp_filter=0\n"
-	"ip link add name r-c address 02:00:00:00:01:01 type veth peer name eth0 address 02:00:00:00:01:02 netns $H-c\n"
-	"ip link add name r-s address 02:00:00:00:02:01 type veth peer name eth0 address 02:00:00:00:02:02 netns $H-s\n"
+	"ip link add name r-c mtu 9000 address 02:00:00:00:01:01 type veth peer name eth0 mtu 9000 address 02:00:00:00:01:02 netns $H-c\n"
+	"ip link add name r-s mtu 9000 address 02:00:00:00:02:01 type veth peer name eth0 mtu 9000 address 02:00:00:00:02:02 netns $H-s\n"
 	"ip link add name r-t address 02:00:00:00:03:01 type veth peer name eth0 address 02:00:00:00:03:02 netns $H-t\n"
 	"for n in c s t; do\n"
 	"  ip netns exec $H-$n ethtool -K eth0 tx off gro on >/dev/null\n"
@@ -135,9 +138,12 @@ static const char topo[] =
 /* The longest frame made: a VLAN-tagged jumbo packet and some. Above a
  * page, BPF_PROG_TEST_RUN hands silo's program a multi-buffer frame. */
 #define FUZZ_MAX 9100
-/* What is replayed through the kernel and captured: frames the veths'
- * MTU (1500) carries. */
-#define REPLAY_MAX 1600
+/* What is replayed through the kernel: frames the client's veth sends
+ * (MTU 9000 and its Ethernet header). */
+#define REPLAY_MAX (9000 + 14)
+/* Above this a test run puts the rest of a frame in fragments: a page less
+ * its headroom and the shared info. */
+#define LINEAR_MAX (4096 - 256 - 320)
 
 /* One mutated or random frame from the seeds into f; returns its length. */
 static size_t mutate(const struct corpus *seeds, uint8_t *f)
@@ -562,9 +568,7 @@ int main(int argc, char **argv)
 
 		for (i = 0; i < count; i++) {
 			size_t len = mutate(&seeds, in);
-			/* Past a page less test runs' headroom and shared
-			 * info: the rest goes in fragments. */
-			int frags = len > 4096 - 256 - 320;
+			int frags = len > LINEAR_MAX;
 			struct xdp_md ctx = { .data_end = len,
 					      .ingress_ifindex = ifindex };
 			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in,
@@ -592,7 +596,8 @@ int main(int argc, char **argv)
 				continue;
 			/* Reservoir sample of what silo sends on. */
 			redirects++;
-			if (!nreplay || len > 1514 || o.data_size_out > 1514)
+			if (!nreplay || len > REPLAY_MAX ||
+			    o.data_size_out > REPLAY_MAX)
 				continue;
 			{
 				long k = nsample < nreplay ?
@@ -647,6 +652,10 @@ int main(int argc, char **argv)
 		}
 		if (nreplay) {
 			int diff = replay(sm, nsample, &unsent);
+			long jumbo = 0;
+
+			for (i = 0; i < nsample; i++)
+				jumbo += sm[i].len > LINEAR_MAX;
 
 			if (diff < 0)
 				bad++;
@@ -655,8 +664,8 @@ int main(int argc, char **argv)
 				       diff, nsample, unsent, classes[1],
 				       classes[2], classes[3], classes[0]);
 			else
-				printf("ok - fuzz/replay: %ld redirected frames left the kernel the same way (%d unsendable)\n",
-				       nsample, unsent);
+				printf("ok - fuzz/replay: %ld redirected frames (%ld multi-buffer) left the kernel the same way (%d unsendable)\n",
+				       nsample, jumbo, unsent);
 			if (diff)
 				bad++;
 		}
