@@ -111,21 +111,6 @@ static int detach_foreign(const char *ifname, __u32 ifindex,
 	return 0;
 }
 
-/* The cause and the fix of a failed attach, from the device's state. */
-static int attach_error(const char *ifname, __u32 ifindex,
-			enum silo_xdp_mode mode, int err)
-{
-	struct silo_xdp_dev_state st;
-	char why[512];
-
-	if (silo_xdp_dev_state_get(ifindex, &st))
-		memset(&st, 0, sizeof(st));
-	silo_xdp_why(ifname, mode == SILO_XDP_NATIVE, err, &st, why,
-		     sizeof(why));
-	pr_err("%s\n", why);
-	return err;
-}
-
 static const char *fams_name(const struct silo_envelope *env, __u32 bit)
 {
 	bool v4 = env->holds[SILO_FAM_V4] & bit,
@@ -200,6 +185,7 @@ struct xdp_load {
 	struct bpf_program *prog;
 	struct silo_vlan_view vlan;
 	bool had_tx;
+	bool egress_was; /* the record's SILO_DEV_F_EGRESS before */
 	bool no_xmit; /* an egress that sends no XDP frames now */
 	__u32 tx_was;
 	int link_fd;
@@ -318,34 +304,42 @@ static int load_prog(struct xdp_load *l)
 	return err;
 }
 
+/* The device record's EGRESS flag set or cleared: -errno on failure. */
+static int device_egress(int devs, __u32 ifindex, bool on, bool *was,
+			 struct silo_device *dev)
+{
+	if (bpf_map_lookup_elem(devs, &ifindex, dev))
+		return -errno;
+	if (was)
+		*was = dev->flags & SILO_DEV_F_EGRESS;
+	dev->flags &= ~SILO_DEV_F_EGRESS;
+	if (on)
+		dev->flags |= SILO_DEV_F_EGRESS;
+	return bpf_map_update_elem(devs, &ifindex, dev, BPF_ANY) ? -errno : 0;
+}
+
 /*
- * The device's tx_ports entry, the old one kept in l for the undo: native
- * only (a driver that runs XDP natively is the one that may transmit it),
- * and only while the device sends XDP frames at all (silo_sync_tx_port).
+ * The device's tx_ports entry, the old one (and the record's EGRESS) kept
+ * in l for the undo: native only (a driver that runs XDP natively is the
+ * one that may transmit it), and only while the device sends XDP frames at
+ * all (silo_sync_tx_port).
  */
 static int load_tx(struct xdp_load *l)
 {
 	int fd = l->maps.fd[SILO_MAP_TX_PORTS],
-	    devs = l->maps.fd[SILO_MAP_DEVICES];
+	    devs = l->maps.fd[SILO_MAP_DEVICES], err;
+	bool egress = l->opts->forward && l->opts->mode == SILO_XDP_NATIVE;
 	struct silo_device dev;
-	int err = 0;
 
 	l->had_tx = !bpf_map_lookup_elem(fd, &l->ifindex, &l->tx_was);
-	if (bpf_map_lookup_elem(devs, &l->ifindex, &dev))
-		return -errno;
-	dev.flags &= ~SILO_DEV_F_EGRESS;
-	if (l->opts->forward && l->opts->mode == SILO_XDP_NATIVE)
-		dev.flags |= SILO_DEV_F_EGRESS;
-	if (bpf_map_update_elem(devs, &l->ifindex, &dev, BPF_ANY))
-		err = -errno;
+	err = device_egress(devs, l->ifindex, egress, &l->egress_was, &dev);
 	if (!err)
 		err = silo_sync_tx_port(devs, fd, l->ifindex);
 	if (err) {
 		pr_err("cannot update tx_ports: %s\n", strerror(-err));
 		return err;
 	}
-	l->no_xmit = (dev.flags & SILO_DEV_F_EGRESS) &&
-		     !(dev.flags & SILO_DEV_F_XMIT);
+	l->no_xmit = egress && !(dev.flags & SILO_DEV_F_XMIT);
 	return 0;
 }
 
@@ -378,7 +372,9 @@ static int load_attach(struct xdp_load *l)
 	lopts.flags = mode_flags(l->opts->mode);
 	l->link_fd = bpf_link_create(prog_fd, l->ifindex, BPF_XDP, &lopts);
 	if (l->link_fd < 0)
-		return attach_error(ifname, l->ifindex, l->opts->mode, -errno);
+		return silo_xdp_attach_error(ifname, l->ifindex,
+					     l->opts->mode == SILO_XDP_NATIVE,
+					     -errno);
 	/* Over the link of a device that is gone, when there is one. */
 	err = silo_link_pin(l->s, l->ifindex, l->link_fd, l->old.fd >= 0);
 	if (err) {
@@ -414,6 +410,9 @@ out_tx:
 				    &l->tx_was, BPF_ANY);
 	else
 		bpf_map_delete_elem(maps->fd[SILO_MAP_TX_PORTS], &l->ifindex);
+	if (l->ours) /* the record stays: as it was an egress or not */
+		device_egress(maps->fd[SILO_MAP_DEVICES], l->ifindex,
+			      l->egress_was, NULL, &(struct silo_device){});
 out_device:
 	if (!l->ours)
 		bpf_map_delete_elem(maps->fd[SILO_MAP_DEVICES], &l->ifindex);

@@ -33,6 +33,9 @@ int silo_xdp_dev_state_get(__u32 ifindex, struct silo_xdp_dev_state *st);
 void silo_xdp_why(const char *dev, bool native, int err,
 		  const struct silo_xdp_dev_state *st, char *buf, size_t len);
 
+/* Says why attaching to dev failed with err (silo_xdp_why()); returns
+ * err. */
+int silo_xdp_attach_error(const char *dev, __u32 ifindex, bool native, int err);
 /* After a replace in place on a veth: warns when its peer keeps the MTU
  * cap of a program that took frames of one page only (an earlier
  * release's), and says how to lift it. */

@@ -89,6 +89,18 @@ void silo_xdp_why(const char *dev, bool native, int err,
 			 strerror(-err));
 }
 
+int silo_xdp_attach_error(const char *dev, __u32 ifindex, bool native, int err)
+{
+	struct silo_xdp_dev_state st;
+	char why[512];
+
+	if (silo_xdp_dev_state_get(ifindex, &st))
+		memset(&st, 0, sizeof(st));
+	silo_xdp_why(dev, native, err, &st, why, sizeof(why));
+	pr_err("%s\n", why);
+	return err;
+}
+
 void silo_xdp_peer_cap(const char *dev, __u32 ifindex)
 {
 	struct silo_nl_link l, peer;
