@@ -112,6 +112,34 @@ only_on 0 900 && ok "service on CPU 0: processed there" ||
 	not_ok "service on CPU 0: processed there" "$cpus"
 check "service del" silo --netns "$S" service del --proto udp --port 7000
 
+# RPS on the receiving queue undoes steering: the cpumap hands the stack
+# its packets as packets of RX queue 0, and RPS there moves each again.
+# Shown live, then refused by 'service add' with the fix.
+rps() { ip netns exec "$S" sh -c "echo $1 > /sys/class/net/svl-s/queues/rx-0/rps_cpus"; }
+check "service on CPU 1 again" silo --netns "$S" service add --proto udp \
+	--port 7000 --cpus 1
+rps 1
+udp "RPS on rx-0 to CPU 0" 10.77.0.2 1000
+only_on 0 900 && ok "RPS on rx-0: the steered datagrams moved back to CPU 0" ||
+	not_ok "RPS on rx-0: the steered datagrams moved back to CPU 0" "$cpus"
+check "service del" silo --netns "$S" service del --proto udp --port 7000
+want="RPS on svl-s's RX queue 0 \(rps_cpus 0*1\) would move every packet silo steers again"
+expect "service add refused while RPS is on rx-0" 1 "$want.*echo 0 > /sys/class/net/svl-s/queues/rx-0/rps_cpus" \
+	silo --netns "$S" service add --proto udp --port 7000 --cpus 1
+silo --netns "$S" -j service add --proto udp --port 7000 --cpus 1 >"$TMP/out" 2>/dev/null
+rc=$?
+((rc == 1)) && jq -e '.error | test("RPS on svl-s.s RX queue 0")' "$TMP/out" >/dev/null &&
+	ok "-j: the same in .error" || not_ok "-j: the same in .error" "exit $rc: $(head -c 300 "$TMP/out")"
+n=$(silo --netns "$S" -j service show | jq '.services | length')
+[[ $n == 0 ]] && ok "nothing added" || not_ok "nothing added" "$n services"
+rps 0
+check "RPS off: service add" silo --netns "$S" service add --proto udp \
+	--port 7000 --cpus 1
+udp "RPS off again" 10.77.0.2 1000
+only_on 1 900 && ok "RPS off: every datagram processed on CPU 1" ||
+	not_ok "RPS off: every datagram processed on CPU 1" "$cpus"
+check "service del" silo --netns "$S" service del --proto udp --port 7000
+
 # TCP: SYN and segments steered alike; whole bytes on every connection.
 check "tcp service" silo --netns "$S" service add --proto tcp --port 7001 \
 	--cpus 1

@@ -44,6 +44,15 @@ void cli_print(enum silo_log_level level, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cli_print(SILO_LOG_ERROR, fmt, ap);
+	va_end(ap);
+}
+
 int usage_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -35,6 +35,9 @@ extern const char *prog_name;
 
 /* Says what is wrong with the command line; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A command's error: "silo: error: ..." on stderr, or under -j kept for
+ * the JSON object's "error". */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* libsilo's messages (silo_set_print): to stderr, or kept under -j. */
 void cli_print(enum silo_log_level level, const char *fmt, va_list ap);
 /* Opens the namespace's state (--netns, --pin-root); NULL on failure. */

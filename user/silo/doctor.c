@@ -7,15 +7,14 @@
  * socket -> reader CPU map. RSS (through ethtool netlink) and XPS decide
  * which queue, and so which CPU, a flow meets first.
  */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <unistd.h>
 #include "cli.h"
 #include "cmd.h"
 #include "fmt.h"
 #include "doctor.h"
+#include "netns_sysfs.h"
 
 struct doctor_cfg {
 	const char *root;
@@ -29,34 +28,6 @@ static const struct opt doctor_opts[] = {
 		   "'key 6d:5a:..', 'indir 0 1 2 3 ..', or 'unsupported'"),
 	OPTION_END,
 };
-
-/*
- * /sys shows the devices of the namespace that mounted it: for --netns,
- * a sysfs of that namespace (the process is in it now), mounted in a
- * mount namespace of this process alone, on a directory of its own.
- */
-static void mount_netns_sysfs(struct doctor *d)
-{
-	snprintf(d->sys, sizeof(d->sys), "/tmp/silo-doctor-XXXXXX");
-	if (!mkdtemp(d->sys)) {
-		d->sys[0] = '\0';
-		return;
-	}
-	if (unshare(CLONE_NEWNS) ||
-	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    mount("sysfs", d->sys, "sysfs", MS_RDONLY, NULL)) {
-		rmdir(d->sys);
-		d->sys[0] = '\0';
-	}
-}
-
-static void umount_netns_sysfs(struct doctor *d)
-{
-	if (!d->sys[0])
-		return;
-	umount2(d->sys, MNT_DETACH);
-	rmdir(d->sys);
-}
 
 static void check_device(struct doctor *d, const char *dev)
 {
@@ -167,7 +138,7 @@ static int doctor_run(void *parsed, int argc, char **argv)
 		d.rss = json_object_new_array();
 	}
 	if (s && cli.netns && !d.root[0])
-		mount_netns_sysfs(&d);
+		netns_sysfs_mount(d.sys, sizeof(d.sys));
 	if (s)
 		check_silo(&d, s);
 	else
@@ -187,7 +158,7 @@ static int doctor_run(void *parsed, int argc, char **argv)
 	}
 	if (s)
 		silo_group_foreach(s, check_group, &d);
-	umount_netns_sysfs(&d);
+	netns_sysfs_umount(d.sys);
 	if (cli.json) {
 		json_object *o = json_object_new_object();
 

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "fmt.h"
+#include "netns_sysfs.h"
 
 static int service_add(void *cfg, int argc, char **argv);
 static int service_del(void *cfg, int argc, char **argv);
@@ -180,6 +181,59 @@ static int key_check(struct service_cfg *c, const char *cmd)
 	return 0;
 }
 
+/* Whether RPS is on for dev's RX queue 0 (its mask into mask), read in
+ * sys (the namespace's sysfs; "" for /sys). */
+static bool rps_on(const char *sys, const char *dev, char *mask, size_t len)
+{
+	char path[PATH_MAX];
+	const char *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/class/net/%s/queues/rx-0/rps_cpus",
+		 sys[0] ? sys : "/sys", dev);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(mask, len, f))
+		mask[0] = '\0';
+	fclose(f);
+	mask[strcspn(mask, "\n")] = '\0';
+	for (p = mask; *p == '0' || *p == ','; p++)
+		;
+	return *p;
+}
+
+/*
+ * A cpumap hands the stack what silo steers as packets of its device's RX
+ * queue 0, so RPS on that queue moves every one of them again, to RPS's
+ * CPUs: steering cannot hold. Refused (1) while a device silo steers on
+ * has it; the fix in the message.
+ */
+static int rps_undoes_steering(struct silo *s)
+{
+	struct silo_xdp_dev *devs;
+	char sys[64] = "", mask[256];
+	size_t n, i;
+	int bad = 0;
+
+	if (silo_xdp_list(s, &devs, &n))
+		return 0;
+	if (cli.netns)
+		netns_sysfs_mount(sys, sizeof(sys));
+	for (i = 0; i < n && !bad; i++) {
+		if (!devs[i].attached || devs[i].mode != SILO_XDP_NATIVE ||
+		    !rps_on(sys, devs[i].ifname, mask, sizeof(mask)))
+			continue;
+		bad = 1;
+		cli_error(
+			"RPS on %s's RX queue 0 (rps_cpus %s) would move every packet silo steers again, to those CPUs: the cpumap hands them to the stack as packets of queue 0. Turn it off first: echo 0 > /sys/class/net/%s/queues/rx-0/rps_cpus\n",
+			devs[i].ifname, mask, devs[i].ifname);
+	}
+	netns_sysfs_umount(sys);
+	free(devs);
+	return bad;
+}
+
 static int service_add(void *parsed, int argc __maybe_unused,
 		       char **argv __maybe_unused)
 {
@@ -201,7 +255,7 @@ static int service_add(void *parsed, int argc __maybe_unused,
 	c->o.qsize = c->qsize;
 	c->o.replace = c->replace;
 	s = open_silo();
-	if (!s)
+	if (!s || rps_undoes_steering(s))
 		return 1;
 	err = silo_service_add(s, &c->o);
 	if (err)
