@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench_steer: a UDP service whose one reader thread runs on another CPU
- * than the one that receives its packets, three ways side by side in one
+ * than the one that receives its packets, four ways side by side in one
  * run:
  *
  *   no_silo    the kernel alone (the receiving veth runs XDP_PASS, see
