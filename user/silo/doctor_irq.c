@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "fmt.h"
 #include "doctor.h"
+#include "netns_sysfs.h"
 
 void check_irqbalance(struct doctor *d)
 {
@@ -124,7 +125,6 @@ int check_queues(struct doctor *d, const char *dev)
 	int rx = 0, q;
 	struct dirent *e;
 	DIR *dir;
-	char *p;
 
 	snprintf(rel, sizeof(rel), "/sys/class/net/%s/queues", dev);
 	path_of(d, rel, path, sizeof(path));
@@ -143,9 +143,7 @@ int check_queues(struct doctor *d, const char *dev)
 			 e->d_name);
 		if (read_line(d, rel, mask, sizeof(mask)))
 			continue;
-		for (p = mask; *p == '0' || *p == ','; p++)
-			;
-		if (!*p) {
+		if (!sysfs_mask_any(mask)) {
 			report(d, OK, "rps", NULL, "%s rx-%d: RPS off", dev, q);
 			continue;
 		}

@@ -4,7 +4,7 @@
  * process has entered the namespace (open_silo()), but its mounts still
  * show the sysfs of the namespace it came from, whose devices of the same
  * name are others. A sysfs mounted now, in a mount namespace of this
- * process's own, shows the right ones.
+ * process's own, shows the right ones. And what is read there: CPU masks.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -34,4 +34,11 @@ void netns_sysfs_umount(const char *dir)
 		return;
 	umount2(dir, MNT_DETACH);
 	rmdir(dir);
+}
+
+bool sysfs_mask_any(const char *mask)
+{
+	while (*mask == '0' || *mask == ',')
+		mask++;
+	return *mask && *mask != '\n';
 }

@@ -186,7 +186,6 @@ static int key_check(struct service_cfg *c, const char *cmd)
 static bool rps_on(const char *sys, const char *dev, char *mask, size_t len)
 {
 	char path[PATH_MAX];
-	const char *p;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/class/net/%s/queues/rx-0/rps_cpus",
@@ -198,9 +197,7 @@ static bool rps_on(const char *sys, const char *dev, char *mask, size_t len)
 		mask[0] = '\0';
 	fclose(f);
 	mask[strcspn(mask, "\n")] = '\0';
-	for (p = mask; *p == '0' || *p == ','; p++)
-		;
-	return *p;
+	return sysfs_mask_any(mask);
 }
 
 /*
