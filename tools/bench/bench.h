@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "silo/silo.h"
 
 /* Monotonic time in seconds, for measuring intervals. */
 static inline double bench_mono(void)
@@ -21,6 +22,42 @@ static inline double bench_mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* silo's counters summed over the CPUs, into *t: 0 or -errno. */
+static inline int bench_silo_stats(struct silo *s, struct silo_stats *t)
+{
+	int ncpus = silo_nr_cpus(), cpu, err;
+	struct silo_stats *pc = calloc(ncpus, sizeof(*pc));
+	unsigned int i;
+
+	memset(t, 0, sizeof(*t));
+	if (!pc)
+		return -ENOMEM;
+	err = silo_stats_read(s, pc);
+	for (cpu = 0; !err && cpu < ncpus; cpu++)
+		for (i = 0; i < SILO_STAT_MAX; i++)
+			((__u64 *)t)[i] += ((__u64 *)&pc[cpu])[i];
+	free(pc);
+	return err;
+}
+
+/* IPv6 datagrams the stack of the caller's namespace forwarded
+ * (Ip6OutForwDatagrams): a baseline that forwarded through it measures
+ * the kernel. */
+static inline __u64 bench_ip6_forwarded(void)
+{
+	unsigned long long n = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/net/snmp6", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Ip6OutForwDatagrams %llu", &n) == 1)
+			break;
+	fclose(f);
+	return n;
 }
 
 /* Pins the calling thread to cpu: 0 or -errno. */

@@ -196,35 +196,7 @@ static __u64 sink_count(void)
 /* IPv6 datagrams the router's stack forwarded (read in the router). */
 static __u64 stack_forwarded(void)
 {
-	unsigned long long n = 0;
-	char line[256];
-	FILE *f;
-
-	if (bench_enter("bench_jumbo", B.ns_r))
-		return 0;
-	f = fopen("/proc/self/net/snmp6", "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Ip6OutForwDatagrams %llu", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
-/* silo's counters, summed over the CPUs, into *t. */
-static void silo_totals(struct silo_stats *t)
-{
-	int ncpus = silo_nr_cpus(), cpu;
-	struct silo_stats *pc = calloc(ncpus, sizeof(*pc));
-	unsigned int i;
-
-	memset(t, 0, sizeof(*t));
-	if (pc && !silo_stats_read(B.s, pc))
-		for (cpu = 0; cpu < ncpus; cpu++)
-			for (i = 0; i < SILO_STAT_MAX; i++)
-				((__u64 *)t)[i] += ((__u64 *)&pc[cpu])[i];
-	free(pc);
+	return bench_enter("bench_jumbo", B.ns_r) ? 0 : bench_ip6_forwarded();
 }
 
 /* The variant's program on the router's ingress. */
@@ -394,7 +366,7 @@ int main(int argc, char **argv)
 			bench_enter("bench_jumbo", B.ns_c);
 			gen_run(warmup, flows);
 			fwd0 = stack_forwarded();
-			silo_totals(&st0);
+			bench_silo_stats(B.s, &st0);
 			sink0 = sink_count();
 			bench_enter("bench_jumbo", B.ns_c);
 			{
@@ -419,7 +391,7 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			if (v == SILO) {
-				silo_totals(&st1);
+				bench_silo_stats(B.s, &st1);
 				for (k = 0; k < SILO_STAT_MAX; k++)
 					((__u64 *)&d)[k] += ((__u64 *)&st1)[k] -
 							    ((__u64 *)&st0)[k];

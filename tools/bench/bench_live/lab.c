@@ -255,39 +255,6 @@ __u64 sink_count(__u64 *other)
 	return sum[0];
 }
 
-/* IPv6 datagrams the stack of the caller's namespace forwarded. */
-__u64 stack_forwarded(void)
-{
-	unsigned long long n = 0;
-	char line[256];
-	FILE *f = fopen("/proc/self/net/snmp6", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Ip6OutForwDatagrams %llu", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
-int stats_total(struct silo_stats *total)
-{
-	int ncpus = silo_nr_cpus(), cpu, err;
-	struct silo_stats *per_cpu = calloc(ncpus, sizeof(*per_cpu));
-	unsigned int i;
-
-	memset(total, 0, sizeof(*total));
-	if (!per_cpu)
-		return -ENOMEM;
-	err = silo_stats_read(L.s, per_cpu);
-	for (cpu = 0; !err && cpu < ncpus; cpu++)
-		for (i = 0; i < SILO_STAT_MAX; i++)
-			((__u64 *)total)[i] += ((__u64 *)&per_cpu[cpu])[i];
-	free(per_cpu);
-	return err;
-}
-
 void lab_cleanup(void)
 {
 	silod_child_stop(L.silod);

@@ -85,8 +85,6 @@ int lab_endpoints(void);
 int set_variant(int v);
 int ref_check(void);
 __u64 sink_count(__u64 *other);
-__u64 stack_forwarded(void);
-int stats_total(struct silo_stats *total);
 void lab_cleanup(void);
 
 /* traffic.c */

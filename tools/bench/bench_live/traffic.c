@@ -306,18 +306,18 @@ int measure(struct cell *c, int t, int round, double warmup, double secs)
 	double pps;
 
 	gen_traffic(t);
-	fwd0 = stack_forwarded();
+	fwd0 = bench_ip6_forwarded();
 	all0 = sink_count(NULL);
 	if (bench_enter("bench_live", L.ns_client))
 		return -1;
 	pps = send_for(t, warmup, NULL);
 	if (pps >= 0) {
 		c0 = sink_count(NULL);
-		if (stats_total(&before))
+		if (bench_silo_stats(L.s, &before))
 			pps = -1;
 		else
 			pps = send_for(t, secs, &c->share[round]);
-		if (pps >= 0 && stats_total(&after))
+		if (pps >= 0 && bench_silo_stats(L.s, &after))
 			pps = -1;
 	}
 	if (bench_enter("bench_live", L.ns_router) || pps < 0)
@@ -334,7 +334,7 @@ int measure(struct cell *c, int t, int round, double warmup, double secs)
 			100 * c->share[round]);
 	c->pkts += sink_count(NULL) - c0;
 	c->all_pkts += sink_count(NULL) - all0;
-	c->stack_fwd += stack_forwarded() - fwd0;
+	c->stack_fwd += bench_ip6_forwarded() - fwd0;
 	stats_add(&c->d, &before, &after);
 	return 0;
 }
