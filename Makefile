@@ -48,7 +48,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(patsubst $(OUTPUT)/%,%,$(2))";
 endif
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-LIBS_PC := libbpf libmnl json-c
+LIBS_PC := libbpf libmnl json-c yaml-0.1
 
 ifeq ($(WERROR),1)
 WERROR_FLAG := -Werror
@@ -356,6 +356,7 @@ install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(if $(RST2MAN),$(MAN_PAGES))
 	$(INSTALL) -D -m 0644 $(LIBSILO) $(DESTDIR)$(LIBDIR)/libsilo.a
 	$(INSTALL) -D -m 0644 include/silo/silo.h $(DESTDIR)$(INCLUDEDIR)/silo/silo.h
 	$(INSTALL) -D -m 0644 include/silo/abi.h $(DESTDIR)$(INCLUDEDIR)/silo/abi.h
+	$(INSTALL) -D -m 0644 include/silo/apply.h $(DESTDIR)$(INCLUDEDIR)/silo/apply.h
 	$(Q)for h in $(notdir $(ABI_PUBLIC)); do \
 		echo "$(INSTALL) -D -m 0644 include/silo/abi/$$h $(DESTDIR)$(INCLUDEDIR)/silo/abi/$$h"; \
 		$(INSTALL) -D -m 0644 include/silo/abi/$$h \
@@ -385,6 +386,7 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libsilo.so $(DESTDIR)$(LIBDIR)/libsilo.a \
 		$(DESTDIR)$(INCLUDEDIR)/silo/silo.h \
 		$(DESTDIR)$(INCLUDEDIR)/silo/abi.h \
+		$(DESTDIR)$(INCLUDEDIR)/silo/apply.h \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/silo/abi/,$(notdir $(ABI_PUBLIC))) \
 		$(DESTDIR)$(PKGCONFIGDIR)/silo.pc \
 		$(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \

@@ -8,6 +8,7 @@ set -euo pipefail
 PACKAGES=(
 	make gcc clang llvm pkg-config # build
 	libbpf-dev bpftool libelf-dev zlib1g-dev libmnl-dev libjson-c-dev
+	libyaml-dev # silo.conf(5)
 	libmicrohttpd-dev # silod --metrics
 	libsystemd-dev # silod: sd_notify (Type=notify, WatchdogSec=)
 	python3-docutils # man pages (rst2man)

@@ -567,6 +567,8 @@ int silo_service_mode_parse(const char *name);
 const char *silo_service_stat_name(unsigned int idx);
 const char *silo_service_stat_desc(unsigned int idx);
 
+#include "silo/apply.h"
+
 #ifdef __cplusplus
 }
 #endif

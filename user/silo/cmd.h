@@ -70,6 +70,8 @@ extern const struct cmd_object reuseport_object;
 extern const struct cmd_object service_object;
 extern const struct cmd_object daemon_object;
 extern const struct cmd_object doctor_object;
+extern const struct cmd_object apply_object;
+extern const struct cmd_object show_object;
 /* silo reuseport attach and queue-map (reuseport_attach.c, _queue.c) */
 extern const struct cmd_spec reuseport_attach_spec;
 extern const struct cmd_spec reuseport_queue_map_spec;

@@ -50,10 +50,9 @@ static const struct cmd_object version_object = {
 };
 
 static const struct cmd_object *const objects[] = {
-	&xdp_object,	&route_object,	   &genid_object,
-	&stats_object,	&reuseport_object, &service_object,
-	&daemon_object, &doctor_object,	   &version_object,
-	NULL,
+	&xdp_object,	   &route_object,   &genid_object,   &stats_object,
+	&reuseport_object, &service_object, &daemon_object,  &doctor_object,
+	&apply_object,	   &show_object,    &version_object, NULL,
 };
 
 /* For 'silo --help': getopt_long in main parses them. */

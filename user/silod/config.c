@@ -46,6 +46,11 @@ static void usage(FILE *f)
 		"      --invalidation scoped|global\n"
 		"                           global: bump genid on every route change\n"
 		"                           (a baseline for benchmarks)\n"
+		"      --apply FILE|none    the silo.conf(5) to apply at start, on\n"
+		"                           SIGHUP, to devices as they appear and\n"
+		"                           to servers as they restart (default\n"
+		"                           %s if present)\n"
+		"      --state-dir DIR      what apply made (default %s)\n"
 		"  -s, --syslog             log to syslog instead of stderr\n"
 		"  -v, --verbose            more messages (-vv: libbpf's too)\n"
 		"  -q, --quiet              errors and warnings only\n"
@@ -60,7 +65,8 @@ static void usage(FILE *f)
 		"Signals: SIGTERM/SIGINT exit and leave the data path attached,\n"
 		"standing aside (every packet to the stack) until silod runs\n"
 		"again; SIGHUP reads the configuration again.\n",
-		SILO_PIN_ROOT_DEFAULT, DEFAULT_CONFIG, SILOD_ENVELOPE_POLL_MS);
+		SILO_PIN_ROOT_DEFAULT, DEFAULT_CONFIG, SILO_CONFIG_DEFAULT,
+		SILO_STATE_DIR_DEFAULT, SILOD_ENVELOPE_POLL_MS);
 }
 
 static void config_defaults(struct silod_config *c)
@@ -121,6 +127,16 @@ static int config_set(struct silod_config *c, const char *key, const char *val)
 		if (strlen(val) >= sizeof(c->metrics) || metrics_check(val))
 			return -EINVAL;
 		snprintf(c->metrics, sizeof(c->metrics), "%s", val);
+		return 0;
+	}
+	if (!strcmp(key, "apply") || !strcmp(key, "state-dir")) {
+		char *dst = key[0] == 'a' ? c->apply : c->state_dir;
+
+		if (!val[0] || strlen(val) >= sizeof(c->apply)) {
+			pr_err("bad %s '%s': a path\n", key, val);
+			return -EINVAL;
+		}
+		snprintf(dst, sizeof(c->apply), "%s", val);
 		return 0;
 	}
 	if (!strcmp(key, "log-level")) {
@@ -205,6 +221,8 @@ static const struct option long_opts[] = {
 	{ "resync-interval-ms", required_argument, NULL, 'I' },
 	{ "invalidation", required_argument, NULL, 'i' },
 	{ "metrics", required_argument, NULL, 'M' },
+	{ "apply", required_argument, NULL, 'A' },
+	{ "state-dir", required_argument, NULL, 'S' },
 	{ "test-no-second-sweep", no_argument, NULL, 'X' },
 	{ "syslog", no_argument, NULL, 's' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -259,6 +277,12 @@ static int parse_options(int argc, char **argv, struct silod_args *a,
 			break;
 		case 'M':
 			err = config_set(c, "metrics", optarg);
+			break;
+		case 'A':
+			err = config_set(c, "apply", optarg);
+			break;
+		case 'S':
+			err = config_set(c, "state-dir", optarg);
 			break;
 		case 'X':
 			c->no_second_sweep = true;

@@ -303,6 +303,8 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	case RTM_NEWLINK:
 	case RTM_DELLINK:
 		DSTAT_ADD(d, events_link, 1);
+		/* A declared device may have come (silo.conf) */
+		d->rec.links |= nlh->nlmsg_type == RTM_NEWLINK;
 		b->bump = b->devices = true;
 		d->routes_lazy = true;
 		break;

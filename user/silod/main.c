@@ -111,6 +111,8 @@ static int reload(struct silod *d, int argc, char **argv)
 		err = genid_bump(d); /* the cache key's node may have moved */
 	if (err)
 		invalidation_lost(d);
+	if (!reconcile_load(d))
+		reconcile_apply(d, SILO_APPLY_ALL);
 	pr_info("configuration reloaded\n");
 	if (d->ready) {
 		notify("READY=1");
@@ -226,6 +228,7 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		}
 		if (pfd[1].revents && signal_read(d, sig_fd, &b, argc, argv))
 			break;
+		reconcile_poll(d, now_ns());
 	}
 	work_free(&b.work);
 	neigh_confirm_stop();
@@ -287,6 +290,11 @@ static int daemon_open(struct silod *d, int *sig_fd)
 		return err;
 	}
 	envelope_open(d);
+	/* silo.conf's devices first: their loads make the maps with the
+	 * cache size declared. A bad file or a failed change is said, and
+	 * silod serves whatever there is. */
+	if (!reconcile_load(d))
+		reconcile_apply(d, SILO_APPLY_ALL);
 	err = silo_maps_ensure(d->silo, &d->maps, 0, SILO_CACHE_DEFAULT,
 			       &(bool){ false });
 	if (!err)
@@ -345,6 +353,7 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	opts.netns = a.netns;
+	d->rec.netns = a.netns;
 	opts.pin_root = a.pin_root;
 	err = silo_open(&d->silo, &opts);
 	if (err) {
@@ -385,6 +394,7 @@ out_close:
 	if (sig_fd >= 0)
 		close(sig_fd);
 	silo_close(d->silo);
+	reconcile_free(d);
 	free(d->rx_buf);
 	pthread_mutex_destroy(&d->genid_lock);
 	pthread_mutex_destroy(&d->lock);

@@ -143,6 +143,18 @@ static enum MHD_Result respond_text(struct MHD_Connection *conn,
 		       strlen(body), allow);
 }
 
+/* What silod could not apply of silo.conf(5) at its last full apply (the
+ * log says what and why). */
+static void apply_metrics(const struct silod *d, FILE *f)
+{
+	fprintf(f,
+		"# HELP silo_apply_failed changes of silo.conf that failed at the last full apply (silod's log says why)\n"
+		"# TYPE silo_apply_failed gauge\nsilo_apply_failed %u\n"
+		"# HELP silo_apply_waiting declared objects that cannot be made yet (no such device or process)\n"
+		"# TYPE silo_apply_waiting gauge\nsilo_apply_waiting %u\n",
+		d->rec.failed, d->rec.waiting);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload_data,
@@ -171,6 +183,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	if (!f)
 		return MHD_NO;
 	err = silo_metrics_write(d->silo, f);
+	if (!err && d->rec.decl)
+		apply_metrics(d, f);
 	fclose(f);
 	if (err) {
 		free(buf);

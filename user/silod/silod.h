@@ -20,7 +20,22 @@ struct silod_config {
 	bool no_second_sweep; /* tests only: show the race is caught */
 	int log_level; /* enum silo_log_level */
 	char metrics[128]; /* --metrics ADDR:PORT; empty: no HTTP server */
+	char apply[256]; /* silo.conf to apply; empty: the default if there,
+			  * "none": nothing */
+	char state_dir[256]; /* empty: SILO_STATE_DIR_DEFAULT */
 };
+
+/* What silod applies of silo.conf(5), and when (reconcile.c). */
+struct silod_reconcile {
+	struct silo_config *decl; /* NULL: nothing declared */
+	const char *netns; /* the part of the file: silod's --netns */
+	bool links; /* a link came or changed: devices again */
+	__u64 next_groups_ns; /* look for restarted servers */
+	unsigned int failed, waiting; /* in the last apply */
+};
+
+/* How often silod looks for a declared group's new sockets. */
+#define SILOD_GROUPS_POLL_MS 250
 
 /* Routes and neighbours whose cache entries must go. */
 struct prefix {
@@ -129,6 +144,7 @@ struct silod {
 	bool ready;
 	struct cache_index *index; /* the caches' keys by address (index.c) */
 	struct silod_pmtu pmtu;
+	struct silod_reconcile rec;
 };
 
 #define DSTAT_ADD(d, field, n)                    \
@@ -279,6 +295,14 @@ void neigh_confirm_stop(void);
 void service_poll(struct silod *d);
 /* Policy queue tables read from a device, kept as the device has them. */
 void queues_poll(struct silod *d);
+
+/* reconcile.c: silo.conf(5). Reads the file (keeping the old one when the
+ * new one is bad), applies what of it (SILO_APPLY_*), and after each
+ * loop's events, what a link event or the groups' poll calls for. */
+int reconcile_load(struct silod *d);
+void reconcile_apply(struct silod *d, unsigned int what);
+void reconcile_poll(struct silod *d, __u64 now);
+void reconcile_free(struct silod *d);
 
 /* cache.c */
 /* Sum over CPUs of the data path's cache fills (inserts, refreshes). */

@@ -254,6 +254,7 @@ static int fill_group(struct scan *sc, struct attach_group *ag, int i,
 		      const struct silo_group_opts *gopts)
 {
 	struct silo_group_info info;
+	bool placed = false;
 	int err = 0;
 	size_t j;
 
@@ -281,8 +282,15 @@ static int fill_group(struct scan *sc, struct attach_group *ag, int i,
 		err = silo_group_place(ag[i].g, fs->p.slot, fs->copy, &owner,
 				       ag[i].existing);
 		fs->placed_now = !err;
+		placed |= !err;
 	}
-	if (!err && (!ag[i].existing ||
+	/*
+	 * A server that restarted has new sockets in a new kernel group,
+	 * without the program: attach whenever a socket was placed (the
+	 * same program again changes nothing for a kernel group that has
+	 * it).
+	 */
+	if (!err && (!ag[i].existing || placed ||
 		     (!silo_group_info(ag[i].g, &info) &&
 		      !(info.group.flags & SILO_REUSEPORT_F_ATTACHED))))
 		err = silo_group_attach(ag[i].g, ag[i].fd);

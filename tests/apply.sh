@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: GPL-2.0
+# silo.conf(5) and silo apply, and silod applying it: a bad file and a dry
+# run change nothing; apply makes what the file declares, a second apply
+# changes nothing (the same program, link and map ids), show --config
+# round-trips, what was made by hand stays, what the file drops goes. Then
+# a "reboot" (pins, links and the server gone, the state file kept):
+# silod brings every object back, a restarted server's sockets join the
+# group within a second, each datagram is read on the CPU it is processed
+# on, and a device created after silod starts gets silo.
+. "$TESTS_DIR/lib.sh"
+
+P="${NS}ap"
+C="$P-c" S="$P-s"
+ST="$TMP/state"
+SERVER="" DAEMON=""
+ip netns add "$C" && ip netns add "$S" &&
+	ip link add ap-c netns "$C" type veth peer name ap-s netns "$S" &&
+	ip -n "$C" addr add 10.78.0.1/24 dev ap-c &&
+	ip -n "$S" addr add 10.78.0.2/24 dev ap-s &&
+	for n in "$C" "$S"; do ip -n "$n" link set lo up; done &&
+	ip -n "$C" link set ap-c up && ip -n "$S" link set ap-s up &&
+	ip netns exec "$C" ethtool -K ap-c tx off >/dev/null ||
+	{
+		not_ok "setup" "could not build the namespaces"
+		exit 1
+	}
+cleanup() {
+	[[ -n $DAEMON ]] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON" 2>/dev/null
+	[[ -n $SERVER ]] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
+	ip netns del "$C" 2>/dev/null
+	ip netns del "$S" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+ECHO="$BUILD/examples/echo_server"
+server() { # a plain server with a worker per CPU, on port 7302
+	ip netns exec "$S" "$ECHO" --plain --tag --port 7302 >"$TMP/server" &
+	SERVER=$!
+	for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
+}
+server
+
+CONF="$TMP/silo.conf"
+cat >"$CONF" <<CONF
+# the server's namespace
+netns:
+  $S:
+    devices:
+      - name: ap-s
+        mode: native
+    services:
+      - proto: udp
+        port: 7302
+        group: echo
+    reuseport:
+      - name: echo
+        port: 7302
+        proto: udp
+        policy: cpu
+        processes:
+          exe: $(readlink -f "$ECHO")
+    queue-maps:
+      - device: ap-s
+        queues:
+          0: 1
+CONF
+apply() { silo apply --state-dir "$ST" "$@"; }
+DIR="$PIN_ROOT/netns/$S"
+
+# A bad file: the line and what is wrong, and nothing changed.
+sed 's/policy: cpu/policy: fastest/' "$CONF" >"$TMP/bad.conf"
+expect "bad value names its line" 1 "bad.conf:15: policy: 'fastest' is not one of cpu, node, queue, hash: nothing was changed" \
+	apply "$TMP/bad.conf"
+sed 's/proto: udp/protocol: udp/' "$CONF" >"$TMP/bad.conf"
+expect "unknown key names its line" 1 "bad.conf:8: unknown key 'protocol' in a service" apply "$TMP/bad.conf"
+printf 'devices:\n  - name: x\n   mode: [\n' >"$TMP/bad.conf"
+expect "not YAML names its line" 1 "bad.conf:3: " apply "$TMP/bad.conf"
+expect "a pid is no declaration" 1 "never a pid" apply - <<<"reuseport: [{name: g, port: 1, processes: {pid: 4}}]"
+expect "missing file" 1 "nosuch.conf: No such file" apply "$TMP/nosuch.conf"
+[[ ! -e $DIR && ! -e $ST ]] && ok "bad files change nothing" ||
+	not_ok "bad files change nothing" "$(ls -R "$DIR" "$ST" 2>&1)"
+
+expect "dry run: the plan" 0 "add device ap-s: native \\(line 5\\)" apply --dry-run "$CONF"
+check "dry run -j" bash -c "'$SILO' --pin-root '$PIN_ROOT' apply --state-dir '$ST' --dry-run -j '$CONF' |
+	jq -e '.dry_run and ([.changes[] | .op + \" \" + .object] ==
+	[\"add device\", \"add reuseport\", \"add service\", \"change queue-map\"])'"
+[[ ! -e $DIR && ! -e $ST ]] && ok "dry run changes nothing" ||
+	not_ok "dry run changes nothing" "$(ls -R "$DIR" "$ST" 2>&1)"
+
+expect "apply" 0 "add service udp 7302 any: group echo, mode flow" apply "$CONF"
+check "device loaded" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp show -j | jq -e '.devices[0].device == \"ap-s\"'"
+check "group filled" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' reuseport show echo -j |
+	jq -e '[.groups[0].slots[] | select(.cookie != 0)] | length == $(nproc)'"
+check "service follows the group" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' service show -j |
+	jq -e '[.services[] | select((.service | endswith(\":7302\")) and .group == \"echo\")] | length == 2'"
+expect "queue map" 0 "ap-s: 0=1" silo -n "$S" service queue-map ap-s
+
+ids() { # what a no-op must keep: program, link and map ids
+	{
+		silo -n "$S" xdp show -j | jq -c '[.devices[] | .prog_id, .link_id]'
+		bpftool -j map show | jq -c '[.[].id]'
+		silo -n "$S" reuseport show echo -j | jq -c '[.groups[0].slots[].cookie]'
+		silo -n "$S" service show -j | jq -c '[.services[] | .cpus]'
+	} 2>&1
+}
+before=$(ids)
+[[ $(head -1 <<<"$before") =~ ^\[[0-9]+,[0-9]+\]$ ]] || not_ok "ids read" "$before"
+expect "again: nothing to change" 0 "^nothing to change" apply "$CONF"
+[[ $(ids) == "$before" ]] && ok "again: the same ids" || not_ok "again: the same ids" "$before / $(ids)"
+silo -n "$S" show --config >"$TMP/shown.conf"
+expect "show --config round-trips" 0 "^nothing to change" apply "$TMP/shown.conf"
+expect "show --config | apply -" 0 "^nothing to change" \
+	bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' show --config | '$SILO' --pin-root '$PIN_ROOT' apply --state-dir '$ST' -"
+
+# By hand: kept. Dropped from the file: removed.
+check "a service by hand" silo -n "$S" service add --proto tcp --port 80 --cpus 0
+sed '/queue-maps:/,$d' "$CONF" >"$TMP/less.conf"
+expect "dropped from the file: removed" 0 "remove queue-map ap-s 0: none" apply "$TMP/less.conf"
+expect "made by hand: kept" 0 "tcp4 0.0.0.0:80 " silo -n "$S" service show
+expect "again: nothing to change" 0 "^nothing to change" apply "$TMP/less.conf"
+
+# The "reboot": the server and every pin gone, the state file kept.
+kill "$SERVER" && wait "$SERVER" 2>/dev/null
+SERVER=""
+silo -n "$S" xdp unload ap-s >/dev/null 2>&1
+rm -rf "$DIR"
+[[ ! -e $DIR ]] && silo -n "$S" xdp show 2>&1 | grep -q "no device\|not loaded\|^$" &&
+	ok "reboot: nothing left" || not_ok "reboot: nothing left" "$(ls -R "$DIR" 2>&1)"
+sed 's/      - name: ap-s/      - name: ap-s\n      - match: "dyn*"/' "$CONF" >"$TMP/boot.conf"
+server
+"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$S" --apply "$TMP/boot.conf" \
+	--state-dir "$ST" -q 2>"$TMP/silod.log" &
+DAEMON=$!
+# up_to SECONDS CMD...: CMD succeeds within SECONDS.
+up_to() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		((SECONDS >= end)) && return 1
+		sleep 0.1
+	done
+}
+group_pids() { # the group's sockets all belong to pid $1
+	silo -n "$S" reuseport show echo -j |
+		jq -e "[.groups[0].slots[] | select(.cookie != 0) | .pid] as \$p | (\$p | length) == $(nproc) and (\$p | all(. == $1))"
+}
+pid=$(jq .pid "$TMP/server")
+up_to 5 group_pids "$pid" && ok "silod: the group is back" ||
+	not_ok "silod: the group is back" "$(silo -n "$S" reuseport show echo 2>&1; cat "$TMP/silod.log")"
+check "silod: the device is back" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp show -j | jq -e '[.devices[].device] == [\"ap-s\"]'"
+check "silod: the service is back" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' service show -j |
+	jq -e '[.services[] | select(.service | endswith(\":7302\"))] | length == 2'"
+
+# datagrams N: sent from the client one flow each; every one read on the
+# CPU it was processed on (the group picked its CPU's socket).
+datagrams() {
+	local i
+	for i in $(seq "$1"); do
+		ip netns exec "$C" bash -c "echo d$i >/dev/udp/10.78.0.2/7302"
+	done
+	sleep 0.3
+	silo -n "$S" reuseport show echo -j | jq -c '.groups[0].stats'
+}
+stats=$(datagrams 20)
+jq -e '.sel_cpu >= 20 and .hash_fallback == 0 and .hash_policy == 0' <<<"$stats" >/dev/null &&
+	ok "after the reboot: each datagram to its CPU's socket" ||
+	not_ok "after the reboot: each datagram to its CPU's socket" "$stats"
+
+# A restarted server: its new sockets in the group within a second.
+kill "$SERVER" && wait "$SERVER" 2>/dev/null
+server
+pid=$(jq .pid "$TMP/server")
+start=$(date +%s%N)
+up_to 3 group_pids "$pid"
+took=$((($(date +%s%N) - start) / 1000000))
+((took <= 1000)) && group_pids "$pid" >/dev/null && ok "restart: new sockets in the group within a second (${took} ms)" ||
+	not_ok "restart: new sockets in the group within a second" "$took ms: $(silo -n "$S" reuseport show echo 2>&1)"
+before=$(silo -n "$S" reuseport show echo -j | jq '.groups[0].stats.sel_cpu')
+stats=$(datagrams 20)
+jq -e ".sel_cpu >= $before + 20 and .hash_fallback == 0" <<<"$stats" >/dev/null &&
+	ok "restart: each datagram to its CPU's socket" ||
+	not_ok "restart: each datagram to its CPU's socket" "$before, $stats"
+
+# A device made after silod started: loaded as it appears.
+ip -n "$S" link add dyn0 type veth peer name dyn1 && ip -n "$S" link set dyn0 up
+up_to 3 bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp show -j | jq -e '[.devices[].device] | index(\"dyn0\") and index(\"dyn1\")'" &&
+	ok "a new device gets silo" || not_ok "a new device gets silo" "$(silo -n "$S" xdp show 2>&1; cat "$TMP/silod.log")"
+
+# SIGHUP with a bad file: what was applied stays.
+cp "$TMP/bad.conf" "$TMP/boot.conf"
+kill -HUP "$DAEMON"
+sleep 0.5
+grep -q "boot.conf:3: .*keeping what was applied" "$TMP/silod.log" &&
+	ok "SIGHUP, a bad file: kept" || not_ok "SIGHUP, a bad file: kept" "$(cat "$TMP/silod.log")"
+kill "$DAEMON" && wait "$DAEMON"
+rc=$? DAEMON=""
+[[ $rc == 0 ]] && ok "silod exits cleanly" || not_ok "silod exits cleanly" "status $rc: $(cat "$TMP/silod.log")"
+for d in ap-s dyn0 dyn1; do silo -n "$S" xdp unload "$d" >/dev/null 2>&1; done
+silo -n "$S" reuseport detach echo >/dev/null 2>&1
+true

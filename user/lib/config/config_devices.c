@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The devices of a plan: load where declared and missing, load again
+ * (--replace: maps kept, no packet lost) where forward or cache differ,
+ * unload what an earlier apply loaded and the file no longer declares.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include "config.h"
+
+static void load_str(char *buf, size_t len, const struct silo_xdp_load_opts *o)
+{
+	snprintf(buf, len, "%s%s%s", o->mode == SILO_XDP_SKB ? "skb" : "native",
+		 o->forward ? ", forward" : "",
+		 o->no_cache ? ", no cache" : "");
+}
+
+static const struct silo_xdp_dev *running(const struct silo_xdp_dev *devs,
+					  size_t n, const char *ifname)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (devs[i].attached && !strcmp(devs[i].ifname, ifname))
+			return &devs[i];
+	return NULL;
+}
+
+static void one_device(struct plan *p, const struct cfg_device *d,
+		       const char *ifname, const struct silo_xdp_dev *r)
+{
+	struct silo_xdp_load_opts o = d->load;
+	enum silo_change_op op = SILO_CHANGE_ADD;
+	struct silo_change *c;
+	char what[96];
+
+	load_str(what, sizeof(what), &o);
+	if (r && r->mode == o.mode && r->forward == o.forward &&
+	    r->cache == !o.no_cache) {
+		if (!cfg_owned_has(&p->old, CFG_DEVICE, ifname)) {
+			c = plan_add(p, SILO_CHANGE_ADOPT, "device", d->line,
+				     "%s", ifname);
+			snprintf(c->detail, sizeof(c->detail), "%s", what);
+		}
+		cfg_owned_add(&p->now, CFG_DEVICE, ifname);
+		return;
+	}
+	if (r && r->mode != o.mode) {
+		c = plan_add(p, SILO_CHANGE_UPDATE, "device", d->line, "%s",
+			     ifname);
+		snprintf(
+			c->detail, sizeof(c->detail),
+			"%s: a mode is changed by 'silo xdp unload %s' and apply again",
+			what, ifname);
+		plan_done(p, c, -EBUSY);
+		cfg_owned_add(&p->now, CFG_DEVICE, ifname);
+		return;
+	}
+	if (r) {
+		op = SILO_CHANGE_UPDATE;
+		o.replace = true;
+	}
+	c = plan_add(p, op, "device", d->line, "%s", ifname);
+	snprintf(c->detail, sizeof(c->detail), "%s", what);
+	if (!p->opts->dry_run)
+		plan_done(p, c, silo_xdp_load(p->s, ifname, &o));
+	if (!c->err)
+		cfg_owned_add(&p->now, CFG_DEVICE, ifname);
+}
+
+/* A declared device by name that is not there: silod loads it when it
+ * comes. An earlier apply's stays its own. */
+static void absent(struct plan *p, const struct cfg_device *d)
+{
+	struct silo_change *c;
+
+	c = plan_add(p, SILO_CHANGE_WAIT, "device", d->line, "%s", d->name);
+	snprintf(c->detail, sizeof(c->detail),
+		 "no such device: silod loads it when it appears");
+	if (cfg_owned_has(&p->old, CFG_DEVICE, d->name))
+		cfg_owned_add(&p->now, CFG_DEVICE, d->name);
+}
+
+static void make_devices(struct plan *p, const struct silo_xdp_dev *devs,
+			 size_t n)
+{
+	struct if_nameindex *links = if_nameindex(), *l;
+	const struct cfg_device *d;
+	size_t i;
+
+	for (i = 0; i < p->ns->nr_devs; i++) {
+		d = &p->ns->devs[i];
+		if (d->name[0]) {
+			if (if_nametoindex(d->name))
+				one_device(p, d, d->name,
+					   running(devs, n, d->name));
+			else
+				absent(p, d);
+			continue;
+		}
+		for (l = links; l && l->if_index; l++)
+			if (!fnmatch(d->match, l->if_name, 0) &&
+			    !cfg_owned_has(&p->now, CFG_DEVICE, l->if_name))
+				one_device(p, d, l->if_name,
+					   running(devs, n, l->if_name));
+	}
+	if (links)
+		if_freenameindex(links);
+}
+
+/* An earlier apply's device that the file no longer declares: unloaded
+ * when it is there and silo's. */
+static void remove_devices(struct plan *p, const struct silo_xdp_dev *devs,
+			   size_t n)
+{
+	struct silo_change *c;
+	const char *name;
+	size_t i;
+
+	for (i = 0; i < p->old.nr[CFG_DEVICE]; i++) {
+		name = p->old.names[CFG_DEVICE][i];
+		if (cfg_owned_has(&p->now, CFG_DEVICE, name))
+			continue;
+		if (!running(devs, n, name))
+			continue;
+		c = plan_add(p, SILO_CHANGE_REMOVE, "device", 0, "%s", name);
+		snprintf(c->detail, sizeof(c->detail), "unload");
+		if (!p->opts->dry_run)
+			plan_done(p, c, silo_xdp_unload(p->s, name));
+		if (c->err)
+			cfg_owned_add(&p->now, CFG_DEVICE, name);
+	}
+}
+
+int plan_devices(struct plan *p, bool remove)
+{
+	struct silo_xdp_dev *devs = NULL;
+	size_t n = 0;
+	int err;
+
+	err = silo_xdp_list(p->s, &devs, &n);
+	if (err && err != -ENOENT)
+		return err;
+	if (remove)
+		remove_devices(p, devs, n);
+	else
+		make_devices(p, devs, n);
+	free(devs);
+	return 0;
+}

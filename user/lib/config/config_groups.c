@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The reuseport groups of a plan, and the processes that fill them: found
+ * by pid file, executable, systemd unit or cgroup (never by a pid, which a
+ * restart changes), their sockets taken with pidfd_getfd and placed as
+ * 'silo reuseport attach --pid' does. A group that exists gets the sockets
+ * it lacks (a restarted server's), its policy corrected; a dry run cannot
+ * see sockets without taking them, and says only what it would make.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "config.h"
+#include "../util.h"
+
+#define MAX_PIDS 4096
+
+static int add_pid(int **pids, size_t *n, int pid)
+{
+	int *p;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*pids)[i] == pid)
+			return 0;
+	if (*n >= MAX_PIDS)
+		return -E2BIG;
+	p = realloc(*pids, (*n + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p[(*n)++] = pid;
+	*pids = p;
+	return 0;
+}
+
+/* The processes of cgroup dir and the cgroups below it. */
+static int cgroup_pids(const char *dir, int depth, int **pids, size_t *n)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	int pid, err = 0;
+	FILE *f;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!err && fscanf(f, "%d", &pid) == 1)
+		err = add_pid(pids, n, pid);
+	fclose(f);
+	d = depth < 8 ? opendir(dir) : NULL;
+	while (!err && d && (e = readdir(d))) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		err = cgroup_pids(path, depth + 1, pids, n);
+	}
+	if (d)
+		closedir(d);
+	return err;
+}
+
+/* A systemd unit's cgroup: UNIT below a slice, at most two deep. */
+static int unit_dir(const char *unit, char *buf, size_t len)
+{
+	static const char *const where[] = { "/sys/fs/cgroup/system.slice",
+					     "/sys/fs/cgroup" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(where); i++) {
+		if ((size_t)snprintf(buf, len, "%s/%s", where[i], unit) < len &&
+		    !access(buf, F_OK))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int exe_pids(const char *exe, int **pids, size_t *n)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct dirent *e;
+	int err = 0;
+	ssize_t l;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while (!err && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/exe", e->d_name);
+		l = readlink(path, target, sizeof(target) - 1);
+		if (l <= 0)
+			continue;
+		target[l] = '\0';
+		if (!strcmp(target, exe))
+			err = add_pid(pids, n, atoi(e->d_name));
+	}
+	closedir(d);
+	return err;
+}
+
+int cfg_group_pids(const struct cfg_group *g, int **pids, size_t *n)
+{
+	char buf[PATH_MAX];
+	int pid, err;
+
+	*pids = NULL;
+	*n = 0;
+	switch (g->by) {
+	case CFG_BY_PIDFILE:
+		err = silo_read_file(g->what, buf, sizeof(buf));
+		if (err < 0)
+			return err == -ENOENT ? -ESRCH : err;
+		pid = atoi(buf);
+		snprintf(buf, sizeof(buf), "/proc/%d", pid);
+		if (pid <= 0 || access(buf, F_OK))
+			return -ESRCH;
+		err = add_pid(pids, n, pid);
+		break;
+	case CFG_BY_EXE:
+		err = exe_pids(g->what, pids, n);
+		break;
+	case CFG_BY_UNIT:
+		err = unit_dir(g->what, buf, sizeof(buf));
+		if (!err)
+			err = cgroup_pids(buf, 0, pids, n);
+		break;
+	default:
+		err = snprintf(buf, sizeof(buf), "/sys/fs/cgroup/%s",
+			       g->what) >= (int)sizeof(buf) ?
+			      -ENAMETOOLONG :
+			      cgroup_pids(buf, 0, pids, n);
+		break;
+	}
+	if (err == -ENOENT || (!err && !*n))
+		err = -ESRCH;
+	if (err) {
+		free(*pids);
+		*pids = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
+static const char *const by_names[] = { "pidfile", "exe", "unit", "cgroup" };
+
+/* The group called name, or NULL without a message when there is none. */
+static struct silo_group *group_open(struct plan *p, const char *name)
+{
+	struct silo_group *g;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/reuseport/%s", silo_pin_dir(p->s),
+		 name);
+	if (access(path, F_OK) || silo_group_open(p->s, name, &g))
+		return NULL;
+	return g;
+}
+
+/* Which sockets are in g's slots, summed: tells whether an attach placed
+ * any. */
+static __u64 slots_sum(struct silo_group *g)
+{
+	struct silo_group_info info;
+	struct silo_group_slot *slots;
+	__u64 sum = 0;
+	__u32 i;
+
+	if (silo_group_info(g, &info))
+		return 0;
+	slots = calloc(info.group.nr_slots, sizeof(*slots));
+	if (slots && !silo_group_slots(g, slots))
+		for (i = 0; i < info.group.nr_slots; i++)
+			sum += slots[i].cookie * (i + 1);
+	free(slots);
+	return sum;
+}
+
+static void group_policy(struct plan *p, const struct cfg_group *cg,
+			 struct silo_group *g)
+{
+	struct silo_group_info info;
+	struct silo_change *c;
+
+	if (silo_group_info(g, &info) || info.group.policy == cg->opts.policy)
+		return;
+	c = plan_add(p, SILO_CHANGE_UPDATE, "reuseport", cg->line, "%s",
+		     cg->name);
+	snprintf(c->detail, sizeof(c->detail), "policy %s",
+		 silo_reuseport_policy_name(cg->opts.policy));
+	if (!p->opts->dry_run)
+		plan_done(p, c, silo_group_set_policy(g, cg->opts.policy));
+}
+
+/* Takes the processes' sockets into the group (made when missing). */
+static void fill(struct plan *p, const struct cfg_group *cg,
+		 struct silo_group *g, const int *pids, size_t n)
+{
+	struct silo_placement *pl = NULL;
+	struct silo_change *c = NULL;
+	__u64 before = g ? slots_sum(g) : 0;
+	size_t npl;
+	int err;
+
+	if (!g) {
+		c = plan_add(p, SILO_CHANGE_ADD, "reuseport", cg->line, "%s",
+			     cg->name);
+		snprintf(c->detail, sizeof(c->detail),
+			 "port %u, policy %s, the sockets of %s %.100s",
+			 cg->opts.port,
+			 silo_reuseport_policy_name(cg->opts.policy),
+			 by_names[cg->by], cg->what);
+		if (p->opts->dry_run)
+			return;
+	} else if (p->opts->dry_run) {
+		return;
+	}
+	err = silo_group_attach_pids(p->s, pids, n, &cg->opts, &pl, &npl);
+	free(pl);
+	if (err > 0)
+		err = 0;
+	if (g && (err || slots_sum(g) != before)) {
+		c = plan_add(p, SILO_CHANGE_UPDATE, "reuseport", cg->line, "%s",
+			     cg->name);
+		snprintf(c->detail, sizeof(c->detail),
+			 "new sockets of %s %.120s placed", by_names[cg->by],
+			 cg->what);
+	}
+	if (c)
+		plan_done(p, c, err);
+}
+
+static void one_group(struct plan *p, const struct cfg_group *cg)
+{
+	struct silo_group *g = group_open(p, cg->name);
+	bool owned = cfg_owned_has(&p->old, CFG_GROUP, cg->name);
+	struct silo_change *c;
+	size_t n, before;
+	int *pids, err;
+
+	if (g)
+		group_policy(p, cg, g);
+	err = cfg_group_pids(cg, &pids, &n);
+	if (err) {
+		c = plan_add(p, SILO_CHANGE_WAIT, "reuseport", cg->line, "%s",
+			     cg->name);
+		snprintf(c->detail, sizeof(c->detail),
+			 "no process of %s %.120s%s", by_names[cg->by],
+			 cg->what, err == -ESRCH ? "" : ": cannot read it");
+	} else {
+		before = p->nr;
+		fill(p, cg, g, pids, n);
+		free(pids);
+		if (g && !owned && p->nr == before) {
+			c = plan_add(p, SILO_CHANGE_ADOPT, "reuseport",
+				     cg->line, "%s", cg->name);
+			snprintf(c->detail, sizeof(c->detail), "port %u",
+				 cg->opts.port);
+		}
+	}
+	if (g || owned ||
+	    (!err && !p->opts->dry_run && (g = group_open(p, cg->name))) ||
+	    (!err && p->opts->dry_run))
+		cfg_owned_add(&p->now, CFG_GROUP, cg->name);
+	if (g)
+		silo_group_close(g);
+}
+
+static void remove_groups(struct plan *p)
+{
+	struct silo_group *g;
+	struct silo_change *c;
+	const char *name;
+	size_t i;
+
+	for (i = 0; i < p->old.nr[CFG_GROUP]; i++) {
+		name = p->old.names[CFG_GROUP][i];
+		if (cfg_owned_has(&p->now, CFG_GROUP, name))
+			continue;
+		g = group_open(p, name);
+		if (!g)
+			continue;
+		c = plan_add(p, SILO_CHANGE_REMOVE, "reuseport", 0, "%s", name);
+		snprintf(c->detail, sizeof(c->detail), "detach");
+		if (!p->opts->dry_run) {
+			plan_done(p, c, silo_group_detach(g, -1));
+			if (c->err)
+				cfg_owned_add(&p->now, CFG_GROUP, name);
+		}
+		silo_group_close(g);
+	}
+}
+
+int plan_groups(struct plan *p, bool remove)
+{
+	size_t i;
+
+	if (remove)
+		remove_groups(p);
+	for (i = 0; !remove && i < p->ns->nr_groups; i++)
+		one_group(p, &p->ns->groups[i]);
+	return 0;
+}

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* The list of changes an apply makes or, dry, would make. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "../pins.h"
+
+static const char *const op_names[] = {
+	[SILO_CHANGE_ADD] = "add",	 [SILO_CHANGE_UPDATE] = "change",
+	[SILO_CHANGE_REMOVE] = "remove", [SILO_CHANGE_ADOPT] = "adopt",
+	[SILO_CHANGE_WAIT] = "wait",
+};
+
+const char *silo_change_op_name(enum silo_change_op op)
+{
+	return (unsigned int)op < ARRAY_SIZE(op_names) ? op_names[op] : "?";
+}
+
+struct silo_change *plan_add(struct plan *p, enum silo_change_op op,
+			     const char *object, int line, const char *fmt, ...)
+{
+	static struct silo_change spare; /* when out of memory */
+	struct silo_change *c;
+	va_list ap;
+
+	if (p->nr == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+
+		c = realloc(p->changes, cap * sizeof(*c));
+		if (!c) {
+			p->err = p->err ?: -ENOMEM;
+			return memset(&spare, 0, sizeof(spare));
+		}
+		p->changes = c;
+		p->cap = cap;
+	}
+	c = &p->changes[p->nr++];
+	memset(c, 0, sizeof(*c));
+	c->op = op;
+	c->object = object;
+	c->line = line;
+	va_start(ap, fmt);
+	vsnprintf(c->name, sizeof(c->name), fmt, ap);
+	va_end(ap);
+	return c;
+}
+
+void plan_done(struct plan *p, struct silo_change *c, int err)
+{
+	c->err = err;
+	if (err && !p->err)
+		p->err = err;
+}
+
+bool cfg_loaded(struct silo *s)
+{
+	struct silo_maps m;
+
+	if (silo_maps_open(s, &m))
+		return false;
+	silo_maps_close(&m);
+	return true;
+}
+
+void cfg_cpus_str(char *buf, size_t len, const __u64 *cpus)
+{
+	size_t i, l;
+
+	buf[0] = '\0';
+	for (i = 0; i < SILO_CPU_WORDS * 64; i++) {
+		if (!(cpus[i / 64] & (1ULL << (i % 64))))
+			continue;
+		l = strlen(buf);
+		snprintf(buf + l, len - l, "%s%zu", l ? "," : "", i);
+	}
+}

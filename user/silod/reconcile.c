@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * silod applies silo.conf(5) (its namespace's part): at start and on
+ * SIGHUP all of it; when a link appears or changes, the devices and what
+ * needs them (a device made after boot, a VF, a container's veth); and four
+ * times a second the reuseport groups, which is how a restarted server's
+ * sockets join: no event announces a new socket, and the kernel's hash
+ * picks among them until they are in the group (at most this period plus
+ * the time to take them).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "silod.h"
+
+static const char *file_of(const struct silod *d)
+{
+	return d->cfg.apply[0] ? d->cfg.apply : SILO_CONFIG_DEFAULT;
+}
+
+int reconcile_load(struct silod *d)
+{
+	const char *path = file_of(d);
+	struct silo_config *decl = NULL;
+	char err[512];
+	int ret;
+
+	if (!strcmp(path, "none") || (!d->cfg.apply[0] && access(path, F_OK))) {
+		silo_config_free(d->rec.decl);
+		d->rec.decl = NULL;
+		return 0;
+	}
+	ret = silo_config_read(path, &decl, err, sizeof(err));
+	if (ret) {
+		pr_err("%s: %s\n", err,
+		       d->rec.decl ? "keeping what was applied" :
+				     "applying nothing");
+		return ret;
+	}
+	silo_config_free(d->rec.decl);
+	d->rec.decl = decl;
+	return 0;
+}
+
+/* One change, logged: failures always, waits only when all is applied
+ * (the groups' poll would repeat them four times a second). */
+static void log_change(const struct silo_change *c, bool quiet_waits)
+{
+	const char *op = silo_change_op_name(c->op);
+
+	if (c->err)
+		pr_warn("apply: %s %s %s: %s: %s\n", op, c->object, c->name,
+			c->detail, strerror(-c->err));
+	else if (c->op != SILO_CHANGE_WAIT)
+		pr_info("apply: %s %s %s: %s\n", op, c->object, c->name,
+			c->detail);
+	else if (!quiet_waits)
+		pr_info("apply: %s %s: %s\n", c->object, c->name, c->detail);
+}
+
+void reconcile_apply(struct silod *d, unsigned int what)
+{
+	struct silo_apply_opts o = {
+		.netns = d->rec.netns,
+		.state_dir = d->cfg.state_dir[0] ? d->cfg.state_dir : NULL,
+		.what = what,
+	};
+	struct silo_change *ch;
+	size_t n, i;
+	int err;
+
+	if (!d->rec.decl)
+		return;
+	err = silo_apply(d->silo, d->rec.decl, &o, &ch, &n);
+	if (what == SILO_APPLY_ALL)
+		d->rec.failed = d->rec.waiting = 0;
+	for (i = 0; i < n; i++) {
+		log_change(&ch[i], what != SILO_APPLY_ALL);
+		if (what == SILO_APPLY_ALL) {
+			d->rec.failed += ch[i].err != 0;
+			d->rec.waiting += ch[i].op == SILO_CHANGE_WAIT;
+		}
+	}
+	if (err && !n)
+		pr_warn("apply %s: %s\n", file_of(d), strerror(-err));
+	free(ch);
+}
+
+void reconcile_poll(struct silod *d, __u64 now)
+{
+	if (!d->rec.decl)
+		return;
+	if (d->rec.links) {
+		d->rec.links = false;
+		reconcile_apply(d, SILO_APPLY_DEVICES | SILO_APPLY_SERVICES |
+					   SILO_APPLY_QUEUES);
+	}
+	if (now < d->rec.next_groups_ns ||
+	    !silo_config_has_groups(d->rec.decl, d->rec.netns))
+		return;
+	d->rec.next_groups_ns = now + SILOD_GROUPS_POLL_MS * 1000000ULL;
+	reconcile_apply(d, SILO_APPLY_GROUPS);
+}
+
+void reconcile_free(struct silod *d)
+{
+	silo_config_free(d->rec.decl);
+	d->rec.decl = NULL;
+}
