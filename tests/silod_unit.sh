@@ -38,11 +38,31 @@ running() {
 	silo --netns "$N" -j daemon status 2>/dev/null | jq -e '.running' >/dev/null
 }
 
-setpriv --bounding-set "-all,$caps" "${cmd[@]}" --pin-root "$PIN_ROOT" -q &
+# With a silo.conf that declares a group: taking a server's sockets is
+# within the unit's capabilities too.
+ip netns exec "$N" "$BUILD/examples/echo_server" --plain --port 7303 >"$TMP/server" &
+server=$!
+for _ in $(seq 50); do [[ -s $TMP/server ]] && break; sleep 0.1; done
+cat >"$TMP/silo.conf" <<CONF
+netns:
+  $N:
+    reuseport:
+      - name: unit
+        port: 7303
+        proto: udp
+        processes:
+          pidfile: $TMP/server.pid
+CONF
+jq .pid "$TMP/server" >"$TMP/server.pid"
+setpriv --bounding-set "-all,$caps" "${cmd[@]}" --pin-root "$PIN_ROOT" -q \
+	--apply "$TMP/silo.conf" --state-dir "$TMP/state" &
 pid=$!
 for _ in $(seq 100); do running && break; sleep 0.05; done
 running && ok "silod runs with the unit's capabilities ($caps)" ||
 	not_ok "silod runs with the unit's capabilities ($caps)" "not running"
+check "silo.conf's group made with them" bash -c \
+	"'$SILO' --pin-root '$PIN_ROOT' --netns '$N' reuseport show unit -j | jq -e '[.groups[0].slots[] | select(.cookie != 0)] | length > 0'"
+kill "$server" && wait "$server" 2>/dev/null
 kill -TERM "$pid"
 wait "$pid"
 rc=$?

@@ -16,6 +16,7 @@ PACKAGES=(
 	nftables iptables # envelope tests (iptables: its -legacy variant)
 	groff-base man-db # man page tests: render, man -l
 	clang-format shellcheck python3 # make lint (python3: tools/lint/layout.py)
+	python3-yaml # tests/dist.sh: the DaemonSet's manifest
 )
 
 if [[ $(id -u) != 0 ]]; then

@@ -82,8 +82,12 @@ struct silo_apply_opts {
  * lists each change, tried or, with dry_run, planned; none: nothing to do.
  * Returns 0 when every change was made, else the first failure's errno
  * (the others were still tried). WAIT changes are not failures.
+ *
+ * cfg remembers which sockets each group's processes held when it last
+ * took them: a later apply with the same cfg (silod's, four times a
+ * second) skips a group whose processes hold the same sockets.
  */
-int silo_apply(struct silo *s, const struct silo_config *cfg,
+int silo_apply(struct silo *s, struct silo_config *cfg,
 	       const struct silo_apply_opts *opts, struct silo_change **changes,
 	       size_t *n);
 const char *silo_change_op_name(enum silo_change_op op);

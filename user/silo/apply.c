@@ -77,7 +77,7 @@ static int report(const char *netns, const struct silo_change *ch, size_t n,
 }
 
 /* Applies the part for netns (NULL: where silo runs, or --netns). */
-static int apply_one(const struct apply_cfg *c, const struct silo_config *cfg,
+static int apply_one(const struct apply_cfg *c, struct silo_config *cfg,
 		     const char *netns, json_object *arr, size_t *total)
 {
 	struct silo_apply_opts o = {

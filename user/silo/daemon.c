@@ -10,9 +10,22 @@
 
 static int daemon_status(void *cfg, int argc, char **argv);
 
+struct status_cfg {
+	bool alive;
+};
+
+static const struct opt status_opts[] = {
+	OPTION_FLAG("alive", status_cfg, alive,
+		    "exit 1 unless silod runs and its heartbeat is live\n"
+		    "(a liveness probe: systemd, Kubernetes)"),
+	{ NULL },
+};
+
 static const struct cmd_spec daemon_status_spec = {
 	.name = "status",
 	.fn = daemon_status,
+	.opts = status_opts,
+	.cfg_size = sizeof(struct status_cfg),
 	.aliases = (const char *const[]){ "show", "list", NULL },
 	.help = "whether silod runs for this namespace, the age of its\n"
 		"heartbeat (the data path uses the route cache only while\n"
@@ -113,9 +126,10 @@ static void daemon_print(const struct silo_daemon_info *di, double age,
 		       silo_daemon_stat_desc(i));
 }
 
-static int daemon_status(void *parsed __maybe_unused, int argc __maybe_unused,
+static int daemon_status(void *parsed, int argc __maybe_unused,
 			 char **argv __maybe_unused)
 {
+	struct status_cfg *c = parsed;
 	struct silo_daemon_info di;
 	struct silo *s;
 	double age, up;
@@ -146,7 +160,7 @@ static int daemon_status(void *parsed __maybe_unused, int argc __maybe_unused,
 		daemon_json(&di, age, up);
 	else
 		daemon_print(&di, age, up);
-	return 0;
+	return c->alive && !(di.running && di.cache_trusted) ? 1 : 0;
 }
 
 const struct cmd_object daemon_object = {

@@ -30,6 +30,7 @@ struct cfg_group {
 	enum cfg_by by;
 	char what[PATH_MAX]; /* the pid file, executable, unit or cgroup */
 	int line;
+	__u64 seen; /* its processes' sockets when last taken; 0: never */
 };
 
 struct cfg_queue_map {
@@ -54,8 +55,7 @@ struct silo_config {
 	size_t nr_ns;
 };
 
-const struct cfg_ns *cfg_ns_find(const struct silo_config *cfg,
-				 const char *netns);
+struct cfg_ns *cfg_ns_find(const struct silo_config *cfg, const char *netns);
 
 /* What earlier applies made in a namespace: names per kind. */
 enum cfg_kind { CFG_DEVICE, CFG_SERVICE, CFG_GROUP, CFG_QUEUE, CFG_KINDS };
@@ -78,7 +78,7 @@ int cfg_state_path(char *buf, size_t len, const char *dir, const char *netns);
 /* A plan being made and carried out (config_apply.c). */
 struct plan {
 	struct silo *s;
-	const struct cfg_ns *ns;
+	struct cfg_ns *ns;
 	const struct silo_apply_opts *opts;
 	struct cfg_owned old, now; /* owned before; owned after */
 	struct silo_change *changes;

@@ -51,13 +51,13 @@ static bool changed(const struct plan *p, const char *object)
 	return false;
 }
 
-int silo_apply(struct silo *s, const struct silo_config *cfg,
+int silo_apply(struct silo *s, struct silo_config *cfg,
 	       const struct silo_apply_opts *opts, struct silo_change **changes,
 	       size_t *n)
 {
 	struct plan p = { .s = s, .opts = opts };
 	unsigned int what = opts->what ?: SILO_APPLY_ALL;
-	const struct cfg_ns empty = { 0 };
+	struct cfg_ns empty = { 0 };
 	char path[PATH_MAX];
 	int err, i;
 

@@ -150,6 +150,63 @@ int cfg_group_pids(const struct cfg_group *g, int **pids, size_t *n)
 	return err;
 }
 
+/* x mixed (splitmix64's finalizer), so that a sum of them tells sets
+ * apart whatever their order. */
+static __u64 mix(__u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* The sockets pid and its children hold: (pid, fd, inode) of each. */
+static __u64 proc_sockets(int pid, int depth)
+{
+	char path[64], link[64];
+	struct dirent *e;
+	__u64 sum = mix(pid);
+	unsigned long ino;
+	FILE *f;
+	DIR *d;
+	ssize_t l;
+	int child;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%.20s", pid,
+			 e->d_name);
+		l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		if (sscanf(link, "socket:[%lu]", &ino) == 1)
+			sum += mix(((__u64)pid << 32) ^ atoi(e->d_name) ^
+				   ((__u64)ino << 20));
+	}
+	if (d)
+		closedir(d);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	f = depth < 4 ? fopen(path, "re") : NULL;
+	while (f && fscanf(f, "%d", &child) == 1)
+		sum += proc_sockets(child, depth + 1);
+	if (f)
+		fclose(f);
+	return sum;
+}
+
+static __u64 sockets_sig(const int *pids, size_t n)
+{
+	__u64 sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += proc_sockets(pids[i], 0);
+	return sum ?: 1;
+}
+
 static const char *const by_names[] = { "pidfile", "exe", "unit", "cgroup" };
 
 /* The group called name, or NULL without a message when there is none. */
@@ -201,15 +258,20 @@ static void group_policy(struct plan *p, const struct cfg_group *cg,
 }
 
 /* Takes the processes' sockets into the group (made when missing). */
-static void fill(struct plan *p, const struct cfg_group *cg,
-		 struct silo_group *g, const int *pids, size_t n)
+static void fill(struct plan *p, struct cfg_group *cg, struct silo_group *g,
+		 const int *pids, size_t n)
 {
 	struct silo_placement *pl = NULL;
 	struct silo_change *c = NULL;
-	__u64 before = g ? slots_sum(g) : 0;
+	__u64 before, sig = sockets_sig(pids, n);
 	size_t npl;
 	int err;
 
+	/* The same sockets as last time: nothing new to take, and a failure
+	 * is not said again. */
+	if (g && sig == cg->seen && !p->opts->dry_run)
+		return;
+	before = g ? slots_sum(g) : 0;
 	if (!g) {
 		c = plan_add(p, SILO_CHANGE_ADD, "reuseport", cg->line, "%s",
 			     cg->name);
@@ -225,20 +287,21 @@ static void fill(struct plan *p, const struct cfg_group *cg,
 	}
 	err = silo_group_attach_pids(p->s, pids, n, &cg->opts, &pl, &npl);
 	free(pl);
+	cg->seen = sig;
 	if (err > 0)
 		err = 0;
 	if (g && (err || slots_sum(g) != before)) {
 		c = plan_add(p, SILO_CHANGE_UPDATE, "reuseport", cg->line, "%s",
 			     cg->name);
 		snprintf(c->detail, sizeof(c->detail),
-			 "new sockets of %s %.120s placed", by_names[cg->by],
+			 "take the new sockets of %s %.120s", by_names[cg->by],
 			 cg->what);
 	}
 	if (c)
 		plan_done(p, c, err);
 }
 
-static void one_group(struct plan *p, const struct cfg_group *cg)
+static void one_group(struct plan *p, struct cfg_group *cg)
 {
 	struct silo_group *g = group_open(p, cg->name);
 	bool owned = cfg_owned_has(&p->old, CFG_GROUP, cg->name);

@@ -251,8 +251,7 @@ void silo_config_free(struct silo_config *cfg)
 	free(cfg);
 }
 
-const struct cfg_ns *cfg_ns_find(const struct silo_config *cfg,
-				 const char *netns)
+struct cfg_ns *cfg_ns_find(const struct silo_config *cfg, const char *netns)
 {
 	size_t i;
 
