@@ -80,9 +80,13 @@ if [[ $(id -u) != 0 ]]; then
 fi
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 
-silod_pid=
+silod_pid="" server_silod=""
+LAB_DIR=$(mktemp -d)
 cleanup() {
 	[[ -n $silod_pid ]] && kill "$silod_pid" 2>/dev/null && wait "$silod_pid"
+	[[ -n $server_silod ]] && kill "$server_silod" 2>/dev/null &&
+		wait "$server_silod"
+	rm -rf "$LAB_DIR"
 	"$SILO" --netns "$P-router" xdp unload r-c >/dev/null 2>&1
 	"$SILO" --netns "$P-router" xdp unload r-s >/dev/null 2>&1
 	"$SILO" --netns "$P-server" xdp unload eth0 >/dev/null 2>&1
@@ -183,15 +187,44 @@ udp_cpus() {
 
 last_cpu=$(($(nproc) - 1))
 if ((last_cpu > 0)); then
-	step "steering: the server's UDP service, processed on CPU $last_cpu"
-	run "$SILO" --netns "$P-server" xdp load eth0
+	step "steering, declared in silo.conf: the server's UDP service on CPU $last_cpu"
+	cat >"$LAB_DIR/silo.conf" <<CONF
+netns:
+  $P-server:
+    devices:
+      - name: eth0
+    services:
+      - proto: udp
+        port: 7000
+        cpus: "$last_cpu"
+CONF
+	run cat "$LAB_DIR/silo.conf"
 	echo "before: the datagrams are processed where they arrive (CPU 0)"
 	udp_cpus
-	run "$SILO" --netns "$P-server" service add --proto udp --port 7000 \
-		--cpus "$last_cpu"
+	apply() { run "$SILO" --netns "$P-server" apply --state-dir "$LAB_DIR/state" "$@"; }
+	apply --dry-run "$LAB_DIR/silo.conf"
+	apply "$LAB_DIR/silo.conf"
 	echo "after: XDP redirects each to CPU $last_cpu through a cpumap"
 	udp_cpus
-	run "$SILO" --netns "$P-server" service show --per-cpu
+	apply "$LAB_DIR/silo.conf"
+
+	step "a reboot: the pins are gone; silod applies silo.conf and it is all back"
+	run "$SILO" --netns "$P-server" xdp unload eth0
+	printf '$ %s &\n' "$SILOD --netns $P-server --apply $LAB_DIR/silo.conf"
+	"$SILOD" --netns "$P-server" --apply "$LAB_DIR/silo.conf" \
+		--state-dir "$LAB_DIR/state" 2>"$LAB_DIR/silod.log" &
+	server_silod=$!
+	for _ in $(seq 50); do
+		"$SILO" --netns "$P-server" -j daemon status 2>/dev/null |
+			jq -e .running >/dev/null && break
+		sleep 0.1
+	done
+	sed 's/^/  /' "$LAB_DIR/silod.log"
+	run "$SILO" --netns "$P-server" service show
+	udp_cpus
+	run kill -TERM "$server_silod"
+	wait "$server_silod"
+	server_silod=
 	run "$SILO" --netns "$P-server" xdp unload eth0
 fi
 
