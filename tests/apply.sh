@@ -29,6 +29,7 @@ cleanup() {
 	[[ -n $SERVER ]] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
 	ip netns del "$C" 2>/dev/null
 	ip netns del "$S" 2>/dev/null
+	[[ -n ${CG:-} ]] && rmdir "$CG" 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -110,6 +111,8 @@ expect "again: nothing to change" 0 "^nothing to change" apply "$CONF"
 [[ $(ids) == "$before" ]] && ok "again: the same ids" || not_ok "again: the same ids" "$before / $(ids)"
 silo -n "$S" show --config >"$TMP/shown.conf"
 expect "show --config round-trips" 0 "^nothing to change" apply "$TMP/shown.conf"
+expect "what runs, declared, is adopted" 0 "adopt service udp 7302 any: group echo" \
+	silo apply --state-dir "$TMP/state2" "$TMP/shown.conf"
 expect "show --config | apply -" 0 "^nothing to change" \
 	bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' show --config | '$SILO' --pin-root '$PIN_ROOT' apply --state-dir '$ST' -"
 
@@ -181,6 +184,35 @@ stats=$(datagrams 20)
 jq -e ".sel_cpu >= $before + 20 and .hash_fallback == 0" <<<"$stats" >/dev/null &&
 	ok "restart: each datagram to its CPU's socket" ||
 	not_ok "restart: each datagram to its CPU's socket" "$before, $stats"
+
+# Processes by cgroup (a unit's, or socket activation's: the sockets are
+# the service's processes'): the server moved into a cgroup of its own is
+# found there.
+CG=""
+for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+	[[ -w $root/cgroup.procs ]] && mkdir "$root/$P" 2>/dev/null && CG="$root/$P" && break
+done
+if [[ -n $CG ]] && echo "$pid" >"$CG/cgroup.procs"; then
+	cat >"$TMP/cg.conf" <<CONF
+netns:
+  $S:
+    reuseport:
+      - name: bycg
+        port: 7302
+        proto: udp
+        processes:
+          cgroup: $P
+CONF
+	expect "processes by cgroup" 0 "add reuseport bycg: port 7302, policy cpu, the sockets of cgroup $P" \
+		apply --dry-run "$TMP/cg.conf"
+	sed -i "s/cgroup: $P/cgroup: $P-none/" "$TMP/cg.conf"
+	expect "an empty cgroup waits" 0 "wait reuseport bycg: no process of cgroup $P-none" \
+		apply --dry-run "$TMP/cg.conf"
+	echo "$pid" >"$(dirname "$CG")/cgroup.procs"
+	rmdir "$CG"
+else
+	echo "skip - processes by cgroup: no writable cgroup tree"
+fi
 
 # A device made after silod started: loaded as it appears.
 ip -n "$S" link add dyn0 type veth peer name dyn1 && ip -n "$S" link set dyn0 up

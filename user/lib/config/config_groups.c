@@ -66,19 +66,32 @@ static int cgroup_pids(const char *dir, int depth, int **pids, size_t *n)
 	return err;
 }
 
-/* A systemd unit's cgroup: UNIT below a slice, at most two deep. */
-static int unit_dir(const char *unit, char *buf, size_t len)
+/* The cgroup trees to look in: the unified one, and where a hybrid layout
+ * mounts it and systemd's own hierarchy. */
+static const char *const cgroup_roots[] = { "/sys/fs/cgroup",
+					    "/sys/fs/cgroup/unified",
+					    "/sys/fs/cgroup/systemd" };
+
+/* The first of ROOT/sub for each root that exists. */
+static int cgroup_dir(const char *sub, char *buf, size_t len)
 {
-	static const char *const where[] = { "/sys/fs/cgroup/system.slice",
-					     "/sys/fs/cgroup" };
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(where); i++) {
-		if ((size_t)snprintf(buf, len, "%s/%s", where[i], unit) < len &&
+	for (i = 0; i < ARRAY_SIZE(cgroup_roots); i++)
+		if ((size_t)snprintf(buf, len, "%s/%s", cgroup_roots[i], sub) <
+			    len &&
 		    !access(buf, F_OK))
 			return 0;
-	}
 	return -ENOENT;
+}
+
+/* A systemd unit's cgroup: in system.slice, or at the top. */
+static int unit_dir(const char *unit, char *buf, size_t len)
+{
+	char sub[PATH_MAX];
+
+	snprintf(sub, sizeof(sub), "system.slice/%.200s", unit);
+	return cgroup_dir(sub, buf, len) ? cgroup_dir(unit, buf, len) : 0;
 }
 
 static int exe_pids(const char *exe, int **pids, size_t *n)
@@ -134,10 +147,9 @@ int cfg_group_pids(const struct cfg_group *g, int **pids, size_t *n)
 			err = cgroup_pids(buf, 0, pids, n);
 		break;
 	default:
-		err = snprintf(buf, sizeof(buf), "/sys/fs/cgroup/%s",
-			       g->what) >= (int)sizeof(buf) ?
-			      -ENAMETOOLONG :
-			      cgroup_pids(buf, 0, pids, n);
+		err = cgroup_dir(g->what, buf, sizeof(buf));
+		if (!err)
+			err = cgroup_pids(buf, 0, pids, n);
 		break;
 	}
 	if (err == -ENOENT || (!err && !*n))
