@@ -68,8 +68,24 @@ read -r -a probe <<<"$(fact liveness)"
 	not_ok "probe runs /usr/sbin/silo" "${probe[0]}"
 N="${NS}dist"
 ip netns add "$N" || exit 1
-trap 'ip netns del "$N" 2>/dev/null; rm -rf "$TMP"' EXIT
-expect "probe fails without silod" 1 "" silo --netns "$N" "${probe[@]:1}"
+daemon=""
+trap '[[ -n $daemon ]] && kill "$daemon" 2>/dev/null && wait "$daemon"
+	ip netns del "$N" 2>/dev/null; rm -rf "$TMP"' EXIT
+expect "probe fails where silo never ran" 1 "" silo --netns "$N" "${probe[@]:1}"
+ip -n "$N" link add d0 type veth peer name d1
+check "load" silo --netns "$N" xdp load d0
+expect "probe fails without silod" 1 "silod: not running" silo --netns "$N" "${probe[@]:1}"
+"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$N" -q &
+daemon=$!
+for _ in $(seq 50); do
+	silo --netns "$N" "${probe[@]:1}" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+expect "probe passes while silod beats" 0 "silod: running" silo --netns "$N" "${probe[@]:1}"
+kill "$daemon" && wait "$daemon"
+daemon=""
+expect "probe fails once silod stopped" 1 "" silo --netns "$N" "${probe[@]:1}"
+check "unload" silo --netns "$N" xdp unload d0
 
 # The metrics port is the one silod listens on.
 port=$(arg --metrics)
