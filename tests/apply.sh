@@ -109,6 +109,10 @@ before=$(ids)
 [[ $(head -1 <<<"$before") =~ ^\[[0-9]+,[0-9]+\]$ ]] || not_ok "ids read" "$before"
 expect "again: nothing to change" 0 "^nothing to change" apply "$CONF"
 [[ $(ids) == "$before" ]] && ok "again: the same ids" || not_ok "again: the same ids" "$before / $(ids)"
+sed 's/port: 7302/port: 0/' "$CONF" >"$TMP/bad.conf"
+expect "a bad file over a running state" 1 "bad.conf:9: port: '0' is not a number from 1 to 65535" apply "$TMP/bad.conf"
+[[ $(ids) == "$before" ]] && ok "a bad file leaves everything as it was" ||
+	not_ok "a bad file leaves everything as it was" "$before / $(ids)"
 silo -n "$S" show --config >"$TMP/shown.conf"
 expect "show --config round-trips" 0 "^nothing to change" apply "$TMP/shown.conf"
 expect "what runs, declared, is adopted" 0 "adopt service udp 7302 any: group echo" \
@@ -223,7 +227,7 @@ up_to 3 bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp show -j | jq -e '[.d
 cp "$TMP/bad.conf" "$TMP/boot.conf"
 kill -HUP "$DAEMON"
 sleep 0.5
-grep -q "boot.conf:3: .*keeping what was applied" "$TMP/silod.log" &&
+grep -qE "boot.conf:9: port: .0. is not a number.*keeping what was applied" "$TMP/silod.log" &&
 	ok "SIGHUP, a bad file: kept" || not_ok "SIGHUP, a bad file: kept" "$(cat "$TMP/silod.log")"
 kill "$DAEMON" && wait "$DAEMON"
 rc=$? DAEMON=""
