@@ -218,10 +218,23 @@ else
 	echo "skip - processes by cgroup: no writable cgroup tree"
 fi
 
+# What is declared and cannot be made yet: in xdp status, from silod.
+sed -i 's/      - match: "dyn\*"/      - match: "dyn*"\n      - name: later0/' "$TMP/boot.conf"
+kill -HUP "$DAEMON"
+up_to 3 bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' | grep -q 'wait device later0: no such device'" &&
+	ok "xdp status: what waits" || not_ok "xdp status: what waits" "$(silo -n "$S" xdp status --state-dir "$ST" 2>&1 | tail -3)"
+check "xdp status -j: what waits" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' -j |
+	jq -e '[.apply_pending[] | .op + \" \" + .name] == [\"wait later0\"]'"
+
 # A device made after silod started: loaded as it appears.
 ip -n "$S" link add dyn0 type veth peer name dyn1 && ip -n "$S" link set dyn0 up
 up_to 3 bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp show -j | jq -e '[.devices[].device] | index(\"dyn0\") and index(\"dyn1\")'" &&
 	ok "a new device gets silo" || not_ok "a new device gets silo" "$(silo -n "$S" xdp show 2>&1; cat "$TMP/silod.log")"
+ip -n "$S" link add later0 type veth peer name later1
+ip -n "$S" link set later0 up
+up_to 3 bash -c "! '$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' | grep -q 'not applied'" &&
+	ok "xdp status: nothing waits once it came" ||
+	not_ok "xdp status: nothing waits once it came" "$(silo -n "$S" xdp status --state-dir "$ST" 2>&1 | tail -3)"
 
 # SIGHUP with a bad file: what was applied stays.
 cp "$TMP/bad.conf" "$TMP/boot.conf"
@@ -232,6 +245,6 @@ grep -qE "boot.conf:9: port: .0. is not a number.*keeping what was applied" "$TM
 kill "$DAEMON" && wait "$DAEMON"
 rc=$? DAEMON=""
 [[ $rc == 0 ]] && ok "silod exits cleanly" || not_ok "silod exits cleanly" "status $rc: $(cat "$TMP/silod.log")"
-for d in ap-s dyn0 dyn1; do silo -n "$S" xdp unload "$d" >/dev/null 2>&1; done
+for d in ap-s dyn0 dyn1 later0; do silo -n "$S" xdp unload "$d" >/dev/null 2>&1; done
 silo -n "$S" reuseport detach echo >/dev/null 2>&1
 true

@@ -91,6 +91,13 @@ int silo_apply(struct silo *s, struct silo_config *cfg,
 	       const struct silo_apply_opts *opts, struct silo_change **changes,
 	       size_t *n);
 const char *silo_change_op_name(enum silo_change_op op);
+/*
+ * What the last applies in a namespace (netns: NULL, the top level) could
+ * not make yet or failed to, from the state directory (NULL: the default):
+ * *out malloc'ed, free() it; none: *n 0.
+ */
+int silo_apply_pending(const char *state_dir, const char *netns,
+		       struct silo_change **out, size_t *n);
 
 /*
  * Writes what runs in the namespace s has open as a silo.conf that apply

@@ -52,24 +52,10 @@ static int report(const char *netns, const struct silo_change *ch, size_t n,
 			printf("\n");
 			continue;
 		}
-		o = json_object_new_object();
+		o = fmt_change_json(c);
 		json_object_object_add(o, "netns",
 				       netns ? json_object_new_string(netns) :
 					       NULL);
-		json_object_object_add(
-			o, "op",
-			json_object_new_string(silo_change_op_name(c->op)));
-		json_object_object_add(o, "object",
-				       json_object_new_string(c->object));
-		json_object_object_add(o, "name",
-				       json_object_new_string(c->name));
-		json_object_object_add(o, "detail",
-				       json_object_new_string(c->detail));
-		json_object_object_add(o, "line", json_object_new_int(c->line));
-		json_object_object_add(
-			o, "error",
-			c->err ? json_object_new_string(strerror(-c->err)) :
-				 NULL);
 		json_object_array_add(arr, o);
 	}
 	(void)dry;

@@ -4,6 +4,7 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "cli.h"
 #include "fmt.h"
 
@@ -189,4 +190,20 @@ void route_key_json(json_object *o, __u32 flags)
 			json_object_array_add(
 				why, json_object_new_string(key_why[i].name));
 	json_object_object_add(o, "why", why);
+}
+
+json_object *fmt_change_json(const struct silo_change *c)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(
+		o, "op", json_object_new_string(silo_change_op_name(c->op)));
+	json_object_object_add(o, "object", json_object_new_string(c->object));
+	json_object_object_add(o, "name", json_object_new_string(c->name));
+	json_object_object_add(o, "detail", json_object_new_string(c->detail));
+	json_object_object_add(o, "line", json_object_new_int(c->line));
+	json_object_object_add(
+		o, "error",
+		c->err ? json_object_new_string(strerror(-c->err)) : NULL);
+	return o;
 }

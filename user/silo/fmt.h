@@ -8,6 +8,7 @@
 #include <net/if.h>
 #include <json-c/json.h>
 #include <linux/types.h>
+#include "silo/silo.h"
 
 /* Prints obj as JSON on stdout (-p: indented) and frees it. */
 void json_print(json_object *obj);
@@ -21,6 +22,10 @@ const char *fib_ret_name(int rc);
  * text ("destination, source (IPv4: ...)"), and JSON fields added to o. */
 void route_key_str(char *buf, size_t len, __u32 genid_flags);
 void route_key_json(json_object *o, __u32 genid_flags);
+
+/* One change of silo.conf's apply: op, object, name, detail, line,
+ * error (null when it did not fail). */
+json_object *fmt_change_json(const struct silo_change *c);
 
 /* A CPU bitmap (SILO_CPU_WORDS words) as "0-3,8"; "none" when empty. */
 void fmt_cpus(char *buf, size_t len, const __u64 *cpus);

@@ -91,13 +91,27 @@ static const struct cmd_spec unload_spec = {
 		"device that is gone, as 'status' showed it",
 };
 
+struct status_cfg {
+	const char *state_dir;
+};
+
+static const struct opt status_opts[] = {
+	OPTION_STR("state-dir", status_cfg, state_dir, "DIR",
+		   "where silo.conf's applies keep what they did\n"
+		   "(default " SILO_STATE_DIR_DEFAULT ")"),
+	{ NULL },
+};
+
 static const struct cmd_spec status_spec = {
 	.name = "status",
 	.fn = xdp_status,
 	.aliases = (const char *const[]){ "show", "list", NULL },
-	.help = "devices silo runs on, the state it keeps, and the offload\n"
-		"envelope per family: evaluated now, and as the data path\n"
-		"sees it",
+	.opts = status_opts,
+	.cfg_size = sizeof(struct status_cfg),
+	.help = "devices silo runs on, the state it keeps, the offload\n"
+		"envelope per family (evaluated now, and as the data path\n"
+		"sees it), and what silo.conf declares that the last applies\n"
+		"could not make (a device or process not there yet, a failure)",
 };
 
 static const struct cmd_spec *const xdp_specs[] = {
@@ -356,7 +370,37 @@ struct status {
 	struct silo_info info;
 	bool loaded, daemon, live;
 	bool stale; /* pins of another layout, or of a namespace that is gone */
+	struct silo_change *pending; /* of silo.conf, not made yet or failed */
+	size_t nr_pending;
 };
+
+/* What silo.conf declares and the last applies (silod's, or silo apply's
+ * with the default state directory) could not make. */
+static void pending_print(const struct status *st)
+{
+	const struct silo_change *c;
+	size_t i;
+
+	if (st->nr_pending)
+		printf("silo.conf: %zu not applied:\n", st->nr_pending);
+	for (i = 0; i < st->nr_pending; i++) {
+		c = &st->pending[i];
+		printf("  %s %s %s: %s%s%s (line %d)\n",
+		       silo_change_op_name(c->op), c->object, c->name,
+		       c->detail, c->err ? ": " : "",
+		       c->err ? strerror(-c->err) : "", c->line);
+	}
+}
+
+static json_object *pending_json(const struct status *st)
+{
+	json_object *arr = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < st->nr_pending; i++)
+		json_object_array_add(arr, fmt_change_json(&st->pending[i]));
+	return arr;
+}
 
 static int status_read(struct silo *s, struct status *st)
 {
@@ -452,6 +496,7 @@ static void status_json(const struct status *st)
 	json_object_object_add(o, "forwarding_live",
 			       json_object_new_boolean(st->live));
 	json_object_object_add(o, "envelope", envelope_json(&st->env));
+	json_object_object_add(o, "apply_pending", pending_json(st));
 	json_print(o);
 }
 
@@ -514,9 +559,10 @@ static void status_print(const struct status *st)
 	envelope_print(&st->env, st->daemon, st->live);
 }
 
-static int xdp_status(void *parsed __maybe_unused, int argc __maybe_unused,
+static int xdp_status(void *parsed, int argc __maybe_unused,
 		      char **argv __maybe_unused)
 {
+	struct status_cfg *c = parsed;
 	struct status st = {};
 	struct silo *s;
 	int err;
@@ -525,10 +571,16 @@ static int xdp_status(void *parsed __maybe_unused, int argc __maybe_unused,
 	if (!s)
 		return 1;
 	err = status_read(s, &st);
-	if (!err && cli.json)
+	if (!err)
+		silo_apply_pending(c->state_dir, cli.netns, &st.pending,
+				   &st.nr_pending);
+	if (!err && cli.json) {
 		status_json(&st);
-	else if (!err)
+	} else if (!err) {
 		status_print(&st);
+		pending_print(&st);
+	}
+	free(st.pending);
 	free(st.cp);
 	free(st.devs);
 	return err ? 1 : 0;

@@ -60,9 +60,14 @@ struct cfg_ns *cfg_ns_find(const struct silo_config *cfg, const char *netns);
 /* What earlier applies made in a namespace: names per kind. */
 enum cfg_kind { CFG_DEVICE, CFG_SERVICE, CFG_GROUP, CFG_QUEUE, CFG_KINDS };
 
+struct json_object;
+
 struct cfg_owned {
 	char (*names[CFG_KINDS])[CFG_NAME_MAX];
 	size_t nr[CFG_KINDS];
+	/* What could not be made yet or failed, as a JSON array of
+	 * changes: for 'silo xdp status' (silo_apply_pending()). */
+	struct json_object *pending;
 };
 
 int cfg_state_read(const char *path, struct cfg_owned *own);
@@ -71,6 +76,11 @@ int cfg_owned_add(struct cfg_owned *own, enum cfg_kind kind, const char *name);
 bool cfg_owned_has(const struct cfg_owned *own, enum cfg_kind kind,
 		   const char *name);
 bool cfg_owned_equal(const struct cfg_owned *a, const struct cfg_owned *b);
+/* now's pending: old's, but for the objects of the kinds this apply
+ * covered (SILO_APPLY_*), which are ch[]'s that wait or failed. */
+int cfg_pending_update(struct cfg_owned *now, const struct cfg_owned *old,
+		       const struct silo_change *ch, size_t n,
+		       unsigned int what);
 void cfg_owned_free(struct cfg_owned *own);
 /* STATE_DIR/host.json, STATE_DIR/netns/NAME.json */
 int cfg_state_path(char *buf, size_t len, const char *dir, const char *netns);

@@ -75,6 +75,9 @@ bool cfg_owned_equal(const struct cfg_owned *a, const struct cfg_owned *b)
 	size_t i;
 	int k;
 
+	if (strcmp(json_object_to_json_string(a->pending) ?: "",
+		   json_object_to_json_string(b->pending) ?: ""))
+		return false;
 	for (k = 0; k < CFG_KINDS; k++) {
 		if (a->nr[k] != b->nr[k])
 			return false;
@@ -91,6 +94,7 @@ void cfg_owned_free(struct cfg_owned *own)
 
 	for (k = 0; k < CFG_KINDS; k++)
 		free(own->names[k]);
+	json_object_put(own->pending);
 	memset(own, 0, sizeof(*own));
 }
 
@@ -123,6 +127,9 @@ int cfg_state_read(const char *path, struct cfg_owned *own)
 				err = cfg_owned_add(own, k, name);
 		}
 	}
+	if (json_object_object_get_ex(root, "pending", &list) &&
+	    json_object_is_type(list, json_type_array))
+		own->pending = json_object_get(list);
 	json_object_put(root);
 	return err;
 }
@@ -146,6 +153,9 @@ int cfg_state_write(const char *path, const struct cfg_owned *own)
 				list, json_object_new_string(own->names[k][i]));
 		json_object_object_add(root, kind_keys[k], list);
 	}
+	if (own->pending)
+		json_object_object_add(root, "pending",
+				       json_object_get(own->pending));
 	err = silo_mkdir_p(dir, 0755);
 	if (!err && json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PRETTY))
 		err = -EIO;
@@ -157,5 +167,127 @@ int cfg_state_write(const char *path, const struct cfg_owned *own)
 		unlink(tmp);
 	}
 	json_object_put(root);
+	return err;
+}
+
+static const struct {
+	const char *object;
+	unsigned int what;
+} objects[] = {
+	{ "device", SILO_APPLY_DEVICES },
+	{ "service", SILO_APPLY_SERVICES },
+	{ "reuseport", SILO_APPLY_GROUPS },
+	{ "queue-map", SILO_APPLY_QUEUES },
+};
+
+/* The object names of a change, as static strings; NULL: not one. */
+static const char *object_of(const char *name, unsigned int *what)
+{
+	size_t i;
+
+	for (i = 0; name && i < ARRAY_SIZE(objects); i++) {
+		if (!strcmp(objects[i].object, name)) {
+			*what = objects[i].what;
+			return objects[i].object;
+		}
+	}
+	return NULL;
+}
+
+static json_object *change_json(const struct silo_change *c)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(
+		o, "op", json_object_new_string(silo_change_op_name(c->op)));
+	json_object_object_add(o, "object", json_object_new_string(c->object));
+	json_object_object_add(o, "name", json_object_new_string(c->name));
+	json_object_object_add(o, "detail", json_object_new_string(c->detail));
+	json_object_object_add(o, "line", json_object_new_int(c->line));
+	json_object_object_add(o, "error", json_object_new_int(c->err));
+	return o;
+}
+
+int cfg_pending_update(struct cfg_owned *now, const struct cfg_owned *old,
+		       const struct silo_change *ch, size_t n,
+		       unsigned int what)
+{
+	json_object *arr = json_object_new_array(), *o, *v;
+	unsigned int kind;
+	size_t i;
+
+	if (!arr)
+		return -ENOMEM;
+	for (i = 0; old->pending && i < json_object_array_length(old->pending);
+	     i++) {
+		o = json_object_array_get_idx(old->pending, i);
+		if (json_object_object_get_ex(o, "object", &v) &&
+		    object_of(json_object_get_string(v), &kind) &&
+		    !(kind & what))
+			json_object_array_add(arr, json_object_get(o));
+	}
+	for (i = 0; i < n; i++)
+		if (ch[i].err || ch[i].op == SILO_CHANGE_WAIT)
+			json_object_array_add(arr, change_json(&ch[i]));
+	json_object_put(now->pending);
+	now->pending = arr;
+	return 0;
+}
+
+static void change_read(json_object *o, struct silo_change *c)
+{
+	static const char *const ops[] = { "add", "change", "remove", "adopt",
+					   "wait" };
+	unsigned int what;
+	json_object *v;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	if (json_object_object_get_ex(o, "op", &v))
+		for (i = 0; i < ARRAY_SIZE(ops); i++)
+			if (!strcmp(json_object_get_string(v), ops[i]))
+				c->op = i;
+	c->object = json_object_object_get_ex(o, "object", &v) ?
+			    object_of(json_object_get_string(v), &what) :
+			    NULL;
+	if (!c->object)
+		c->object = "?";
+	if (json_object_object_get_ex(o, "name", &v))
+		snprintf(c->name, sizeof(c->name), "%s",
+			 json_object_get_string(v));
+	if (json_object_object_get_ex(o, "detail", &v))
+		snprintf(c->detail, sizeof(c->detail), "%s",
+			 json_object_get_string(v));
+	if (json_object_object_get_ex(o, "line", &v))
+		c->line = json_object_get_int(v);
+	if (json_object_object_get_ex(o, "error", &v))
+		c->err = json_object_get_int(v);
+}
+
+int silo_apply_pending(const char *state_dir, const char *netns,
+		       struct silo_change **out, size_t *n)
+{
+	struct cfg_owned own;
+	char path[PATH_MAX];
+	size_t i, len;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	err = cfg_state_path(path, sizeof(path),
+			     state_dir ?: SILO_STATE_DIR_DEFAULT, netns);
+	if (!err)
+		err = cfg_state_read(path, &own);
+	if (err)
+		return err;
+	len = own.pending ? json_object_array_length(own.pending) : 0;
+	*out = len ? calloc(len, sizeof(**out)) : NULL;
+	if (len && !*out)
+		err = -ENOMEM;
+	for (i = 0; !err && i < len; i++)
+		change_read(json_object_array_get_idx(own.pending, i),
+			    &(*out)[i]);
+	*n = err ? 0 : len;
+	cfg_owned_free(&own);
 	return err;
 }
