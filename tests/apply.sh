@@ -24,7 +24,9 @@ ip netns add "$C" && ip netns add "$S" &&
 		not_ok "setup" "could not build the namespaces"
 		exit 1
 	}
+RELOAD=""
 cleanup() {
+	[[ -s $TMP/reload.pid ]] && kill "$(cat "$TMP/reload.pid")" 2>/dev/null
 	[[ -n $DAEMON ]] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON" 2>/dev/null
 	[[ -n $SERVER ]] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
 	ip netns del "$C" 2>/dev/null
@@ -161,13 +163,14 @@ check "silod: the service is back" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$
 
 # datagrams N: sent from the client one flow each; every one read on the
 # CPU it was processed on (the group picked its CPU's socket).
+# (to port $2 and group $3: default 7302, echo)
 datagrams() {
 	local i
 	for i in $(seq "$1"); do
-		ip netns exec "$C" bash -c "echo d$i >/dev/udp/10.78.0.2/7302"
+		ip netns exec "$C" bash -c "echo d$i >/dev/udp/10.78.0.2/${2:-7302}"
 	done
 	sleep 0.3
-	silo -n "$S" reuseport show echo -j | jq -c '.groups[0].stats'
+	silo -n "$S" reuseport show "${3:-echo}" -j | jq -c '.groups[0].stats'
 }
 stats=$(datagrams 20)
 jq -e '.sel_cpu >= 20 and .hash_fallback == 0 and .hash_policy == 0' <<<"$stats" >/dev/null &&
@@ -188,6 +191,37 @@ stats=$(datagrams 20)
 jq -e ".sel_cpu >= $before + 20 and .hash_fallback == 0" <<<"$stats" >/dev/null &&
 	ok "restart: each datagram to its CPU's socket" ||
 	not_ok "restart: each datagram to its CPU's socket" "$before, $stats"
+
+# A graceful reload (nginx's SIGHUP): a new process takes over the same
+# sockets and rewrites the pid file, the old one exits. The sockets and
+# their kernel group do not change, so selection never stops: no window.
+ip netns exec "$S" /usr/bin/python3 "$TESTS_DIR/lib/reload_server.py" 7304 "$TMP/reload.pid" &
+for _ in $(seq 50); do [[ -s $TMP/reload.pid ]] && break; sleep 0.1; done
+RELOAD=$(cat "$TMP/reload.pid")
+sed -i "/^    queue-maps:/i \      - name: graceful\n        port: 7304\n        proto: udp\n        processes:\n          pidfile: $TMP/reload.pid" "$TMP/boot.conf"
+kill -HUP "$DAEMON"
+graceful_full() {
+	silo -n "$S" reuseport show graceful -j |
+		jq -e "[.groups[0].slots[] | select(.cookie != 0)] | length == $(nproc)"
+}
+up_to 3 graceful_full && ok "reload: the group by pid file" ||
+	not_ok "reload: the group by pid file" "$(silo -n "$S" reuseport show graceful 2>&1; tail -5 "$TMP/silod.log")"
+kill -HUP "$RELOAD"
+for _ in $(seq 50); do [[ $(cat "$TMP/reload.pid") != "$RELOAD" ]] && break; sleep 0.02; done
+old=$RELOAD RELOAD=$(cat "$TMP/reload.pid")
+for _ in $(seq 50); do kill -0 "$old" 2>/dev/null || break; sleep 0.02; done
+before=$(silo -n "$S" reuseport show graceful -j | jq '.groups[0].stats.sel_cpu')
+stats=$(datagrams 20 7304 graceful)
+[[ $RELOAD != "$old" ]] && ! kill -0 "$old" 2>/dev/null &&
+	jq -e ".sel_cpu >= $before + 20 and .hash_fallback == 0 and .hash_policy == 0" <<<"$stats" >/dev/null &&
+	ok "reload: each datagram to its CPU's socket at once" ||
+	not_ok "reload: each datagram to its CPU's socket at once" "pid $old -> $RELOAD, $before, $stats"
+sleep 0.6
+! grep -q "warning: apply.*graceful" "$TMP/silod.log" && graceful_full >/dev/null &&
+	ok "reload: silod finds nothing to change" ||
+	not_ok "reload: silod finds nothing to change" "$(grep graceful "$TMP/silod.log")"
+kill "$RELOAD"
+sed -i '/- name: graceful/,+4d' "$TMP/boot.conf"
 
 # Processes by cgroup (a unit's, or socket activation's: the sockets are
 # the service's processes'): the server moved into a cgroup of its own is
