@@ -24,9 +24,10 @@ ip netns add "$C" && ip netns add "$S" &&
 		not_ok "setup" "could not build the namespaces"
 		exit 1
 	}
-RELOAD=""
+RELOAD="" HOLDER=""
 cleanup() {
 	[[ -s $TMP/reload.pid ]] && kill "$(cat "$TMP/reload.pid")" 2>/dev/null
+	[[ -n $HOLDER ]] && kill "$HOLDER" 2>/dev/null
 	[[ -n $DAEMON ]] && kill "$DAEMON" 2>/dev/null && wait "$DAEMON" 2>/dev/null
 	[[ -n $SERVER ]] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
 	ip netns del "$C" 2>/dev/null
@@ -221,6 +222,33 @@ sleep 0.6
 	ok "reload: silod finds nothing to change" ||
 	not_ok "reload: silod finds nothing to change" "$(grep graceful "$TMP/silod.log")"
 kill "$RELOAD"
+for _ in $(seq 100); do kill -0 "$RELOAD" 2>/dev/null || break; sleep 0.02; done
+
+# Socket activation: the sockets exist before the service (systemd holds
+# them) and its process reads them; the group is made from the service's
+# process within a second of its start.
+ip netns exec "$S" /usr/bin/python3 "$TESTS_DIR/lib/reload_server.py" 7304 "$TMP/reload.pid.act" --activated &
+HOLDER=$!
+start=$(date +%s%N)
+for _ in $(seq 50); do [[ -s $TMP/reload.pid.act ]] && break; sleep 0.02; done
+mv "$TMP/reload.pid.act" "$TMP/reload.pid"
+graceful_pid() { # every slot's socket read by pid $1
+	silo -n "$S" reuseport show graceful -j |
+		jq -e "[.groups[0].slots[] | select(.cookie != 0) | .pid] as \$p | (\$p | length) == $(nproc) and (\$p | all(. == $1))"
+}
+up_to 3 graceful_pid "$(cat "$TMP/reload.pid")"
+took=$((($(date +%s%N) - start) / 1000000))
+((took <= 1000)) && graceful_pid "$(cat "$TMP/reload.pid")" >/dev/null &&
+	ok "socket activation: the group within a second (${took} ms)" ||
+	not_ok "socket activation: the group within a second" "$took ms: $(silo -n "$S" reuseport show graceful 2>&1)"
+before=$(silo -n "$S" reuseport show graceful -j | jq '.groups[0].stats.sel_cpu')
+stats=$(datagrams 20 7304 graceful)
+jq -e ".sel_cpu >= $before + 20 and .hash_fallback == 0" <<<"$stats" >/dev/null &&
+	ok "socket activation: each datagram to its CPU's socket" ||
+	not_ok "socket activation: each datagram to its CPU's socket" "$before, $stats"
+kill "$(cat "$TMP/reload.pid")" "$HOLDER"
+wait "$HOLDER" 2>/dev/null
+HOLDER=""
 sed -i '/- name: graceful/,+4d' "$TMP/boot.conf"
 
 # Processes by cgroup (a unit's, or socket activation's: the sockets are

@@ -2,9 +2,12 @@
 """A UDP server that reloads gracefully, as nginx does on SIGHUP: a
 SO_REUSEPORT socket per CPU, each read by a thread pinned to that CPU; on
 SIGHUP a new process takes over the same sockets (new readers, the old
-process exits) and writes its pid to the pid file. For tests/apply.sh.
+process exits) and writes its pid to the pid file. With --activated the
+process that makes the sockets keeps them and only a child it starts
+serves, as with systemd's socket activation (the sockets are PID 1's and
+the service's). For tests/apply.sh.
 
-    reload_server.py PORT PIDFILE
+    reload_server.py PORT PIDFILE [--activated]
 """
 import os
 import signal
@@ -43,6 +46,9 @@ for _ in cpus:
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     s.bind(("0.0.0.0", port))
     socks.append(s)
+if sys.argv[3:] == ["--activated"] and os.fork():
+    while True:  # "PID 1": holds the sockets, reads none
+        signal.pause()
 signal.signal(signal.SIGHUP, reload)
 serve(socks)
 while True:
