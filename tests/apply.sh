@@ -123,6 +123,16 @@ expect "what runs, declared, is adopted" 0 "adopt service udp 7302 any: group ec
 expect "show --config | apply -" 0 "^nothing to change" \
 	bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' show --config | '$SILO' --pin-root '$PIN_ROOT' apply --state-dir '$ST' -"
 
+# A change that fails (forwarding refused while an nftables chain sees
+# forwarded packets) leaves the device as it ran, and still the file's.
+sed 's/        mode: native/        mode: native\n        forward: true/' "$CONF" >"$TMP/fwd.conf"
+ip netns exec "$S" nft add table inet aptest
+ip netns exec "$S" nft add chain inet aptest fchain '{ type filter hook forward priority 0; }'
+expect "a refused change fails" 1 "change device ap-s: native, forward \\(line 5\\): FAILED" apply "$TMP/fwd.conf"
+check "a refused change: still the file's" jq -e '.devices | index("ap-s")' "$ST/netns/$S.json"
+[[ $(ids) == "$before" ]] && ok "a refused change: as it ran" || not_ok "a refused change: as it ran" "$before / $(ids)"
+ip netns exec "$S" nft delete table inet aptest
+
 # By hand: kept. Dropped from the file: removed.
 check "a service by hand" silo -n "$S" service add --proto tcp --port 80 --cpus 0
 sed '/queue-maps:/,$d' "$CONF" >"$TMP/less.conf"

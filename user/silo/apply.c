@@ -30,7 +30,7 @@ static const struct opt apply_opts[] = {
 
 /* One namespace's changes: printed as text, or added to arr (-j). */
 static int report(const char *netns, const struct silo_change *ch, size_t n,
-		  bool dry, json_object *arr)
+		  json_object *arr)
 {
 	int failed = 0;
 	size_t i;
@@ -58,7 +58,6 @@ static int report(const char *netns, const struct silo_change *ch, size_t n,
 					       NULL);
 		json_object_array_add(arr, o);
 	}
-	(void)dry;
 	return failed;
 }
 
@@ -85,7 +84,7 @@ static int apply_one(const struct apply_cfg *c, struct silo_config *cfg,
 		return 1;
 	}
 	err = silo_apply(s, cfg, &o, &ch, &n);
-	if (report(netns, ch, n, c->dry_run, arr) || err) {
+	if (report(netns, ch, n, arr) || err) {
 		if (err && !n)
 			cli_error("apply%s%s: %s\n", netns ? " in " : "",
 				  netns ?: "", strerror(-err));

@@ -68,7 +68,9 @@ static void one_device(struct plan *p, const struct cfg_device *d,
 	snprintf(c->detail, sizeof(c->detail), "%s", what);
 	if (!p->opts->dry_run)
 		plan_done(p, c, silo_xdp_load(p->s, ifname, &o));
-	if (!c->err)
+	/* A failed change leaves the device as it ran: still the file's if
+	 * it was. */
+	if (!c->err || (r && cfg_owned_has(&p->old, CFG_DEVICE, ifname)))
 		cfg_owned_add(&p->now, CFG_DEVICE, ifname);
 }
 

@@ -108,7 +108,9 @@ static void one_service(struct plan *p, const struct cfg_service *cs,
 	svc_str(c->detail, sizeof(c->detail), &o);
 	if (!p->opts->dry_run)
 		plan_done(p, c, silo_service_add(p->s, &o));
-	if (!c->err)
+	/* A failed replace leaves the service as it was: still the file's if
+	 * it was. */
+	if (!c->err || ((a || b) && cfg_owned_has(&p->old, CFG_SERVICE, name)))
 		cfg_owned_add(&p->now, CFG_SERVICE, name);
 }
 
