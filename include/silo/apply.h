@@ -102,9 +102,9 @@ int silo_apply_pending(const char *state_dir, const char *netns,
 /*
  * Writes what runs in the namespace s has open as a silo.conf that apply
  * takes back: under "netns: NAME:" when netns is given, else at the top
- * level. Reuseport groups are written with the processes that hold their
- * sockets as "pids:" comments (a pid is no declaration; say which unit,
- * executable or pid file fills them).
+ * level. A reuseport group's processes are written as the executable of
+ * a socket's owner ("exe:"), or, when no owner runs, as a comment asking
+ * which pid file, executable, unit or cgroup fills it.
  */
 int silo_config_write(struct silo *s, const char *netns, FILE *f);
 
