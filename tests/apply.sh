@@ -295,6 +295,8 @@ sed -i 's/      - match: "dyn\*"/      - match: "dyn*"\n      - name: later0/' "
 kill -HUP "$DAEMON"
 up_to 3 bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' | grep -q 'wait device later0: no such device'" &&
 	ok "xdp status: what waits" || not_ok "xdp status: what waits" "$(silo -n "$S" xdp status --state-dir "$ST" 2>&1 | tail -3)"
+expect "dropped from silod's file: the group detached" 1 "no reuseport group 'graceful'" \
+	silo -n "$S" reuseport show graceful
 check "xdp status -j: what waits" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' -j |
 	jq -e '[.apply_pending[] | .op + \" \" + .name] == [\"wait later0\"]'"
 

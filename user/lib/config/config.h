@@ -106,6 +106,18 @@ bool cfg_loaded(struct silo *s);
 void cfg_cpus_str(char *buf, size_t len, const __u64 *cpus);
 /* Records the outcome of a change tried. */
 void plan_done(struct plan *p, struct silo_change *c, int err);
+/*
+ * An object of kind an earlier apply made and this one did not claim:
+ * without undo, > 0 when it is still there (0: nothing to remove); with
+ * undo, removes it: 0 or -errno.
+ */
+typedef int (*plan_remove_fn)(struct plan *p, const char *name, bool undo,
+			      void *ctx);
+/* Removes each such object (detail: what removing it does); one whose
+ * removal fails stays the file's. */
+void plan_remove_unclaimed(struct plan *p, enum cfg_kind kind,
+			   const char *object, const char *detail,
+			   plan_remove_fn fn, void *ctx);
 
 /* Each kind of object (config_devices.c, config_services.c,
  * config_groups.c). */

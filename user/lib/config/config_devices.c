@@ -114,28 +114,20 @@ static void make_devices(struct plan *p, const struct silo_xdp_dev *devs,
 		if_freenameindex(links);
 }
 
+struct dev_list {
+	const struct silo_xdp_dev *devs;
+	size_t n;
+};
+
 /* An earlier apply's device that the file no longer declares: unloaded
  * when it is there and silo's. */
-static void remove_devices(struct plan *p, const struct silo_xdp_dev *devs,
-			   size_t n)
+static int remove_device(struct plan *p, const char *name, bool undo, void *ctx)
 {
-	struct silo_change *c;
-	const char *name;
-	size_t i;
+	const struct dev_list *l = ctx;
 
-	for (i = 0; i < p->old.nr[CFG_DEVICE]; i++) {
-		name = p->old.names[CFG_DEVICE][i];
-		if (cfg_owned_has(&p->now, CFG_DEVICE, name))
-			continue;
-		if (!running(devs, n, name))
-			continue;
-		c = plan_add(p, SILO_CHANGE_REMOVE, "device", 0, "%s", name);
-		snprintf(c->detail, sizeof(c->detail), "unload");
-		if (!p->opts->dry_run)
-			plan_done(p, c, silo_xdp_unload(p->s, name));
-		if (c->err)
-			cfg_owned_add(&p->now, CFG_DEVICE, name);
-	}
+	if (undo)
+		return silo_xdp_unload(p->s, name);
+	return running(l->devs, l->n, name) != NULL;
 }
 
 int plan_devices(struct plan *p, bool remove)
@@ -148,7 +140,9 @@ int plan_devices(struct plan *p, bool remove)
 	if (err && err != -ENOENT)
 		return err;
 	if (remove)
-		remove_devices(p, devs, n);
+		plan_remove_unclaimed(p, CFG_DEVICE, "device", "unload",
+				      remove_device,
+				      &(struct dev_list){ devs, n });
 	else
 		make_devices(p, devs, n);
 	free(devs);

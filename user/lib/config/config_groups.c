@@ -341,37 +341,28 @@ static void one_group(struct plan *p, struct cfg_group *cg)
 				 cg->opts.port);
 		}
 	}
-	if (g || owned ||
-	    (!err && !p->opts->dry_run && (g = group_open(p, cg->name))) ||
-	    (!err && p->opts->dry_run))
+	/* The file's: a group there now (made by this apply or adopted), one
+	 * an earlier apply made, or, dry, one this apply would make. */
+	if (!g && !err && !p->opts->dry_run)
+		g = group_open(p, cg->name);
+	if (g || owned || (!err && p->opts->dry_run))
 		cfg_owned_add(&p->now, CFG_GROUP, cg->name);
 	if (g)
 		silo_group_close(g);
 }
 
-static void remove_groups(struct plan *p)
+/* An earlier apply's group the file no longer declares, when it exists. */
+static int remove_group(struct plan *p, const char *name, bool undo,
+			void *ctx __attribute__((unused)))
 {
-	struct silo_group *g;
-	struct silo_change *c;
-	const char *name;
-	size_t i;
+	struct silo_group *g = group_open(p, name);
+	int err = g ? 1 : 0;
 
-	for (i = 0; i < p->old.nr[CFG_GROUP]; i++) {
-		name = p->old.names[CFG_GROUP][i];
-		if (cfg_owned_has(&p->now, CFG_GROUP, name))
-			continue;
-		g = group_open(p, name);
-		if (!g)
-			continue;
-		c = plan_add(p, SILO_CHANGE_REMOVE, "reuseport", 0, "%s", name);
-		snprintf(c->detail, sizeof(c->detail), "detach");
-		if (!p->opts->dry_run) {
-			plan_done(p, c, silo_group_detach(g, -1));
-			if (c->err)
-				cfg_owned_add(&p->now, CFG_GROUP, name);
-		}
+	if (g && undo)
+		err = silo_group_detach(g, -1);
+	if (g)
 		silo_group_close(g);
-	}
+	return err;
 }
 
 int plan_groups(struct plan *p, bool remove)
@@ -379,7 +370,8 @@ int plan_groups(struct plan *p, bool remove)
 	size_t i;
 
 	if (remove)
-		remove_groups(p);
+		plan_remove_unclaimed(p, CFG_GROUP, "reuseport", "detach",
+				      remove_group, NULL);
 	for (i = 0; !remove && i < p->ns->nr_groups; i++)
 		one_group(p, &p->ns->groups[i]);
 	return 0;

@@ -8,17 +8,6 @@
 #include "config.h"
 #include "../pins.h"
 
-static const char *const op_names[] = {
-	[SILO_CHANGE_ADD] = "add",	 [SILO_CHANGE_UPDATE] = "change",
-	[SILO_CHANGE_REMOVE] = "remove", [SILO_CHANGE_ADOPT] = "adopt",
-	[SILO_CHANGE_WAIT] = "wait",
-};
-
-const char *silo_change_op_name(enum silo_change_op op)
-{
-	return (unsigned int)op < ARRAY_SIZE(op_names) ? op_names[op] : "?";
-}
-
 struct silo_change *plan_add(struct plan *p, enum silo_change_op op,
 			     const char *object, int line, const char *fmt, ...)
 {
@@ -75,5 +64,27 @@ void cfg_cpus_str(char *buf, size_t len, const __u64 *cpus)
 			continue;
 		l = strlen(buf);
 		snprintf(buf + l, len - l, "%s%zu", l ? "," : "", i);
+	}
+}
+
+void plan_remove_unclaimed(struct plan *p, enum cfg_kind kind,
+			   const char *object, const char *detail,
+			   plan_remove_fn fn, void *ctx)
+{
+	struct silo_change *c;
+	const char *name;
+	size_t i;
+
+	for (i = 0; i < p->old.nr[kind]; i++) {
+		name = p->old.names[kind][i];
+		if (cfg_owned_has(&p->now, kind, name) ||
+		    fn(p, name, false, ctx) <= 0)
+			continue;
+		c = plan_add(p, SILO_CHANGE_REMOVE, object, 0, "%s", name);
+		snprintf(c->detail, sizeof(c->detail), "%s", detail);
+		if (!p->opts->dry_run)
+			plan_done(p, c, fn(p, name, true, ctx));
+		if (c->err)
+			cfg_owned_add(&p->now, kind, name);
 	}
 }

@@ -86,42 +86,37 @@ static void make_queue_map(struct plan *p, const struct cfg_queue_map *q)
 	free(now);
 }
 
-static void remove_queue(struct plan *p, const char *name)
+/* An earlier apply's queue ("eth0 3") the file no longer names, when it
+ * has a CPU: set to none. */
+static int remove_queue(struct plan *p, const char *name, bool undo,
+			void *ctx __attribute__((unused)))
 {
 	__u32 ifindex, queue, *now;
 	char dev[IF_NAMESIZE];
-	struct silo_change *c;
 	bool set;
 
 	if (sscanf(name, "%15s %u", dev, &queue) != 2 ||
 	    queue >= SILO_MAX_QUEUES)
-		return;
+		return 0;
 	ifindex = if_nametoindex(dev);
+	if (undo)
+		return silo_queue_map_set(p->s, ifindex, queue,
+					  SILO_SERVICE_NO_CPU);
 	now = calloc(queue + 1, sizeof(*now));
 	set = ifindex && now && cfg_loaded(p->s) &&
 	      !silo_queue_map_get(p->s, ifindex, now, queue + 1) &&
 	      now[queue] != SILO_SERVICE_NO_CPU;
 	free(now);
-	if (!set)
-		return;
-	c = plan_add(p, SILO_CHANGE_REMOVE, "queue-map", 0, "%s", name);
-	snprintf(c->detail, sizeof(c->detail), "none");
-	if (!p->opts->dry_run)
-		plan_done(p, c,
-			  silo_queue_map_set(p->s, ifindex, queue,
-					     SILO_SERVICE_NO_CPU));
-	if (c->err)
-		cfg_owned_add(&p->now, CFG_QUEUE, name);
+	return set;
 }
 
 int plan_queue_maps(struct plan *p, bool remove)
 {
 	size_t i;
 
-	for (i = 0; remove && i < p->old.nr[CFG_QUEUE]; i++)
-		if (!cfg_owned_has(&p->now, CFG_QUEUE,
-				   p->old.names[CFG_QUEUE][i]))
-			remove_queue(p, p->old.names[CFG_QUEUE][i]);
+	if (remove)
+		plan_remove_unclaimed(p, CFG_QUEUE, "queue-map", "none",
+				      remove_queue, NULL);
 	for (i = 0; !remove && i < p->ns->nr_qmaps; i++)
 		make_queue_map(p, &p->ns->qmaps[i]);
 	return 0;

@@ -135,28 +135,19 @@ static int parse_name(const char *name, struct silo_service_opts *o)
 	return 0;
 }
 
-static void remove_services(struct plan *p, const struct running *r)
+/* An earlier apply's service the file no longer declares, when it runs. */
+static int remove_service(struct plan *p, const char *name, bool undo,
+			  void *ctx)
 {
+	const struct running *r = ctx;
 	struct silo_service_opts o;
-	struct silo_change *c;
-	const char *name;
-	size_t i;
 
-	for (i = 0; i < p->old.nr[CFG_SERVICE]; i++) {
-		name = p->old.names[CFG_SERVICE][i];
-		if (cfg_owned_has(&p->now, CFG_SERVICE, name) ||
-		    parse_name(name, &o))
-			continue;
-		if (!find(r, &o, o.family ?: SILO_AF_INET) &&
-		    (o.family || !find(r, &o, SILO_AF_INET6)))
-			continue;
-		c = plan_add(p, SILO_CHANGE_REMOVE, "service", 0, "%s", name);
-		snprintf(c->detail, sizeof(c->detail), "stop steering");
-		if (!p->opts->dry_run)
-			plan_done(p, c, silo_service_del(p->s, &o));
-		if (c->err)
-			cfg_owned_add(&p->now, CFG_SERVICE, name);
-	}
+	if (parse_name(name, &o))
+		return 0;
+	if (undo)
+		return silo_service_del(p->s, &o);
+	return find(r, &o, o.family ?: SILO_AF_INET) ||
+	       (!o.family && find(r, &o, SILO_AF_INET6));
 }
 
 int plan_services(struct plan *p, bool remove)
@@ -169,7 +160,8 @@ int plan_services(struct plan *p, bool remove)
 	if (err)
 		goto out;
 	if (remove)
-		remove_services(p, &r);
+		plan_remove_unclaimed(p, CFG_SERVICE, "service",
+				      "stop steering", remove_service, &r);
 	else
 		for (i = 0; i < p->ns->nr_svcs; i++)
 			one_service(p, &p->ns->svcs[i], &r);

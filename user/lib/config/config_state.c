@@ -22,6 +22,17 @@ static const char *const kind_keys[CFG_KINDS] = {
 	[CFG_QUEUE] = "queue-maps",
 };
 
+static const char *const op_names[] = {
+	[SILO_CHANGE_ADD] = "add",	 [SILO_CHANGE_UPDATE] = "change",
+	[SILO_CHANGE_REMOVE] = "remove", [SILO_CHANGE_ADOPT] = "adopt",
+	[SILO_CHANGE_WAIT] = "wait",
+};
+
+const char *silo_change_op_name(enum silo_change_op op)
+{
+	return (unsigned int)op < ARRAY_SIZE(op_names) ? op_names[op] : "?";
+}
+
 void cfg_service_name(char *buf, size_t len, const struct silo_service_opts *o)
 {
 	char addr[INET6_ADDRSTRLEN] = "any";
@@ -236,16 +247,14 @@ int cfg_pending_update(struct cfg_owned *now, const struct cfg_owned *old,
 
 static void change_read(json_object *o, struct silo_change *c)
 {
-	static const char *const ops[] = { "add", "change", "remove", "adopt",
-					   "wait" };
 	unsigned int what;
 	json_object *v;
 	size_t i;
 
 	memset(c, 0, sizeof(*c));
 	if (json_object_object_get_ex(o, "op", &v))
-		for (i = 0; i < ARRAY_SIZE(ops); i++)
-			if (!strcmp(json_object_get_string(v), ops[i]))
+		for (i = 0; i < ARRAY_SIZE(op_names); i++)
+			if (!strcmp(json_object_get_string(v), op_names[i]))
 				c->op = i;
 	c->object = json_object_object_get_ex(o, "object", &v) ?
 			    object_of(json_object_get_string(v), &what) :
