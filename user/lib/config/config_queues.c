@@ -53,7 +53,8 @@ static bool of_device(const char *name, const char *dev)
 	return !strncmp(name, dev, l) && name[l] == ' ';
 }
 
-static void make_queue_map(struct plan *p, const struct cfg_queue_map *q)
+static void make_queue_map(struct plan *p, const struct cfg_queue_map *q,
+			   bool loaded)
 {
 	struct silo_change *c;
 	__u32 ifindex, i;
@@ -76,8 +77,7 @@ static void make_queue_map(struct plan *p, const struct cfg_queue_map *q)
 		p->err = p->err ?: -ENOMEM;
 		return;
 	}
-	err = cfg_loaded(p->s) ? silo_queue_map_get(p->s, ifindex, now, q->nr) :
-				 -ENOENT;
+	err = loaded ? silo_queue_map_get(p->s, ifindex, now, q->nr) : -ENOENT;
 	for (i = 0; err && i < q->nr; i++)
 		now[i] = SILO_SERVICE_NO_CPU; /* no maps yet */
 	for (i = 0; i < q->nr; i++)
@@ -88,9 +88,9 @@ static void make_queue_map(struct plan *p, const struct cfg_queue_map *q)
 
 /* An earlier apply's queue ("eth0 3") the file no longer names, when it
  * has a CPU: set to none. */
-static int remove_queue(struct plan *p, const char *name, bool undo,
-			void *ctx __attribute__((unused)))
+static int remove_queue(struct plan *p, const char *name, bool undo, void *ctx)
 {
+	const bool *loaded = ctx;
 	__u32 ifindex, queue, *now;
 	char dev[IF_NAMESIZE];
 	bool set;
@@ -103,7 +103,7 @@ static int remove_queue(struct plan *p, const char *name, bool undo,
 		return silo_queue_map_set(p->s, ifindex, queue,
 					  SILO_SERVICE_NO_CPU);
 	now = calloc(queue + 1, sizeof(*now));
-	set = ifindex && now && cfg_loaded(p->s) &&
+	set = ifindex && now && *loaded &&
 	      !silo_queue_map_get(p->s, ifindex, now, queue + 1) &&
 	      now[queue] != SILO_SERVICE_NO_CPU;
 	free(now);
@@ -112,12 +112,14 @@ static int remove_queue(struct plan *p, const char *name, bool undo,
 
 int plan_queue_maps(struct plan *p, bool remove)
 {
+	/* Whether the maps are there, asked once: it opens every pin. */
+	bool loaded = cfg_loaded(p->s);
 	size_t i;
 
 	if (remove)
 		plan_remove_unclaimed(p, CFG_QUEUE, "queue-map", "none",
-				      remove_queue, NULL);
+				      remove_queue, &loaded);
 	for (i = 0; !remove && i < p->ns->nr_qmaps; i++)
-		make_queue_map(p, &p->ns->qmaps[i]);
+		make_queue_map(p, &p->ns->qmaps[i], loaded);
 	return 0;
 }
