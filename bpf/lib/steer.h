@@ -56,11 +56,6 @@ static __noinline int local_pick(struct xdp_md *ctx, const struct pkt *p,
 	sc = bpf_map_lookup_elem(&steer_scratch, &zero);
 	if (!sc)
 		return XDP_PASS;
-	sc->queue.ifindex = ctx->ingress_ifindex;
-	sc->queue.queue = ctx->rx_queue_index;
-	sc->slot = silo_flow_hash(p->src, p->dst, p->sport, p->dport,
-				  p->l4_proto) &
-		   (SILO_SERVICE_SLOTS - 1);
 	/* The exact address first, then any. */
 	sc->svc.family = p->family;
 	sc->svc.protocol = p->l4_proto;
@@ -82,6 +77,8 @@ static __noinline int local_pick(struct xdp_md *ctx, const struct pkt *p,
 	}
 	sc->cpu = bpf_get_smp_processor_id();
 	if (svc->mode == SILO_SERVICE_QUEUE) {
+		sc->queue.ifindex = ctx->ingress_ifindex;
+		sc->queue.queue = ctx->rx_queue_index;
 		v = bpf_map_lookup_elem(&queue_cpu, &sc->queue);
 		if (!v) {
 			scount(ss, SILO_SSTAT_PASS_NO_QUEUE);
@@ -89,6 +86,11 @@ static __noinline int local_pick(struct xdp_md *ctx, const struct pkt *p,
 		}
 		sc->target = *v;
 	} else {
+		/* Hashed only here: a packet of no service, most of a
+		 * host's, pays for the lookups alone. */
+		sc->slot = silo_flow_hash(p->src, p->dst, p->sport, p->dport,
+					  p->l4_proto) &
+			   (SILO_SERVICE_SLOTS - 1);
 		slots = svc->slots;
 		if (svc->mode == SILO_SERVICE_NODE) {
 			v = bpf_map_lookup_elem(&cpu_node, &sc->cpu);
