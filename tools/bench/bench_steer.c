@@ -99,7 +99,7 @@
  * and on SIGINT, SIGTERM or SIGHUP, and the host's rps_sock_flow_entries
  * is put back; leftovers of a run that was killed go at the next start.
  *
- *   bench_steer [--case one|one_connected|services] [--cpus N]
+ *   bench_steer [--case one|one_connected|one_tcp|services] [--cpus N]
  *               [--variant no_silo|rps|rfs|reuseport|steering]
  *               [--rounds N] [--secs S] [--warmup S] [--reader-cpu N]
  *               [--window N] [--poll] [--verbose]
@@ -132,6 +132,12 @@ static struct steer_case cases[] = {
 	  .connected = true,
 	  .variants = { NO_SILO, RPS, RFS, STEERING },
 	  .nvariants = 4 },
+	{ .name = "one_tcp",
+	  .nsvc = 1,
+	  .connected = true,
+	  .tcp = true,
+	  .variants = { NO_SILO, RPS, RFS, STEERING },
+	  .nvariants = 4 },
 	{ .name = "services",
 	  .nsvc = 2,
 	  .variants = { NO_SILO, RPS, RFS, STEERING },
@@ -162,7 +168,10 @@ static void close_services(void)
 	if (L.ns_server >= 0)
 		bench_enter("bench_steer", L.ns_server);
 	for (i = 0; i < L.nsvc; i++)
-		svc_close(&L.svc[i]);
+		if (L.svc[i].proto == IPPROTO_TCP)
+			tcp_close(&L.svc[i]);
+		else
+			svc_close(&L.svc[i]);
 	L.nsvc = 0;
 }
 
@@ -254,28 +263,37 @@ static void print_summary(const struct steer_case *k, const struct cell *cells,
 	for (i = 0; i < L.nsvc; i++)
 		if (L.svc[i].steered && cell_share(&cells[STEERING], i) < share)
 			share = cell_share(&cells[STEERING], i);
-	p99 = best_kernel_p99(k, lats);
+	p99 = k->tcp ? 0 : best_kernel_p99(k, lats);
 	p99 = p99 ? lats[STEERING].p99 / p99 : 0;
 	printf("{\"bench\":\"steer_summary\",\"case\":\"%s\",\"gen_cpu\":%d,\"reader_cpus\":[",
 	       k->name, GEN_CPU);
 	for (i = 0; i < L.nsvc; i++)
 		printf("%s%d", i ? "," : "", L.svc[i].cpu);
-	printf("],\"rounds\":%d,\"secs\":%.2f,\"warmup_secs\":%.2f,\"frame_bytes\":%zu,\"window\":%lu,\"reader\":\"%s\",\"readers_connected\":\"%s\",\"flows_per_service\":%d,\"share_by\":\"socket filter, per datagram\",",
-	       rounds, secs, warmup, L.frame_len, window,
-	       L.poll_reader ? "poll" : "block",
-	       k->connected ? "always" : "rfs only",
-	       k->connected ? 1 : SOURCES / L.nsvc);
-	printf("\"best_kernel\":\"%s\",\"steering_share\":%.4f,\"steering_vs_best_kernel\":{\"median\":%.2f,\"worst\":%.2f},\"steering_vs_no_silo\":{\"median\":%.2f,\"worst\":%.2f},\"steering_p99_vs_best_kernel\":%.2f,",
-	       variant_name[best_v], share, best, best_worst, ns, ns_worst,
-	       p99);
-	printf("\"targets\":{\"share\":%.2f,\"vs_best_kernel\":%.2f,\"p99_vs_best_kernel\":%.2f",
-	       SHARE_TARGET, BEST_KERNEL_TARGET, P99_TARGET);
+	printf("],\"rounds\":%d,\"secs\":%.2f,\"warmup_secs\":%.2f,", rounds,
+	       secs, warmup);
+	if (k->tcp)
+		printf("\"stream\":\"tcp, one connection, segments of the MTU\",\"share_by\":\"socket filter, per segment\",");
+	else
+		printf("\"frame_bytes\":%zu,\"window\":%lu,\"reader\":\"%s\",\"readers_connected\":\"%s\",\"flows_per_service\":%d,\"share_by\":\"socket filter, per datagram\",",
+		       L.frame_len, window, L.poll_reader ? "poll" : "block",
+		       k->connected ? "always" : "rfs only",
+		       k->connected ? 1 : SOURCES / L.nsvc);
+	printf("\"best_kernel\":\"%s\",\"steering_share\":%.4f,\"steering_vs_best_kernel\":{\"median\":%.2f,\"worst\":%.2f},\"steering_vs_no_silo\":{\"median\":%.2f,\"worst\":%.2f},",
+	       variant_name[best_v], share, best, best_worst, ns, ns_worst);
+	if (!k->tcp)
+		printf("\"steering_p99_vs_best_kernel\":%.2f,", p99);
+	printf("\"targets\":{\"share\":%.2f,\"vs_best_kernel\":%.2f",
+	       SHARE_TARGET, BEST_KERNEL_TARGET);
+	if (!k->tcp)
+		printf(",\"p99_vs_best_kernel\":%.2f", P99_TARGET);
 	if (k == &cases[SERVICES])
 		printf(",\"vs_no_silo\":%.2f", SERVICES_TARGET);
-	printf("},\"met\":{\"share\":%s,\"vs_best_kernel\":%s,\"p99_vs_best_kernel\":%s",
+	printf("},\"met\":{\"share\":%s,\"vs_best_kernel\":%s",
 	       share >= SHARE_TARGET ? "true" : "false",
-	       best >= BEST_KERNEL_TARGET ? "true" : "false",
-	       p99 && p99 <= P99_TARGET ? "true" : "false");
+	       best >= BEST_KERNEL_TARGET ? "true" : "false");
+	if (!k->tcp)
+		printf(",\"p99_vs_best_kernel\":%s",
+		       p99 && p99 <= P99_TARGET ? "true" : "false");
 	if (k == &cases[SERVICES])
 		printf(",\"vs_no_silo\":%s",
 		       ns >= SERVICES_TARGET ? "true" : "false");
@@ -331,6 +349,13 @@ static int one_rate(int v, int r, void *ctx)
 	return measure(&x->cells[v], v, r, x->warmup, x->secs, x->window);
 }
 
+static int one_tcp(int v, int r, void *ctx)
+{
+	struct run *x = ctx;
+
+	return tcp_measure(&x->cells[v], v, r, x->warmup, x->secs);
+}
+
 static int one_latency(int v, int r, void *ctx)
 {
 	struct run *x = ctx;
@@ -356,12 +381,16 @@ static int run_case(const struct steer_case *k, int reader_cpu, int rounds,
 	x.warmup = warmup;
 	x.window = window;
 	err = bench_enter("bench_steer", L.ns_server);
-	for (i = 0; !err && i < k->nsvc; i++) {
+	if (!err && k->tcp) {
+		L.nsvc = 1;
+		err = tcp_open(&L.svc[0], reader_cpu);
+	}
+	for (i = 0; !err && !k->tcp && i < k->nsvc; i++) {
 		L.nsvc = i + 1;
 		err = svc_open(&L.svc[i], i, k->nsvc == 1 ? reader_cpu : i,
 			       has_variant(k, REUSEPORT), k->connected);
 	}
-	if (err || rounds_of(k, rounds, one_rate, &x))
+	if (err || rounds_of(k, rounds, k->tcp ? one_tcp : one_rate, &x))
 		return -1;
 	for (i = 0; i < k->nvariants; i++) {
 		v = k->variants[i];
@@ -372,10 +401,14 @@ static int run_case(const struct steer_case *k, int reader_cpu, int rounds,
 			slowest = rate[v];
 	}
 	x.load = LOAD_SHARE * slowest;
-	if (rounds_of(k, rounds, one_latency, &x))
+	if (!k->tcp && rounds_of(k, rounds, one_latency, &x))
 		return -1;
 	for (i = 0; i < k->nvariants; i++) {
 		v = k->variants[i];
+		if (k->tcp) {
+			tcp_print(v, &x.cells[v], rate[v]);
+			continue;
+		}
 		lat_sum(&x.lats[v], rounds);
 		print_variant(k, v, &x.cells[v], rate[v], &x.lats[v], x.load);
 	}
@@ -389,7 +422,7 @@ static int run_case(const struct steer_case *k, int reader_cpu, int rounds,
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: bench_steer [--case one|one_connected|services] [--cpus N]\n"
+		"usage: bench_steer [--case one|one_connected|one_tcp|services] [--cpus N]\n"
 		"                   [--variant no_silo|rps|rfs|reuseport|steering]\n"
 		"                   [--rounds N] [--secs S] [--warmup S] [--reader-cpu N]\n"
 		"                   [--window N] [--poll] [--verbose]\n"
@@ -466,7 +499,7 @@ int main(int argc, char **argv)
 					only = i;
 			if (only < 0) {
 				fprintf(stderr,
-					"bench_steer: no case %s: one, one_connected or services\n",
+					"bench_steer: no case %s: one, one_connected, one_tcp or services\n",
 					optarg);
 				return 2;
 			}

@@ -16,7 +16,7 @@ int filter_setup(void)
  * per-CPU array, on the CPU that queues it to the socket, and keeps it
  * whole.
  */
-static int filter_prog(int i)
+int filter_prog(int i)
 {
 	struct bpf_insn insns[] = {
 		/* *(u32 *)(r10 - 4) = i; r2 = r10 - 4 */
@@ -236,7 +236,7 @@ static int find_service(const struct silo_service_key *key,
 {
 	struct svc *c = ctx;
 
-	if (key->protocol == IPPROTO_UDP && ntohs(key->port) == c->port)
+	if (key->protocol == c->proto && ntohs(key->port) == c->port)
 		c->service_id = svc->id;
 	return 0;
 }
@@ -255,7 +255,7 @@ int svc_steer(struct svc *c, bool group)
 	char name[32];
 	struct silo_group_opts go = { .name = name,
 				      .policy = SILO_REUSEPORT_CPU };
-	struct silo_service_opts so = { .protocol = IPPROTO_UDP,
+	struct silo_service_opts so = { .protocol = c->proto,
 					.port = c->port,
 					.qsize = QSIZE };
 	int err = 0;
@@ -285,8 +285,7 @@ int svc_steer(struct svc *c, bool group)
 /* Undoes svc_steer: the service, then the group (and the program). */
 int svc_unsteer(struct svc *c)
 {
-	struct silo_service_opts so = { .protocol = IPPROTO_UDP,
-					.port = c->port };
+	struct silo_service_opts so = { .protocol = c->proto, .port = c->port };
 	int err = 0;
 
 	if (c->service_id) {
@@ -321,6 +320,7 @@ int svc_open(struct svc *c, int i, int cpu, bool group, bool connected)
 
 	memset(c, 0, sizeof(*c));
 	c->idx = i;
+	c->proto = IPPROTO_UDP;
 	c->port = PORT + i;
 	c->cpu = cpu;
 	c->steered = cpu != GEN_CPU;

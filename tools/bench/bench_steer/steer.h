@@ -50,9 +50,9 @@ enum { NO_SILO, RPS, RFS, REUSEPORT, STEERING, NR_VARIANTS };
 
 extern const char *const variant_name[NR_VARIANTS];
 
-/* One UDP service: its port, its reader (a thread pinned to cpu). */
+/* One service: its port, its reader (a thread pinned to cpu). */
 struct svc {
-	int port, cpu;
+	int proto, port, cpu;
 	int sock, filter_prog;
 	bool steered; /* steering sends it to cpu (not on GEN_CPU) */
 	bool started, connected, group;
@@ -71,6 +71,7 @@ struct steer_case {
 	int nsvc;
 	bool connected; /* every variant's readers connected */
 	bool no_summary; /* --variant: one variant only */
+	bool tcp; /* one TCP stream (tcp.c), not the generator's UDP */
 	int variants[NR_VARIANTS];
 	int nvariants;
 };
@@ -109,6 +110,7 @@ int rfs_restore(void);
 
 /* readers.c */
 int filter_setup(void);
+int filter_prog(int i);
 int svc_open(struct svc *c, int i, int cpu, bool group, bool connected);
 void svc_close(struct svc *c);
 int svc_connect(struct svc *c, bool on);
@@ -150,5 +152,11 @@ int measure(struct cell *c, int v, int round, double warmup, double secs,
 void print_variant(const struct steer_case *k, int v, const struct cell *c,
 		   double rate, const struct lat *l, double load);
 double cell_share(const struct cell *c, int i);
+
+/* tcp.c */
+int tcp_open(struct svc *c, int cpu);
+void tcp_close(struct svc *c);
+int tcp_measure(struct cell *c, int v, int round, double warmup, double secs);
+void tcp_print(int v, const struct cell *c, double rate);
 
 #endif
