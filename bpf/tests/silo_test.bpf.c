@@ -48,7 +48,7 @@ int xdp_pass(struct xdp_md *ctx __attribute__((unused)))
  * bytes for every size (the sums and lengths are the user's to match).
  */
 #define GEN_WORDS 8 /* 64 bytes: headers (62) and the start of the payload */
-#define GEN_CLASSES 4
+#define GEN_CLASSES 16
 #define GEN_PAT_MAX 16
 #define GEN_SRC_OFF (14 + 8 + 12) /* the source's last 32 bits */
 #define GEN_CSUM_OFF (14 + 40 + 6)

@@ -18,5 +18,5 @@ rc=0
 "$BUILD/tools/bench_silod" --scale || rc=1
 "$BUILD/tools/bench_live" || rc=1
 "$BUILD/tools/bench_jumbo" || rc=1
-"$BUILD/tools/bench_steer" || rc=1
+"$BUILD/tools/bench_steer" ${SILO_BENCH_CPUS:+--cpus "$SILO_BENCH_CPUS"} || rc=1
 exit $rc

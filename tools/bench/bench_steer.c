@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench_steer: is silo's steering worth having, against the kernel's own
- * steering (RPS, RFS)? UDP services whose readers run on other CPUs than
- * the one that receives their packets, in three cases, each with its
- * variants side by side in one run:
+ * steering (RPS, RFS)? Services whose readers run on other CPUs than the
+ * one that receives their packets, in four cases, each with its variants
+ * side by side in one run:
  *
  *   one            one service, its unconnected reader on the last CPU:
  *                  no_silo, rps, reuseport, steering
  *   one_connected  the same with a connected reader (one flow), where
  *                  RFS can act: no_silo, rps, rfs, steering
+ *   one_tcp        one TCP stream to a reader on the last CPU, its
+ *                  sender on CPU 0 (tcp.c): no_silo, rps, rfs, steering
  *   services       one receiving queue, several services (--cpus N, 2 by
  *                  default): reader i pinned to CPU i, so reader 0 shares
  *                  CPU 0 with the generator, equal load to each:
@@ -82,13 +84,17 @@
  *
  * Variants alternate in rounds (each round in another order); per variant
  * a warm-up, then datagrams read per second of wall time over a fixed
- * interval. Rates are the median round; a ratio is the median of the
- * rounds' ratios, the worst round beside it. Targets: share >= 0.99 for
+ * interval (datagrams, or bytes for the TCP stream). Rates are the median
+ * round; a ratio is the median of the rounds' ratios, the worst round
+ * beside it. Then, in the UDP cases, the variants again in rounds for the
+ * latency of a request/response exchange (latency.c) while the generator
+ * offers a fifth of the slowest variant's rate: p50 and p99 over every
+ * exchange, the worst round's p99 beside them. Targets: share >= 0.99 for
  * each steered service, steering >= 1.0x the best kernel variant of its
- * case (per round, the best of no_silo, rps and rfs), and in the services
- * case >= 1.25x no_silo. See docs/BENCHMARKS.md, "bench_steer", for the
- * figures and for why two CPUs cannot show the gain in the one-service
- * cases.
+ * case (per round, the best of no_silo, rps and rfs), steering's p99 <=
+ * 1.1x the best kernel variant's, and in the services case >= 1.25x
+ * no_silo. See docs/BENCHMARKS.md, "bench_steer", for the figures and for
+ * why two CPUs cannot show the gain in the one-service cases.
  *
  * Output, one JSON object per line: per case and variant its rate, the
  * datagrams sent, read and lost, UdpRcvbufErrors, the CPUs' time, per
@@ -426,7 +432,8 @@ static void usage(FILE *f)
 		"                   [--variant no_silo|rps|rfs|reuseport|steering]\n"
 		"                   [--rounds N] [--secs S] [--warmup S] [--reader-cpu N]\n"
 		"                   [--window N] [--poll] [--verbose]\n"
-		"  --cpus N        the services case: N services, reader i on CPU i (2..%d)\n"
+		"  --cpus N        the services case: N services, reader i on CPU i\n"
+		"                  (2 to %d; default 2)\n"
 		"  --reader-cpu N  the one-service cases' reader (default: the last CPU)\n"
 		"  --variant V     only V, in the cases that have it, and no summary\n"
 		"                  (to profile one variant)\n",
@@ -551,9 +558,16 @@ int main(int argc, char **argv)
 		reader_cpu = bench_last_cpu();
 	if (rounds < 1 || rounds > MAX_ROUNDS || secs <= 0 || warmup < 0 ||
 	    window < 2 * FRAMES_PER_CALL || window > WINDOW_MAX ||
-	    reader_cpu >= ncpus || cases[SERVICES].nsvc < 2 ||
-	    cases[SERVICES].nsvc > MAX_SVC || cases[SERVICES].nsvc > ncpus) {
+	    reader_cpu >= ncpus) {
 		fprintf(stderr, "bench_steer: bad arguments (--help)\n");
+		return 2;
+	}
+	if (cases[SERVICES].nsvc < 2 || cases[SERVICES].nsvc > MAX_SVC ||
+	    cases[SERVICES].nsvc > ncpus) {
+		fprintf(stderr,
+			"bench_steer: --cpus %d: from 2 to %d (the CPUs here, at most %d)\n",
+			cases[SERVICES].nsvc, ncpus < MAX_SVC ? ncpus : MAX_SVC,
+			MAX_SVC);
 		return 2;
 	}
 	if (reader_cpu == GEN_CPU) {

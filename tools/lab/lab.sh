@@ -12,7 +12,10 @@
 # Run as a script, it loads silo onto the router's veths with forwarding,
 # starts silod for the router, sends UDP and TCP over IPv4 and IPv6 from
 # client to server, changes a route to show silod's scoped invalidation,
-# shows what silo did, and takes everything down again. Sourced (by the tests), it
+# shows what silo did, steers the server's UDP service as silo.conf says
+# (and again after a "reboot", by silod), runs one short round of
+# bench_steer's services case (silo's steering beside RPS and RFS), and
+# takes everything down again. Sourced (by the tests), it
 # only defines lab_up and lab_down.
 
 # lab_up PREFIX: makes PREFIX-client, PREFIX-router and PREFIX-server.
@@ -226,6 +229,21 @@ CONF
 	wait "$server_silod"
 	server_silod=
 	run "$SILO" --netns "$P-server" xdp unload eth0
+
+	# bench_steer's lab of its own (two namespaces, a live-frame
+	# generator on CPU 0): one short round of its services case.
+	step "steering against the kernel's own (RPS, RFS): one receiving queue on CPU 0, two services, readers on CPUs 0 and 1"
+	echo "\$ $BUILD/tools/bench_steer --case services --rounds 1 --secs 0.5   (5 rounds of 1 s: docs/BENCHMARKS.md)"
+	"$BUILD/tools/bench_steer" --case services --rounds 1 --secs 0.5 \
+		--warmup 0.2 >"$LAB_DIR/steer.json" 2>"$LAB_DIR/steer.err" ||
+		sed 's/^/  /' "$LAB_DIR/steer.err"
+	jq -rs 'map(select(.case == "services")) |
+		(map(select(.bench == "steer_summary")) | first) as $s |
+		(map(select(.bench == "steer")) | INDEX(.variant)) as $v |
+		"  best kernel (\($s.best_kernel)): \($v[$s.best_kernel].reads_per_sec) datagrams/s read",
+		"  silo steering: \($v.steering.reads_per_sec) datagrams/s read (\($s.steering_vs_best_kernel.median)x), " +
+		"\($v.steering.services[-1].share_on_reader_cpu * 100)% of the steered service'"'"'s datagrams processed on its reader'"'"'s CPU"' \
+		"$LAB_DIR/steer.json"
 fi
 
 step "stop silod (the data path stays), unload"

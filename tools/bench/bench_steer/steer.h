@@ -39,7 +39,8 @@
 #define QSIZE 4096 /* each service's cpumap queue */
 #define WINDOW_MAX 3600
 #define MAX_ROUNDS 32
-#define MAX_SVC 4 /* xdp_gen's frame classes: one per service */
+/* xdp_gen's frame classes (GEN_CLASSES, GEN_PAT_MAX): one per service. */
+#define MAX_SVC 16
 #define GEN_CPU 0
 #define RFS_ENTRIES 32768 /* rps_sock_flow_entries, rps_flow_cnt */
 #define PROBE_MAGIC 0x5EB0E57A51C0ULL /* a request: the reader answers */
