@@ -140,6 +140,38 @@ only_on 1 900 && ok "RPS off: every datagram processed on CPU 1" ||
 	not_ok "RPS off: every datagram processed on CPU 1" "$cpus"
 check "service del" silo --netns "$S" service del --proto udp --port 7000
 
+# RPS on another RX queue leaves steering alone: a second veth of two
+# queues each way, XPS sending what CPU 0 sends on tx-1, so it arrives on
+# svm-s's rx-1 (XDP counts it there). A cpumap's skbs are queue 0's, so RPS
+# on rx-1 never moves a steered datagram, and service add takes it. (veth
+# records no RX queue on its own skbs either: RPS of rx-1 moves nothing
+# here, where a NIC's driver would have it move the unsteered ones.)
+qsys() { ip netns exec "$1" sh -c "echo $2 > /sys/class/net/$3/queues/$4"; }
+rxq1() { ip netns exec "$S" ethtool -S svm-s | awk '/rx_queue_1_xdp_packets/ { print $2 }'; }
+if ip link add svm-c netns "$C" numtxqueues 2 numrxqueues 2 type veth \
+	peer name svm-s netns "$S" numtxqueues 2 numrxqueues 2 &&
+	ip -n "$C" addr add 10.78.0.1/24 dev svm-c &&
+	ip -n "$S" addr add 10.78.0.2/24 dev svm-s &&
+	ip -n "$C" link set svm-c up && ip -n "$S" link set svm-s up &&
+	ip netns exec "$C" ethtool -K svm-c tx off >/dev/null &&
+	qsys "$C" 2 svm-c tx-0/xps_cpus && qsys "$C" 1 svm-c tx-1/xps_cpus; then
+	check "load on the two-queue veth" silo --netns "$S" xdp load svm-s
+	qsys "$S" 1 svm-s rx-1/rps_cpus
+	check "RPS on rx-1 only: service add" silo --netns "$S" service add \
+		--proto udp --port 7000 --cpus 1
+	before=$(rxq1)
+	udp "RPS on rx-1 to CPU 0, service on CPU 1" 10.78.0.2 1000
+	after=$(rxq1)
+	((after - before >= 1000)) && ok "sent from CPU 0: XDP saw them on rx-1" ||
+		not_ok "sent from CPU 0: XDP saw them on rx-1" "rx_queue_1_xdp_packets $before, then $after"
+	only_on 1 900 && ok "RPS on rx-1: steering holds, every datagram on CPU 1" ||
+		not_ok "RPS on rx-1: steering holds, every datagram on CPU 1" "$cpus"
+	check "service del" silo --netns "$S" service del --proto udp --port 7000
+	check "unload the two-queue veth" silo --netns "$S" xdp unload svm-s
+else
+	not_ok "a veth of two queues" "could not make svm-c/svm-s"
+fi
+
 # TCP: SYN and segments steered alike; whole bytes on every connection.
 check "tcp service" silo --netns "$S" service add --proto tcp --port 7001 \
 	--cpus 1
