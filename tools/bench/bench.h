@@ -24,20 +24,55 @@ static inline double bench_mono(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The records below are their counters and nothing else. */
+_Static_assert(sizeof(struct silo_stats) == SILO_STAT_MAX * sizeof(__u64),
+	       "struct silo_stats: SILO_STAT_MAX counters");
+_Static_assert(sizeof(struct silo_service_stats) ==
+		       SILO_SSTAT_MAX * sizeof(__u64),
+	       "struct silo_service_stats: SILO_SSTAT_MAX counters");
+
+/* Per-CPU records of n counters each, summed into sum (n counters). */
+static inline void bench_sum_cpus(__u64 *sum, const __u64 *per_cpu, int ncpus,
+				  unsigned int n)
+{
+	unsigned int i;
+	int cpu;
+
+	memset(sum, 0, n * sizeof(*sum));
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < n; i++)
+			sum[i] += per_cpu[(size_t)cpu * n + i];
+}
+
 /* silo's counters summed over the CPUs, into *t: 0 or -errno. */
 static inline int bench_silo_stats(struct silo *s, struct silo_stats *t)
 {
-	int ncpus = silo_nr_cpus(), cpu, err;
+	int ncpus = silo_nr_cpus(), err;
 	struct silo_stats *pc = calloc(ncpus, sizeof(*pc));
-	unsigned int i;
 
 	memset(t, 0, sizeof(*t));
 	if (!pc)
 		return -ENOMEM;
 	err = silo_stats_read(s, pc);
-	for (cpu = 0; !err && cpu < ncpus; cpu++)
-		for (i = 0; i < SILO_STAT_MAX; i++)
-			((__u64 *)t)[i] += ((__u64 *)&pc[cpu])[i];
+	if (!err)
+		bench_sum_cpus((__u64 *)t, (__u64 *)pc, ncpus, SILO_STAT_MAX);
+	free(pc);
+	return err;
+}
+
+/* A service's counters summed over the CPUs, into *t: 0 or -errno. */
+static inline int bench_service_stats(struct silo *s, __u32 id,
+				      struct silo_service_stats *t)
+{
+	int ncpus = silo_nr_cpus(), err;
+	struct silo_service_stats *pc = calloc(ncpus, sizeof(*pc));
+
+	memset(t, 0, sizeof(*t));
+	if (!pc)
+		return -ENOMEM;
+	err = silo_service_stats(s, id, pc);
+	if (!err)
+		bench_sum_cpus((__u64 *)t, (__u64 *)pc, ncpus, SILO_SSTAT_MAX);
 	free(pc);
 	return err;
 }

@@ -122,15 +122,34 @@ void gen_flows(bool connected)
 	bss->gen_nsrc = connected ? 1 : SOURCES;
 }
 
-/* Writes text to a file of the server's sysfs (this process's shows
- * another namespace's devices): 0 or -EIO. */
-static int server_sysfs(const char *file, unsigned int val, bool hex)
+/* Writes val to a file of rx-0 of the server's veth, through the server's
+ * sysfs (this process's shows another namespace's devices): 0 or -EIO. */
+static int server_sysfs(const char *file, const char *val)
 {
-	return sh(hex ? "ip netns exec %s sh -c 'echo %x > /sys/class/net/%s/queues/rx-0/%s'" :
-			"ip netns exec %s sh -c 'echo %u > /sys/class/net/%s/queues/rx-0/%s'",
+	return sh("ip netns exec %s sh -c 'echo %s > /sys/class/net/%s/queues/rx-0/%s'",
 		  NS_SERVER, val, DEV_SERVER, file) ?
 		       -EIO :
 		       0;
+}
+
+/* The readers' CPUs as rps_cpus takes a mask: 32-bit hex words, the
+ * highest first, commas between. */
+static void readers_mask(char *buf, size_t len)
+{
+	int words = 1, w, i;
+	size_t off = 0;
+	__u32 word;
+
+	for (i = 0; i < L.nsvc; i++)
+		if (L.svc[i].cpu / 32 + 1 > words)
+			words = L.svc[i].cpu / 32 + 1;
+	for (w = words - 1; w >= 0 && off < len; w--) {
+		for (word = 0, i = 0; i < L.nsvc; i++)
+			if (L.svc[i].cpu / 32 == w)
+				word |= 1U << (L.svc[i].cpu % 32);
+		off += snprintf(buf + off, len - off, "%s%08x",
+				w == words - 1 ? "" : ",", word);
+	}
 }
 
 /* The host's rps_sock_flow_entries (init_net's only): set to val, the
@@ -183,20 +202,20 @@ int rfs_restore(void)
  */
 static int set_rps(bool rps, bool rfs)
 {
-	unsigned int mask = 0;
-	int i, err = 0;
+	char mask[512] = "0", cnt[16];
+	int err = 0;
 
-	for (i = 0; i < L.nsvc; i++)
-		mask |= 1U << L.svc[i].cpu;
+	if (rps || rfs)
+		readers_mask(mask, sizeof(mask));
+	snprintf(cnt, sizeof(cnt), "%d", rfs ? RFS_ENTRIES : 0);
 	if (rfs)
 		err = rfs_entries(RFS_ENTRIES);
 	if (!err)
 		err = bench_enter("bench_steer", L.ns_server);
 	if (!err)
-		err = server_sysfs("rps_cpus", rps || rfs ? mask : 0, true);
+		err = server_sysfs("rps_cpus", mask);
 	if (!err)
-		err = server_sysfs("rps_flow_cnt", rfs ? RFS_ENTRIES : 0,
-				   false);
+		err = server_sysfs("rps_flow_cnt", cnt);
 	return err;
 }
 

@@ -103,7 +103,8 @@ static int snap(struct snap *s)
 		struct svc *c = &L.svc[i];
 
 		if (filter_count(i, &s->on[i], &s->all[i]) ||
-		    (c->service_id && service_stats(c, &s->svc[i])))
+		    (c->service_id &&
+		     bench_service_stats(L.s, c->service_id, &s->svc[i])))
 			return -1;
 		s->read[i] = atomic_load(&c->nr_read);
 		s->switches[i] = reader_switches(c);

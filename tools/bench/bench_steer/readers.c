@@ -388,20 +388,3 @@ int svc_connect(struct svc *c, bool on)
 	svc_close(c);
 	return svc_open(c, c->idx, c->cpu, c->group, on);
 }
-
-int service_stats(struct svc *c, struct silo_service_stats *sum)
-{
-	int ncpus = silo_nr_cpus(), cpu, err;
-	struct silo_service_stats *per_cpu = calloc(ncpus, sizeof(*per_cpu));
-	unsigned int i;
-
-	memset(sum, 0, sizeof(*sum));
-	if (!per_cpu)
-		return -ENOMEM;
-	err = silo_service_stats(L.s, c->service_id, per_cpu);
-	for (cpu = 0; !err && cpu < ncpus; cpu++)
-		for (i = 0; i < SILO_SSTAT_MAX; i++)
-			((__u64 *)sum)[i] += ((__u64 *)&per_cpu[cpu])[i];
-	free(per_cpu);
-	return err;
-}

@@ -3,7 +3,8 @@
  * bench_steer's parts (tools/bench/bench_steer.c says what it measures):
  * the lab, the generator and each variant's set-up in lab.c; the services'
  * sockets, readers and their counters in readers.c; one measured interval
- * in measure.c.
+ * in measure.c; the request/response latency in latency.c; the TCP stream
+ * in tcp.c.
  */
 #ifndef SILO_BENCH_STEER_H
 #define SILO_BENCH_STEER_H
@@ -121,7 +122,6 @@ int filter_count(int i, __u64 *on_reader, __u64 *all);
 __u64 rcvbuf_errors(void);
 int cpu_times(int cpu, __u64 *busy, __u64 *total);
 __u64 reader_switches(struct svc *c);
-int service_stats(struct svc *c, struct silo_service_stats *sum);
 
 /* measure.c */
 struct cell {
