@@ -310,6 +310,23 @@ up_to 3 bash -c "! '$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir
 	ok "xdp status: nothing waits once it came" ||
 	not_ok "xdp status: nothing waits once it came" "$(silo -n "$S" xdp status --state-dir "$ST" 2>&1 | tail -3)"
 
+# A group that cannot be made (its sockets are in echo's slots): silod
+# says so once, tries again only when the processes' sockets change (each
+# try loads a program), and the failure stays in xdp status meanwhile.
+sed -i "/^    queue-maps:/i \      - name: echo2\n        port: 7302\n        proto: udp\n        processes:\n          exe: $(readlink -f "$ECHO")" "$TMP/boot.conf"
+kill -HUP "$DAEMON"
+sleep 1.5 # six polls of the groups
+n=$(grep -c "warning: apply: add reuseport echo2" "$TMP/silod.log")
+[[ $n == 1 ]] && ok "a group that cannot be made: said once" ||
+	not_ok "a group that cannot be made: said once" "$n times: $(grep echo2 "$TMP/silod.log" | head -3)"
+check "a group that cannot be made: pending after the polls" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' -j |
+	jq -e '[.apply_pending[] | select(.name == \"echo2\" and .error != 0)] | length == 1'"
+sed -i '/- name: echo2/,/exe: /d' "$TMP/boot.conf"
+kill -HUP "$DAEMON"
+up_to 3 bash -c "! '$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' | grep -q echo2" &&
+	ok "dropped from the file: no longer pending" ||
+	not_ok "dropped from the file: no longer pending" "$(silo -n "$S" xdp status --state-dir "$ST" 2>&1 | tail -3)"
+
 # SIGHUP with a bad file: what was applied stays.
 cp "$TMP/bad.conf" "$TMP/boot.conf"
 kill -HUP "$DAEMON"

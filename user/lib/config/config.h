@@ -31,6 +31,8 @@ struct cfg_group {
 	char what[PATH_MAX]; /* the pid file, executable, unit or cgroup */
 	int line;
 	__u64 seen; /* its processes' sockets when last taken; 0: never */
+	int seen_err; /* how taking those went: 0 or -errno */
+	bool quiet; /* this apply skipped it, its failure as it was */
 };
 
 struct cfg_queue_map {
@@ -77,10 +79,12 @@ bool cfg_owned_has(const struct cfg_owned *own, enum cfg_kind kind,
 		   const char *name);
 bool cfg_owned_equal(const struct cfg_owned *a, const struct cfg_owned *b);
 /* now's pending: old's, but for the objects of the kinds this apply
- * covered (SILO_APPLY_*), which are ch[]'s that wait or failed. */
+ * covered (SILO_APPLY_*), which are ch[]'s that wait or failed, and old's
+ * that keep(ctx, object, name) says this apply left as they were. */
+typedef bool (*cfg_keep_fn)(void *ctx, const char *object, const char *name);
 int cfg_pending_update(struct cfg_owned *now, const struct cfg_owned *old,
 		       const struct silo_change *ch, size_t n,
-		       unsigned int what);
+		       unsigned int what, cfg_keep_fn keep, void *ctx);
 void cfg_owned_free(struct cfg_owned *own);
 /* STATE_DIR/host.json, STATE_DIR/netns/NAME.json */
 int cfg_state_path(char *buf, size_t len, const char *dir, const char *netns);
@@ -125,6 +129,9 @@ int plan_devices(struct plan *p, bool remove);
 int plan_services(struct plan *p, bool remove);
 int plan_queue_maps(struct plan *p, bool remove);
 int plan_groups(struct plan *p, bool remove);
+/* A cfg_keep_fn over ctx's (a struct cfg_ns) groups: a group this apply
+ * skipped, its last try's failure as it was. */
+bool plan_group_quiet(void *ctx, const char *object, const char *name);
 /* A service's key as the state file names it: "udp 5300 any". */
 void cfg_service_name(char *buf, size_t len, const struct silo_service_opts *o);
 /* The pids of a group's processes; -ESRCH when there are none. */

@@ -81,7 +81,8 @@ int silo_apply(struct silo *s, struct silo_config *cfg,
 	if (!err && !opts->dry_run && changed(&p, "reuseport"))
 		silo_service_sync(s);
 	if (!err && !opts->dry_run)
-		err = cfg_pending_update(&p.now, &p.old, p.changes, p.nr, what);
+		err = cfg_pending_update(&p.now, &p.old, p.changes, p.nr, what,
+					 plan_group_quiet, p.ns);
 	/* silod applies the groups four times a second: write on change. */
 	if (!err && !opts->dry_run && !cfg_owned_equal(&p.old, &p.now))
 		err = cfg_state_write(path, &p.now);

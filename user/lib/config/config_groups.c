@@ -279,10 +279,14 @@ static void fill(struct plan *p, struct cfg_group *cg, struct silo_group *g,
 	size_t npl;
 	int err;
 
-	/* The same sockets as last time: nothing new to take, and a failure
-	 * is not said again. */
-	if (g && sig == cg->seen && !p->opts->dry_run)
+	/* The same sockets as last time: nothing new to take (unless the
+	 * group made then is gone), and a failure is neither tried nor said
+	 * again; it stays pending (quiet). Each try of a group to make
+	 * loads its program: four times a second, a CPU's fifth. */
+	if (sig == cg->seen && (g || cg->seen_err) && !p->opts->dry_run) {
+		cg->quiet = cg->seen_err != 0;
 		return;
+	}
 	before = g ? slots_sum(g) : 0;
 	if (!g) {
 		c = plan_add(p, SILO_CHANGE_ADD, "reuseport", cg->line, "%s",
@@ -299,9 +303,10 @@ static void fill(struct plan *p, struct cfg_group *cg, struct silo_group *g,
 	}
 	err = silo_group_attach_pids(p->s, pids, n, &cg->opts, &pl, &npl);
 	free(pl);
-	cg->seen = sig;
 	if (err > 0)
 		err = 0;
+	cg->seen = sig;
+	cg->seen_err = err;
 	if (g && (err || slots_sum(g) != before)) {
 		c = plan_add(p, SILO_CHANGE_UPDATE, "reuseport", cg->line, "%s",
 			     cg->name);
@@ -321,6 +326,7 @@ static void one_group(struct plan *p, struct cfg_group *cg)
 	size_t n, before;
 	int *pids, err;
 
+	cg->quiet = false;
 	if (g)
 		group_policy(p, cg, g);
 	err = cfg_group_pids(cg, &pids, &n);
@@ -363,6 +369,19 @@ static int remove_group(struct plan *p, const char *name, bool undo,
 	if (g)
 		silo_group_close(g);
 	return err;
+}
+
+bool plan_group_quiet(void *ctx, const char *object, const char *name)
+{
+	const struct cfg_ns *ns = ctx;
+	size_t i;
+
+	if (strcmp(object, "reuseport"))
+		return false;
+	for (i = 0; i < ns->nr_groups; i++)
+		if (ns->groups[i].quiet && !strcmp(ns->groups[i].name, name))
+			return true;
+	return false;
 }
 
 int plan_groups(struct plan *p, bool remove)

@@ -221,9 +221,10 @@ static json_object *change_json(const struct silo_change *c)
 
 int cfg_pending_update(struct cfg_owned *now, const struct cfg_owned *old,
 		       const struct silo_change *ch, size_t n,
-		       unsigned int what)
+		       unsigned int what, cfg_keep_fn keep, void *ctx)
 {
-	json_object *arr = json_object_new_array(), *o, *v;
+	json_object *arr = json_object_new_array(), *o, *v, *name;
+	const char *object;
 	unsigned int kind;
 	size_t i;
 
@@ -232,9 +233,13 @@ int cfg_pending_update(struct cfg_owned *now, const struct cfg_owned *old,
 	for (i = 0; old->pending && i < json_object_array_length(old->pending);
 	     i++) {
 		o = json_object_array_get_idx(old->pending, i);
-		if (json_object_object_get_ex(o, "object", &v) &&
-		    object_of(json_object_get_string(v), &kind) &&
-		    !(kind & what))
+		if (!json_object_object_get_ex(o, "object", &v))
+			continue;
+		object = object_of(json_object_get_string(v), &kind);
+		if (object &&
+		    (!(kind & what) ||
+		     (json_object_object_get_ex(o, "name", &name) &&
+		      keep(ctx, object, json_object_get_string(name)))))
 			json_object_array_add(arr, json_object_get(o));
 	}
 	for (i = 0; i < n; i++)
