@@ -65,6 +65,14 @@ struct silo_change {
 #define SILO_APPLY_GROUPS (1U << 2)
 #define SILO_APPLY_QUEUES (1U << 3)
 #define SILO_APPLY_ALL 0xfU
+/*
+ * With SILO_APPLY_GROUPS: a group by executable takes the processes the
+ * last apply with this cfg found (those still running it) instead of
+ * looking at every process; for a caller that learns of each exec() (the
+ * kernel's process events), as a new program only starts so. Without a
+ * last apply's, it looks at every process.
+ */
+#define SILO_APPLY_GROUPS_KNOWN (1U << 4)
 
 struct silo_apply_opts {
 	const char *netns; /* the part of the file: NULL, the top level */

@@ -352,11 +352,14 @@ int main(int argc, char **argv)
 		if (metrics_fd < 0)
 			return 1;
 	}
+	/* Before entering --netns: the events come to the host's. */
+	procwatch_open(d);
 	opts.netns = a.netns;
 	d->rec.netns = a.netns;
 	opts.pin_root = a.pin_root;
 	err = silo_open(&d->silo, &opts);
 	if (err) {
+		procwatch_close(d);
 		if (metrics_fd >= 0)
 			close(metrics_fd);
 		return 1;
@@ -395,6 +398,7 @@ out_close:
 		close(sig_fd);
 	silo_close(d->silo);
 	reconcile_free(d);
+	procwatch_close(d);
 	free(d->rx_buf);
 	pthread_mutex_destroy(&d->genid_lock);
 	pthread_mutex_destroy(&d->lock);

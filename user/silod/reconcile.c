@@ -6,7 +6,8 @@
  * times a second the reuseport groups, which is how a restarted server's
  * sockets join: no event announces a new socket, and the kernel's hash
  * picks among them until they are in the group (at most this period plus
- * the time to take them).
+ * the time to take them). A group by executable looks at every process
+ * only after an exec (procwatch.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -89,6 +90,8 @@ void reconcile_apply(struct silod *d, unsigned int what)
 
 void reconcile_poll(struct silod *d, __u64 now)
 {
+	unsigned int what;
+
 	if (!d->rec.decl)
 		return;
 	if (d->rec.links) {
@@ -100,7 +103,19 @@ void reconcile_poll(struct silod *d, __u64 now)
 	    !silo_config_has_groups(d->rec.decl, d->rec.netns))
 		return;
 	d->rec.next_groups_ns = now + SILOD_GROUPS_POLL_MS * 1000000ULL;
-	reconcile_apply(d, SILO_APPLY_GROUPS);
+	what = SILO_APPLY_GROUPS;
+	/* No exec since the last look: a group by executable has the
+	 * processes it had (procwatch.c). */
+	if (d->rec.proc_fd >= 0) {
+		procwatch_read(d);
+		if (!d->rec.execs && now < d->rec.next_full_ns)
+			what |= SILO_APPLY_GROUPS_KNOWN;
+		else
+			d->rec.next_full_ns =
+				now + PROCWATCH_FULL_MS * 1000000ULL;
+		d->rec.execs = false;
+	}
+	reconcile_apply(d, what);
 }
 
 void reconcile_free(struct silod *d)

@@ -32,10 +32,15 @@ struct silod_reconcile {
 	bool links; /* a link came or changed: devices again */
 	__u64 next_groups_ns; /* look for restarted servers */
 	unsigned int failed, waiting; /* in the last apply */
+	int proc_fd; /* the kernel's process events; -1: none */
+	bool execs; /* an exec since the last look (or events lost) */
+	__u64 next_full_ns; /* look at every process by then anyway */
 };
 
 /* How often silod looks for a declared group's new sockets. */
 #define SILOD_GROUPS_POLL_MS 250
+/* With process events: how often it looks at every process anyway. */
+#define PROCWATCH_FULL_MS 10000
 
 /* Routes and neighbours whose cache entries must go. */
 struct prefix {
@@ -303,6 +308,14 @@ int reconcile_load(struct silod *d);
 void reconcile_apply(struct silod *d, unsigned int what);
 void reconcile_poll(struct silod *d, __u64 now);
 void reconcile_free(struct silod *d);
+
+/* procwatch.c: the kernel's process events, for the groups' look. Opened
+ * before silod enters --netns; never fails (none: every look looks at
+ * every process). */
+int procwatch_open(struct silod *d);
+/* Takes the events queued since the last look: d->rec.execs. */
+void procwatch_read(struct silod *d);
+void procwatch_close(struct silod *d);
 
 /* cache.c */
 /* Sum over CPUs of the data path's cache fills (inserts, refreshes). */

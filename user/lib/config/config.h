@@ -33,6 +33,9 @@ struct cfg_group {
 	__u64 seen; /* its processes' sockets when last taken; 0: never */
 	int seen_err; /* how taking those went: 0 or -errno */
 	bool quiet; /* this apply skipped it, its failure as it was */
+	int *known; /* exe: the processes the last look found */
+	size_t nr_known;
+	bool looked; /* exe: known holds a look's */
 };
 
 struct cfg_queue_map {
@@ -135,6 +138,8 @@ bool plan_group_quiet(void *ctx, const char *object, const char *name);
 /* A service's key as the state file names it: "udp 5300 any". */
 void cfg_service_name(char *buf, size_t len, const struct silo_service_opts *o);
 /* The pids of a group's processes; -ESRCH when there are none. */
-int cfg_group_pids(const struct cfg_group *g, int **pids, size_t *n);
+/* The processes of g (exe: with known_ok, those of the last look that
+ * still run it, when there was one). */
+int cfg_group_pids(struct cfg_group *g, bool known_ok, int **pids, size_t *n);
 
 #endif /* SILO_CONFIG_H */

@@ -94,33 +94,66 @@ static int unit_dir(const char *unit, char *buf, size_t len)
 	return cgroup_dir(sub, buf, len) ? cgroup_dir(unit, buf, len) : 0;
 }
 
-static int exe_pids(const char *exe, int **pids, size_t *n)
+/* Whether process pid (a /proc name) runs exe. */
+static bool runs(const char *pid, const char *exe)
 {
-	char path[PATH_MAX], target[PATH_MAX];
-	struct dirent *e;
-	int err = 0;
+	char path[64], target[PATH_MAX];
 	ssize_t l;
-	DIR *d;
 
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while (!err && (e = readdir(d))) {
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/exe", e->d_name);
-		l = readlink(path, target, sizeof(target) - 1);
-		if (l <= 0)
-			continue;
-		target[l] = '\0';
-		if (!strcmp(target, exe))
-			err = add_pid(pids, n, atoi(e->d_name));
-	}
-	closedir(d);
-	return err;
+	snprintf(path, sizeof(path), "/proc/%.20s/exe", pid);
+	l = readlink(path, target, sizeof(target) - 1);
+	if (l <= 0)
+		return false;
+	target[l] = '\0';
+	return !strcmp(target, exe);
 }
 
-int cfg_group_pids(const struct cfg_group *g, int **pids, size_t *n)
+/* The processes running g's executable: every process looked at, or,
+ * with known_ok after a look, the ones it found that still run it. */
+static int exe_pids(struct cfg_group *g, bool known_ok, int **pids, size_t *n)
+{
+	char name[16];
+	struct dirent *e;
+	int err = 0;
+	size_t i;
+	DIR *d;
+
+	if (known_ok && g->looked) {
+		for (i = 0; !err && i < g->nr_known; i++) {
+			snprintf(name, sizeof(name), "%d", g->known[i]);
+			if (runs(name, g->what))
+				err = add_pid(pids, n, g->known[i]);
+		}
+	} else {
+		d = opendir("/proc");
+		if (!d)
+			return -errno;
+		while (!err && (e = readdir(d)))
+			if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+			    runs(e->d_name, g->what))
+				err = add_pid(pids, n, atoi(e->d_name));
+		closedir(d);
+	}
+	if (err)
+		return err;
+	/* What this look found, for the next one. */
+	free(g->known);
+	g->known = NULL;
+	g->nr_known = 0;
+	g->looked = true;
+	if (!*n)
+		return 0;
+	g->known = malloc(*n * sizeof(**pids));
+	if (!g->known) {
+		g->looked = false;
+		return 0; /* the next look looks at every process */
+	}
+	memcpy(g->known, *pids, *n * sizeof(**pids));
+	g->nr_known = *n;
+	return 0;
+}
+
+int cfg_group_pids(struct cfg_group *g, bool known_ok, int **pids, size_t *n)
 {
 	char buf[PATH_MAX];
 	int pid, err;
@@ -139,7 +172,7 @@ int cfg_group_pids(const struct cfg_group *g, int **pids, size_t *n)
 		err = add_pid(pids, n, pid);
 		break;
 	case CFG_BY_EXE:
-		err = exe_pids(g->what, pids, n);
+		err = exe_pids(g, known_ok, pids, n);
 		break;
 	case CFG_BY_UNIT:
 		err = unit_dir(g->what, buf, sizeof(buf));
@@ -329,7 +362,8 @@ static void one_group(struct plan *p, struct cfg_group *cg)
 	cg->quiet = false;
 	if (g)
 		group_policy(p, cg, g);
-	err = cfg_group_pids(cg, &pids, &n);
+	err = cfg_group_pids(cg, p->opts->what & SILO_APPLY_GROUPS_KNOWN, &pids,
+			     &n);
 	if (err) {
 		c = plan_add(p, SILO_CHANGE_WAIT, "reuseport", cg->line, "%s",
 			     cg->name);

@@ -236,7 +236,7 @@ out:
 
 void silo_config_free(struct silo_config *cfg)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!cfg)
 		return;
@@ -244,6 +244,8 @@ void silo_config_free(struct silo_config *cfg)
 		free(cfg->ns[i].name);
 		free(cfg->ns[i].devs);
 		free(cfg->ns[i].svcs);
+		for (j = 0; j < cfg->ns[i].nr_groups; j++)
+			free(cfg->ns[i].groups[j].known);
 		free(cfg->ns[i].groups);
 		free(cfg->ns[i].qmaps);
 	}
