@@ -312,7 +312,7 @@ void reconcile_free(struct silod *d);
 /* procwatch.c: the kernel's process events, for the groups' look. Opened
  * before silod enters --netns; never fails (none: every look looks at
  * every process). */
-int procwatch_open(struct silod *d);
+void procwatch_open(struct silod *d);
 /* Takes the events queued since the last look: d->rec.execs. */
 void procwatch_read(struct silod *d);
 void procwatch_close(struct silod *d);

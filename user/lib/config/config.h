@@ -137,9 +137,9 @@ int plan_groups(struct plan *p, bool remove);
 bool plan_group_quiet(void *ctx, const char *object, const char *name);
 /* A service's key as the state file names it: "udp 5300 any". */
 void cfg_service_name(char *buf, size_t len, const struct silo_service_opts *o);
-/* The pids of a group's processes; -ESRCH when there are none. */
-/* The processes of g (exe: with known_ok, those of the last look that
- * still run it, when there was one). */
+/* The pids of g's processes; -ESRCH when there are none. exe: with
+ * known_ok, those of the last look that still run it, when there was
+ * one. */
 int cfg_group_pids(struct cfg_group *g, bool known_ok, int **pids, size_t *n);
 
 #endif /* SILO_CONFIG_H */
