@@ -570,6 +570,21 @@ int main(int argc, char **argv)
 			MAX_SVC);
 		return 2;
 	}
+	/* One variant (for a profile): the cases that have it, no summary. */
+	for (i = 0, v = 0; only_variant >= 0 && i < NR_CASES; i++) {
+		if (!has_variant(&cases[i], only_variant))
+			continue;
+		cases[i].variants[0] = only_variant;
+		cases[i].nvariants = 1;
+		cases[i].no_summary = true;
+		v += only < 0 || only == i;
+	}
+	if (only_variant >= 0 && !v) {
+		fprintf(stderr, "bench_steer: %s has no variant %s\n",
+			only < 0 ? "no case" : cases[only].name,
+			variant_name[only_variant]);
+		return 2;
+	}
 	if (reader_cpu == GEN_CPU) {
 		fprintf(stderr,
 			"bench_steer: needs two CPUs (the sender runs on CPU 0)\n");
@@ -612,14 +627,6 @@ int main(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "bench_steer: CPU 0: %s\n", strerror(-err));
 		goto out;
-	}
-	/* One variant (for a profile): the cases that have it, no summary. */
-	for (i = 0; only_variant >= 0 && i < NR_CASES; i++) {
-		if (!has_variant(&cases[i], only_variant))
-			continue;
-		cases[i].variants[0] = only_variant;
-		cases[i].nvariants = 1;
-		cases[i].no_summary = true;
 	}
 	for (i = 0; i < NR_CASES; i++)
 		if ((only < 0 || only == i) &&
