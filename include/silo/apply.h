@@ -92,8 +92,9 @@ struct silo_apply_opts {
  * (the others were still tried). WAIT changes are not failures.
  *
  * cfg remembers which sockets each group's processes held when it last
- * took them: a later apply with the same cfg (silod's, four times a
- * second) skips a group whose processes hold the same sockets.
+ * took them, and how that went: a later apply with the same cfg (silod's,
+ * four times a second) skips a group whose processes hold the same
+ * sockets, made or failed (a failure stays pending, not tried again).
  */
 int silo_apply(struct silo *s, struct silo_config *cfg,
 	       const struct silo_apply_opts *opts, struct silo_change **changes,
