@@ -212,7 +212,7 @@ static void cleanup(void)
 }
 
 /* Per round r, the steering rate over the best of the case's kernel
- * variants (best_only: over no_silo's), into q. */
+ * variants (no_silo_only: over no_silo's), into q. */
 static void steer_ratios(const struct steer_case *k, const struct cell *cells,
 			 int rounds, bool no_silo_only, double *q)
 {
@@ -407,8 +407,10 @@ static int run_case(const struct steer_case *k, int reader_cpu, int rounds,
 			slowest = rate[v];
 	}
 	x.load = LOAD_SHARE * slowest;
-	if (!k->tcp && rounds_of(k, rounds, one_latency, &x))
-		return -1;
+	if (!k->tcp && rounds_of(k, rounds, one_latency, &x)) {
+		err = -1;
+		goto out_lats;
+	}
 	for (i = 0; i < k->nvariants; i++) {
 		v = k->variants[i];
 		if (k->tcp) {
@@ -422,7 +424,10 @@ static int run_case(const struct steer_case *k, int reader_cpu, int rounds,
 		print_summary(k, x.cells, x.lats, rate, rounds, secs, warmup,
 			      window);
 	close_services();
-	return 0;
+out_lats:
+	for (i = 0; i < NR_VARIANTS; i++)
+		lat_free(&x.lats[i]);
+	return err;
 }
 
 static void usage(FILE *f)

@@ -29,6 +29,23 @@ struct prober {
 	int err;
 };
 
+/* One exchange's time, kept: 0 or -ENOMEM. */
+static int lat_add(struct lat *l, double us)
+{
+	size_t cap = l->cap ? 2 * l->cap : 4096;
+	double *v;
+
+	if (l->n == l->cap) {
+		v = realloc(l->us, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->us = v;
+		l->cap = cap;
+	}
+	l->us[l->n++] = us;
+	return 0;
+}
+
 static void *prober(void *arg)
 {
 	struct prober *p = arg;
@@ -79,8 +96,9 @@ static void *prober(void *arg)
 		t1 = bench_mono();
 		if (n < 16) {
 			p->l->lost++;
-		} else if (p->l->n < LAT_MAX) {
-			p->l->us[p->l->n++] = (t1 - t0) * 1e6;
+		} else if (lat_add(p->l, (t1 - t0) * 1e6)) {
+			p->err = -ENOMEM;
+			break;
 		}
 		next.tv_nsec += PROBE_GAP_NS;
 		if (next.tv_nsec >= 1000000000) {
@@ -131,9 +149,9 @@ int measure_latency(struct lat *l, int round, double rate, double warmup,
 		    double secs)
 {
 	struct prober p = { .l = l, .port = L.svc[L.nsvc - 1].port };
-	static double q[LAT_MAX];
+	size_t n0 = l->n;
 	pthread_t t;
-	int n0 = l->n, err;
+	int err;
 
 	err = bench_enter("bench_steer", L.ns_client);
 	if (!err)
@@ -141,8 +159,7 @@ int measure_latency(struct lat *l, int round, double rate, double warmup,
 	if (err)
 		return err;
 	atomic_store(&L.answer, true);
-	if (!err)
-		err = -pthread_create(&t, NULL, prober, &p);
+	err = -pthread_create(&t, NULL, prober, &p);
 	if (err) {
 		atomic_store(&L.answer, false);
 		return err;
@@ -159,20 +176,25 @@ int measure_latency(struct lat *l, int round, double rate, double warmup,
 	}
 	if (err)
 		return err;
-	memcpy(q, l->us + n0, (l->n - n0) * sizeof(*q));
-	l->p99_round[round] = bench_quantile(q, l->n - n0, 0.99);
+	/* Sorted where they are: the quantiles over all do not mind. */
+	l->p99_round[round] = bench_quantile(l->us + n0, l->n - n0, 0.99);
 	return 0;
 }
 
 void lat_sum(struct lat *l, int rounds)
 {
-	static double q[LAT_MAX];
 	int r;
 
-	memcpy(q, l->us, l->n * sizeof(*q));
-	l->p50 = l->n ? bench_quantile(q, l->n, 0.5) : 0;
-	l->p99 = l->n ? bench_quantile(q, l->n, 0.99) : 0;
+	l->p50 = l->n ? bench_quantile(l->us, l->n, 0.5) : 0;
+	l->p99 = l->n ? bench_quantile(l->us, l->n, 0.99) : 0;
 	for (l->worst_p99 = 0, r = 0; r < rounds; r++)
 		if (l->p99_round[r] > l->worst_p99)
 			l->worst_p99 = l->p99_round[r];
+}
+
+void lat_free(struct lat *l)
+{
+	free(l->us);
+	l->us = NULL;
+	l->n = l->cap = 0;
 }

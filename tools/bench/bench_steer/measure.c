@@ -242,7 +242,7 @@ void print_variant(const struct steer_case *k, int v, const struct cell *c,
 		}
 		printf("}");
 	}
-	printf("],\"latency_us\":{\"load_per_sec\":%.0f,\"p50\":%.1f,\"p99\":%.1f,\"worst_round_p99\":%.1f,\"exchanges\":%d,\"unanswered\":%llu}}\n",
+	printf("],\"latency_us\":{\"load_per_sec\":%.0f,\"p50\":%.1f,\"p99\":%.1f,\"worst_round_p99\":%.1f,\"exchanges\":%zu,\"unanswered\":%llu}}\n",
 	       load, l->p50, l->p99, l->worst_p99, l->n,
 	       (unsigned long long)l->lost);
 }

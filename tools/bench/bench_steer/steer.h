@@ -45,7 +45,6 @@
 #define GEN_CPU 0
 #define RFS_ENTRIES 32768 /* rps_sock_flow_entries, rps_flow_cnt */
 #define PROBE_MAGIC 0x5EB0E57A51C0ULL /* a request: the reader answers */
-#define LAT_MAX 32768 /* exchanges timed per variant */
 #define LOAD_SHARE 0.2 /* the latency rounds' load, of the slowest rate */
 
 enum { NO_SILO, RPS, RFS, REUSEPORT, STEERING, NR_VARIANTS };
@@ -136,8 +135,8 @@ struct cell {
 
 /* latency.c: request/response exchanges timed, in microseconds. */
 struct lat {
-	double us[LAT_MAX];
-	int n;
+	double *us; /* malloc'ed: lat_free() */
+	size_t n, cap;
 	__u64 probes, lost;
 	double p99_round[MAX_ROUNDS];
 	/* Over all rounds (lat_sum()): the quantiles, the worst round's p99. */
@@ -147,6 +146,7 @@ struct lat {
 int measure_latency(struct lat *l, int round, double rate, double warmup,
 		    double secs);
 void lat_sum(struct lat *l, int rounds);
+void lat_free(struct lat *l);
 
 int measure(struct cell *c, int v, int round, double warmup, double secs,
 	    unsigned long window);
