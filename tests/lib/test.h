@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include "silo/silo.h"
 
@@ -97,14 +98,30 @@ static inline int sh(const char *fmt, ...)
 static inline int sh(const char *fmt, ...)
 {
 	char cmd[8192];
+	int rc = -1, status;
 	va_list ap;
-	int rc;
+	pid_t pid;
 
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	fflush(stdout);
-	rc = system(cmd);
+	fflush(stderr);
+	/* Not system(): it ignores SIGINT while the command runs, so a
+	 * benchmark interrupted then ran on, and its cleanup came late. */
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	while (pid > 0) {
+		if (waitpid(pid, &status, 0) == pid) {
+			rc = status; /* as system()'s */
+			break;
+		}
+		if (errno != EINTR)
+			break;
+	}
 	if (rc)
 		printf("# command failed (%d): %s\n", rc, cmd);
 	return rc;
