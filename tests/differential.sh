@@ -66,6 +66,7 @@ CONFIGS=(
 	rpf2-rule "rp_filter 2 with ip rule iif r-c lookup 100"
 	accept-local "accept_local 1 on the ingress (local sources)"
 	local-src "accept_local 0, rp_filter 1 (local sources)"
+	local-route-src "a local route (AnyIP) 10.60.0.0/16 in a table a rule reaches first"
 	ecmp4-l3 "IPv4 ECMP, fib_multipath_hash_policy 0"
 	ecmp4-l4 "IPv4 ECMP, fib_multipath_hash_policy 1"
 	ecmp6 "IPv6 ECMP, default hash policy (flow label)"
@@ -488,6 +489,12 @@ cfg_accept-local() {
 }
 cfg_local-src() {
 	rsys net.ipv4.conf.r-c.accept_local=0 && cfg_rpf1
+}
+# rp_filter 0: its sources (src-anyip) are martians, whose route back is
+# local; a source outside every such route needs no lookup back.
+cfg_local-route-src() {
+	r route add local 10.60.0.0/16 dev lo table 60 &&
+		r rule add from all lookup 60 pref 60
 }
 
 ecmp4() {

@@ -1115,6 +1115,57 @@ static void test_index_rebuilt_past_its_limit(void)
 	REQUIRE(!silod_restart("", -1), "silod");
 }
 
+static int wait_src_checked(const char *addr, __u32 len, int want)
+{
+	int i;
+
+	for (i = 0; i < 200 && fwd_src_checked(addr, len) != want; i++)
+		usleep(10000);
+	return fwd_src_checked(addr, len) == want;
+}
+
+/*
+ * src_checked follows the routes and addresses as they come and go: a
+ * local route (AnyIP) in any table, an address; its sources then take the
+ * full check (a rule sends every lookup to that table first: the kernel
+ * refuses them), and a source outside none.
+ */
+static void test_src_checked_follows_routes(void)
+{
+	struct pkt_spec sp = spec4("10.99.6.1");
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len;
+
+	REQUIRE(!sh("ip rule add from all lookup 62 pref 62 && "
+		    "ip route add local 10.62.0.0/16 dev lo table 62"),
+		"local route in table 62");
+	CHECK(wait_src_checked("10.62.0.0", 16, 1),
+	      "the local route's prefix did not come");
+	silod_quiet();
+	v4(sp.src, "10.62.0.9");
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.pass_local_src, 1);
+	v4(sp.src, "10.1.0.9");
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_REDIRECT);
+	CHECK_EQ(r.d.src_miss + r.d.src_hit, 0);
+
+	REQUIRE(!sh("ip addr add 10.63.0.1/32 dev lo"), "address");
+	CHECK(wait_src_checked("10.63.0.1", 32, 1), "the address did not come");
+	REQUIRE(!sh("ip addr del 10.63.0.1/32 dev lo && "
+		    "ip route del local 10.62.0.0/16 dev lo table 62 && "
+		    "ip rule del pref 62"),
+		"clean up");
+	CHECK(wait_src_checked("10.62.0.0", 16, 0),
+	      "the local route's prefix stayed");
+	CHECK(wait_src_checked("10.63.0.1", 32, 0), "the address stayed");
+	silod_quiet();
+}
+
 int main(void)
 {
 	if (test_init())
@@ -1140,6 +1191,7 @@ int main(void)
 	RUN(test_neighbour_mac_change);
 	RUN(test_rule_change_bumps_genid);
 	RUN(test_source_entries_swept);
+	RUN(test_src_checked_follows_routes);
 	RUN(test_prefix_boundaries_ipv4);
 	RUN(test_prefix_boundaries_ipv6);
 	RUN(test_host_routes_replaced);

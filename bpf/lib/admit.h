@@ -24,17 +24,17 @@ static __always_inline __u32 key_hash(const struct silo_route_key *k)
 	return (__u32)(h >> 32) ^ (__u32)h;
 }
 
-/* This CPU's admission state, its budget refilled for the time gone by. */
-static __always_inline struct silo_admit *admit_state(void)
+/* This CPU's admission state, its budget refilled for the time gone by;
+ * now: the coarse clock, read with the heartbeat. */
+static __always_inline struct silo_admit *admit_state(__u64 now)
 {
 	struct silo_admit *a;
-	__u64 now, elapsed, n;
+	__u64 elapsed, n;
 	__u32 zero = 0;
 
 	a = bpf_map_lookup_elem(&admit, &zero);
 	if (!a)
 		return NULL;
-	now = bpf_ktime_get_coarse_ns();
 	elapsed = now - a->last_ns;
 	/* A stamp ahead of the clock (set by hand) refills nothing. */
 	if ((__s64)elapsed < 0)

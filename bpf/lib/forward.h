@@ -69,14 +69,21 @@ above_route_mtu(const struct pkt *p, const struct silo_genid *g, __u32 watch)
  * prefix that holds the destination (route_mtus): the kernel applies the
  * matched route's.
  */
-static __always_inline __u16 route_mtu_cap(const struct pkt *p, __u16 mtu)
+static __always_inline __u16 route_mtu_cap(const struct pkt *p,
+					   const struct silo_genid *g,
+					   __u16 mtu)
 {
 	struct silo_route_mtu_key k = {
 		.prefixlen = 8 + (p->family == SILO_AF_INET ? 32 : 128),
 		.family = p->family,
 	};
+	int fam = p->family == SILO_AF_INET ? SILO_FAM_V4 : SILO_FAM_V6;
 	__u32 *cap;
 
+	/* No unlocked route MTU in the family, no prefix in route_mtus:
+	 * both are written before the genid this entry is stamped with. */
+	if (!READ_ONCE(g->route_mtu[fam]))
+		return mtu;
 	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
 	cap = bpf_map_lookup_elem(&route_mtus, &k);
 	return cap && *cap < mtu ? *cap : mtu;
@@ -198,7 +205,7 @@ static __always_inline int fwd_cache_hit(struct xdp_md *ctx,
 		return 0;
 	}
 	if (f->cache) {
-		f->adm = admit_state();
+		f->adm = admit_state(f->now);
 		if (worth_lookup(f->adm, &f->key, &f->h))
 			f->e = bpf_map_lookup_elem(f->cache, &f->key);
 		else
@@ -250,7 +257,7 @@ static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
 
 	f->r.genid = f->gen;
 	f->r.ifindex = fib.ifindex;
-	f->r.mtu = route_mtu_cap(p, fib.mtu_result);
+	f->r.mtu = route_mtu_cap(p, f->g, fib.mtu_result);
 	/* An IPv4 route may have an IPv6 gateway: the lookup says so. */
 	f->r.family =
 		fib.family == SILO_AF_INET6 ? SILO_AF_INET6 : SILO_AF_INET;
@@ -295,10 +302,8 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	int rc;
 
 	/* The source check, cached on its own: by source, not by route. */
-	if (f->cache && !f->adm)
-		f->adm = admit_state();
 	rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen, f->flags,
-			    &f->key, f->adm, st);
+			    f->watch, f->now, &f->key, f->adm, st);
 	/* Constants: the verifier keeps no bounds on a byte from a map. */
 	if (rc == SILO_STAT_PASS_RP_FILTER)
 		return pass(st, SILO_STAT_PASS_RP_FILTER);

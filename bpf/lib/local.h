@@ -20,6 +20,17 @@ static __always_inline int is_local(const struct pkt *p)
 	return bpf_map_lookup_elem(&local_addrs, &a) != NULL;
 }
 
+/* Is the packet's source one of this host's addresses? a: room for the
+ * key, the caller's (the forward path has no stack to spare). */
+static __always_inline int local_source(const struct pkt *p,
+					struct silo_addr *a)
+{
+	__builtin_memset(a, 0, sizeof(*a));
+	a->family = p->family;
+	__builtin_memcpy(a->addr, p->src, sizeof(a->addr));
+	return bpf_map_lookup_elem(&local_addrs, a) != NULL;
+}
+
 /* A local packet the parser could not follow: passed, counted as such. */
 static __always_inline int parse_pass(struct silo_stats *st,
 				      const struct pkt *p, __u32 reason)

@@ -145,6 +145,15 @@ struct {
 	__type(value, __u32);
 } route_mtus SEC(".maps");
 
+/* IPv4 sources that take the full source check (route.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, SILO_SRC_CHECKED_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct silo_src_key);
+	__type(value, __u32);
+} src_checked SEC(".maps");
+
 /* The keys inserted into the route caches, for silod's index (abi.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

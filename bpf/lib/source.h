@@ -11,6 +11,7 @@
 #include "stats.h"
 #include "cache.h"
 #include "admit.h"
+#include "local.h"
 
 /*
  * The IPv4 source check of the kernel's input route (fib_validate_source()):
@@ -20,12 +21,14 @@
  * rules such as "iif DEV" do not apply to it.
  *
  *  - rp_filter 0 without accept_local: a packet from one of our addresses
- *    is a martian; with custom rules or local routes (which we cannot see)
- *    the kernel also drops one whose route back is local, broadcast or of
- *    another non-unicast type, and accepts one with no route back or an
- *    error route (blackhole, unreachable, prohibit). bpf_fib_lookup says
- *    NOT_FWDED both for a local or non-unicast route and for no route at
- *    all: stand aside.
+ *    is a martian (without custom rules or local routes the kernel asks
+ *    its addresses, not the routes: one whose local route was deleted
+ *    still counts); with custom rules or local routes (which we cannot
+ *    see) the kernel also drops one whose route back is local, broadcast
+ *    or of another non-unicast type, and accepts one with no route back or
+ *    an error route (blackhole, unreachable, prohibit). bpf_fib_lookup
+ *    says NOT_FWDED both for a local or non-unicast route and for no route
+ *    at all: stand aside.
  *  - rp_filter 1 (strict): the route back leaves through the ingress
  *    device; 2 (loose): a unicast route back exists. The kernel accepts
  *    when any nexthop of the route back uses the device; the one that
@@ -38,21 +41,29 @@
 static __always_inline int source_check(struct xdp_md *ctx, const struct pkt *p,
 					const struct silo_device *dev)
 {
-	struct bpf_fib_lookup fib = {};
+	/* One stack slot for both lookups: the stack is full. */
+	union {
+		struct bpf_fib_lookup fib;
+		struct silo_addr local;
+	} u;
+	struct bpf_fib_lookup *fib = &u.fib;
 	int rc;
 
 	if (p->family != SILO_AF_INET)
 		return 0;
 	if (!dev->rp_filter && (dev->flags & SILO_DEV_F_ACCEPT_LOCAL))
 		return 0;
-	fib.family = p->family;
-	fib.ifindex = dev->rp_ifindex ? dev->rp_ifindex : 1;
-	fib.tos = p->tos;
-	__builtin_memcpy(&fib.ipv4_src, p->dst, 4);
-	__builtin_memcpy(&fib.ipv4_dst, p->src, 4);
-	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_SKIP_NEIGH);
+	if (!dev->rp_filter && local_source(p, &u.local))
+		return SILO_STAT_PASS_LOCAL_SRC;
+	__builtin_memset(fib, 0, sizeof(*fib));
+	fib->family = p->family;
+	fib->ifindex = dev->rp_ifindex ? dev->rp_ifindex : 1;
+	fib->tos = p->tos;
+	__builtin_memcpy(&fib->ipv4_src, p->dst, 4);
+	__builtin_memcpy(&fib->ipv4_dst, p->src, 4);
+	rc = bpf_fib_lookup(ctx, fib, sizeof(*fib), BPF_FIB_LOOKUP_SKIP_NEIGH);
 	if (rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH) {
-		if (!dev->rp_filter || fib.ifindex == ctx->ingress_ifindex)
+		if (!dev->rp_filter || fib->ifindex == ctx->ingress_ifindex)
 			return 0;
 		if (dev->rp_filter == 2 &&
 		    !(dev->flags & SILO_DEV_F_NO_V4_ADDR))
@@ -74,6 +85,28 @@ static __always_inline int source_checked(const struct pkt *p,
 {
 	return p->family == SILO_AF_INET &&
 	       (dev->rp_filter || !(dev->flags & SILO_DEV_F_ACCEPT_LOCAL));
+}
+
+/*
+ * Under rp_filter 0 (without accept_local) the kernel refuses a source
+ * only where its route back is local, broadcast or another type that is
+ * neither unicast nor an error, or (without custom rules or local routes)
+ * where it is one of this host's addresses: src_checked holds all of those
+ * prefixes, kept by silod (route.h). A source outside them is accepted
+ * whatever the rules select, with no lookup back. Only while genid says
+ * the map is whole and the silod that beats keeps it.
+ */
+static __always_inline int source_unchecked(const struct pkt *p,
+					    const struct silo_device *dev,
+					    __u32 flags, __u32 watch,
+					    struct silo_src_key *k)
+{
+	if (dev->rp_filter || !(flags & SILO_GENID_SRCS_WHOLE) ||
+	    !(watch & SILO_HB_SRCS))
+		return 0;
+	k->prefixlen = 32;
+	__builtin_memcpy(k->addr, p->src, sizeof(k->addr));
+	return !bpf_map_lookup_elem(&src_checked, k);
 }
 
 /*
@@ -100,22 +133,27 @@ static __always_inline void fill_src_key(struct silo_route_key *key,
  * The source check's verdict (0, or the pass reason), from a source entry
  * when the cache holds a current one, else from source_check(), cached.
  * key is the caller's, no longer needed: the stack has no room for
- * another, and a new entry is built in per-CPU scratch space.
+ * another, and a new entry is built in per-CPU scratch space. a: this
+ * CPU's admission state, or NULL when not read yet (now: the coarse
+ * clock it is refilled by).
  */
-static __always_inline int
-source_verdict(struct xdp_md *ctx, const struct pkt *p,
-	       const struct silo_device *dev, void *cache, __u32 node,
-	       __u64 gen, __u32 flags, struct silo_route_key *key,
-	       struct silo_admit *a, struct silo_stats *st)
+static __always_inline int source_verdict(
+	struct xdp_md *ctx, const struct pkt *p, const struct silo_device *dev,
+	void *cache, __u32 node, __u64 gen, __u32 flags, __u32 watch, __u64 now,
+	struct silo_route_key *key, struct silo_admit *a, struct silo_stats *st)
 {
 	struct silo_route_entry *e = NULL, *n;
 	__u32 zero = 0, h = 0;
 	int rc, ok;
 
-	if (!source_checked(p, dev))
+	/* key is free until the source entry's is built in it. */
+	if (!source_checked(p, dev) ||
+	    source_unchecked(p, dev, flags, watch, (void *)key))
 		return 0;
 	if (!cache)
 		return source_check(ctx, p, dev);
+	if (!a)
+		a = admit_state(now);
 	__builtin_memset(key, 0, sizeof(*key));
 	fill_src_key(key, ctx, p, flags);
 	if (worth_lookup(a, key, &h))

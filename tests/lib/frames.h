@@ -672,6 +672,8 @@ static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 	A4("src-bcast", .src = "255.255.255.255");
 	A4("src-classe", .src = "240.0.0.1");
 	A4("src-ll", .src = "169.254.1.1");
+	A4("src-dirbcast", .src = "10.2.0.255"); /* a broadcast route back */
+	A4("src-anyip", .src = "10.60.0.9"); /* local-route-src's AnyIP */
 	A4("dst-127", .dst = "127.0.0.1");
 	A4("dst-0", .dst = "0.0.0.1");
 	A4("dst-mcast", .dst = "224.0.0.5");

@@ -41,6 +41,21 @@ static inline int fwd_reuse_pin(struct bpf_map *map, const char *name)
 	return err;
 }
 
+/* Does src_checked hold exactly the IPv4 prefix addr/len? */
+static inline int fwd_src_checked(const char *addr, __u32 len)
+{
+	struct silo_src_key k = { .prefixlen = len };
+	int fd = fwd_pin_get(SILO_PIN_SRC_CHECKED), found;
+	__u32 v;
+
+	if (fd < 0)
+		return fd;
+	inet_pton(AF_INET, addr, k.addr);
+	found = !bpf_map_lookup_elem(fd, &k, &v);
+	close(fd);
+	return found;
+}
+
 /* CLOCK_MONOTONIC_COARSE: the heartbeat's clock, and the PMTU marks'. */
 static inline __u64 fwd_coarse_ns(void)
 {

@@ -11,6 +11,9 @@ struct silo_nl_routes;
  * map held anything else. */
 int silo_route_mtus_write(int fd, const struct silo_nl_routes *r,
 			  bool *changed);
+/* src_checked from a walk of the routes and this host's addresses
+ * (src_checked.c); *whole when it holds every prefix (sorts r's). */
+int silo_src_checked_write(int fd, struct silo_nl_routes *r, bool *whole);
 /* Points every map of obj named like a shared map at the shared one. */
 int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
 /* Makes the pinned maps that hold redirect targets take this release's

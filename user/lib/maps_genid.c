@@ -114,11 +114,60 @@ static int sync_route_mtus(struct silo_genid *g, int mtus_fd,
 	return 0;
 }
 
-int silo_sync_genid(int genid_fd, int mtus_fd, unsigned int what)
+/* src_checked, and genid's flag that it is whole. */
+static int sync_srcs(struct silo_genid *g, int srcs_fd,
+		     struct silo_nl_routes *routes)
+{
+	bool whole = false;
+	int err = 0;
+
+	if (srcs_fd >= 0)
+		err = silo_src_checked_write(srcs_fd, routes, &whole);
+	g->flags = (g->flags & ~SILO_GENID_SRCS_WHOLE) |
+		   (whole ? SILO_GENID_SRCS_WHOLE : 0);
+	return err;
+}
+
+/* One walk of the routes for what asks it (the table may hold many):
+ * route_mtus, src_checked and the flags SILO_SYNC_ROUTES decides. */
+static int sync_walk(struct silo_genid *g, int mtus_fd, int srcs_fd,
+		     unsigned int what, bool *mtus_changed)
+{
+	struct silo_nl_routes routes = {};
+	int err;
+
+	err = silo_nl_routes_scan(&routes);
+	if (err) {
+		pr_err("cannot read the routes: %s\n", strerror(-err));
+		goto free_routes;
+	}
+	if (what & SILO_SYNC_ROUTE_MTU) {
+		err = sync_route_mtus(g, mtus_fd, &routes, mtus_changed);
+		if (err) {
+			pr_err("cannot write the route MTUs: %s\n",
+			       strerror(-err));
+			goto free_routes;
+		}
+	}
+	if (what & SILO_SYNC_SRCS) {
+		err = sync_srcs(g, srcs_fd, &routes);
+		if (err) {
+			pr_err("cannot write the checked sources: %s\n",
+			       strerror(-err));
+			goto free_routes;
+		}
+	}
+	if (what & SILO_SYNC_ROUTES)
+		g->flags = (g->flags & ~SILO_GENID_ROUTES_BITS) | routes.flags;
+free_routes:
+	silo_nl_routes_free(&routes);
+	return err;
+}
+
+int silo_sync_genid(int genid_fd, int mtus_fd, int srcs_fd, unsigned int what)
 {
 	int p4, f4, p6, f6, err;
 	bool mtus_changed = false;
-	struct silo_nl_routes routes = {};
 	struct silo_genid g, old;
 	__u32 zero = 0, rules;
 	bool l4_v4, l4_v6;
@@ -146,27 +195,11 @@ int silo_sync_genid(int genid_fd, int mtus_fd, unsigned int what)
 		g.flags |= SILO_GENID_HASH_FLOWLABEL;
 	if (what & SILO_SYNC_SYSCTLS)
 		read_pmtu_sysctls(&g);
-	/* One walk for both: the table may hold many routes. */
-	if (what & (SILO_SYNC_ROUTE_MTU | SILO_SYNC_ROUTES)) {
-		err = silo_nl_routes_scan(&routes);
-		if (err) {
-			pr_err("cannot read the routes: %s\n", strerror(-err));
-			free(routes.mtus);
+	if (what & (SILO_SYNC_ROUTE_MTU | SILO_SYNC_ROUTES | SILO_SYNC_SRCS)) {
+		err = sync_walk(&g, mtus_fd, srcs_fd, what, &mtus_changed);
+		if (err)
 			return err;
-		}
 	}
-	if (what & SILO_SYNC_ROUTE_MTU) {
-		err = sync_route_mtus(&g, mtus_fd, &routes, &mtus_changed);
-		if (err) {
-			pr_err("cannot write the route MTUs: %s\n",
-			       strerror(-err));
-			free(routes.mtus);
-			return err;
-		}
-	}
-	free(routes.mtus);
-	if (what & SILO_SYNC_ROUTES)
-		g.flags = (g.flags & ~SILO_GENID_ROUTES_BITS) | routes.flags;
 
 	/* The hash matters only where a multipath route exists. */
 	g.flags &= ~KEY_BITS;

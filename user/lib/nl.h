@@ -60,7 +60,17 @@ struct silo_nl_routes {
 	struct silo_nl_route_mtu *mtus;
 	size_t nr_mtus;
 	bool mtus_lost;
+	/* The prefix of every IPv4 route a source check may refuse a source
+	 * of (route.h, src_checked; free() it); past SILO_SRC_CHECKED_MAX,
+	 * or out of memory, srcs_lost. */
+	struct silo_src_key *srcs;
+	size_t nr_srcs;
+	bool srcs_lost;
 };
+/* Adds k to r's srcs (srcs_lost when it cannot). */
+void silo_nl_srcs_add(struct silo_nl_routes *r, const struct silo_src_key *k);
+/* Frees what a walk collected. */
+void silo_nl_routes_free(struct silo_nl_routes *r);
 int silo_nl_routes_scan(struct silo_nl_routes *r);
 /* What the policy rules select on: SILO_GENID_RULES_L4 (ipproto, ports),
  * SILO_GENID_RULES_SRC_V4 and _V6 (a source prefix). */

@@ -2,9 +2,9 @@
 /*
  * A namespace's pins, the one place that knows which exist: the shared maps
  * (meta last), the per-node route caches, each device's XDP link, the
- * reuseport objects every group shares and each group's own. Makes and
- * adopts (opens, checked) them, counts their users (links, groups, silod)
- * and removes them when the last user goes.
+ * reuseport objects every group shares and each group's own. Makes them,
+ * adopts them (opened, checked), counts their users (links, groups,
+ * silod) and removes them when the last user goes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +33,7 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_PMTU_MARKS] = SILO_PIN_PMTU_MARKS,
 	[SILO_MAP_PMTU_UNSEEN] = SILO_PIN_PMTU_UNSEEN,
 	[SILO_MAP_ROUTE_MTUS] = SILO_PIN_ROUTE_MTUS,
+	[SILO_MAP_SRC_CHECKED] = SILO_PIN_SRC_CHECKED,
 	[SILO_MAP_SERVICES] = SILO_PIN_SERVICES,
 	[SILO_MAP_SERVICE_NODES] = SILO_PIN_SERVICE_NODES,
 	[SILO_MAP_SERVICE_STATS] = SILO_PIN_SERVICE_STATS,
@@ -504,8 +505,7 @@ void silo_group_pins_remove(const struct silo *s, const char *name)
 		rmdir(path);
 }
 
-/* With the last group gone, the shared objects go, then the shared maps
- * unless XDP or silod still uses them. */
+/* The last group gone: the shared objects, then unused shared maps go. */
 void silo_rp_pins_release(struct silo *s)
 {
 	char path[PATH_MAX];

@@ -28,6 +28,7 @@ enum silo_map {
 	SILO_MAP_PMTU_MARKS,
 	SILO_MAP_PMTU_UNSEEN,
 	SILO_MAP_ROUTE_MTUS,
+	SILO_MAP_SRC_CHECKED,
 	/* Services and CPU steering (service.c). */
 	SILO_MAP_SERVICES,
 	SILO_MAP_SERVICE_NODES,
@@ -43,7 +44,7 @@ enum silo_map {
 static inline bool silo_map_added(unsigned int map)
 {
 	return map == SILO_MAP_PMTU_MARKS || map == SILO_MAP_PMTU_UNSEEN ||
-	       map == SILO_MAP_ROUTE_MTUS;
+	       map == SILO_MAP_ROUTE_MTUS || map == SILO_MAP_SRC_CHECKED;
 }
 
 /* fds of the pinned maps, opened by silo_maps_open(); -1 when closed. */
@@ -77,13 +78,15 @@ int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes);
 #define SILO_SYNC_SYSCTLS (1U << 1) /* min_pmtu, ip_forward_use_pmtu */
 #define SILO_SYNC_ROUTE_MTU (1U << 2) /* the unlocked route MTUs */
 #define SILO_SYNC_ROUTES (1U << 3) /* multipath and "from" routes */
-#define SILO_SYNC_ALL 15
+#define SILO_SYNC_SRCS (1U << 4) /* src_checked: routes, addresses */
+#define SILO_SYNC_ALL 31
 /* The genid flags SILO_SYNC_ROUTES decides. */
 #define SILO_GENID_ROUTES_BITS \
 	(SILO_GENID_MPATH_V4 | SILO_GENID_MPATH_V6 | SILO_GENID_SRC_ROUTES_V6)
 /* With SILO_SYNC_ROUTE_MTU, route_mtus too (mtus_fd; -1: none, and
- * genid.route_mtu alone applies). */
-int silo_sync_genid(int genid_fd, int mtus_fd, unsigned int what);
+ * genid.route_mtu alone applies); with SILO_SYNC_SRCS, src_checked
+ * (srcs_fd; -1: none, every IPv4 source takes the full check). */
+int silo_sync_genid(int genid_fd, int mtus_fd, int srcs_fd, unsigned int what);
 /* Fill the maps from the kernel's state. */
 int silo_fill_local_addrs(int map_fd);
 int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);
@@ -128,6 +131,9 @@ int silo_read_cpu_nodes(__u32 *node_of, int nr_cpus, __u32 *nr_nodes);
 extern unsigned long silo_nl_dumps_retried;
 /* 1 when a nexthop group exists, else 0. */
 int silo_nl_nexthop_groups(void);
+/* Does an IPv4 route of this type (RTN_*) make the source check refuse
+ * the sources it holds (src_checked)? */
+bool silo_nl_route_refuses_srcs(unsigned char rtm_type);
 /* What the PMTU watch reads (nl/nl_pmtu.c). Every device of the namespace: */
 struct silo_nl_dev {
 	__u32 ifindex;

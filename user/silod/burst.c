@@ -111,7 +111,8 @@ int process(struct silod *d, struct burst *b, bool resync_due)
 		 * under the new one. */
 		what = (b->rules ? SILO_SYNC_RULES : 0) |
 		       (b->route_mtu ? SILO_SYNC_ROUTE_MTU : 0) |
-		       (b->routes ? SILO_SYNC_ROUTES : 0);
+		       (b->routes ? SILO_SYNC_ROUTES : 0) |
+		       (b->srcs || b->addrs ? SILO_SYNC_SRCS : 0);
 		if (!err && what)
 			err = sync_routes(d, what);
 		if (!err && b->route_bumps)
@@ -138,7 +139,7 @@ int process(struct silod *d, struct burst *b, bool resync_due)
 	b->messages = 0;
 	b->route_bumps = 0;
 	b->bump = b->addrs = b->devices = b->rules = b->route_mtu = false;
-	b->routes = false;
+	b->routes = b->srcs = false;
 	b->resync = keep_resync;
 	return err;
 }

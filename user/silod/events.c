@@ -116,6 +116,17 @@ static bool route_has_mtu(const struct nlmsghdr *nlh)
 	return false;
 }
 
+/* An IPv4 route whose sources the source check may refuse: src_checked
+ * holds its prefix (every such route is announced when it comes; one that
+ * goes unannounced only leaves a prefix that costs a lookup). */
+static bool route_refuses_srcs(const struct nlmsghdr *nlh)
+{
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+
+	return rtm->rtm_family == AF_INET &&
+	       silo_nl_route_refuses_srcs(rtm->rtm_type);
+}
+
 static __u32 genid_flags(struct silod *d)
 {
 	struct silo_genid g;
@@ -276,6 +287,8 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 		DSTAT_ADD(d, events_route, 1);
 		if (route_has_mtu(nlh))
 			b->route_mtu = true;
+		if (route_refuses_srcs(nlh))
+			b->srcs = true;
 		route_keys(d, nlh, b);
 		if (d->cfg.global)
 			b->route_bumps++;

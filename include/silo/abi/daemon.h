@@ -18,6 +18,7 @@
  * are CLOCK_MONOTONIC_COARSE (bpf_ktime_get_coarse_ns).
  */
 #define SILO_HB_ROUTE_MTUS (1U << 2)
+#define SILO_HB_SRCS (1U << 3)
 
 struct silo_heartbeat {
 	__u64 last_ns;
@@ -27,7 +28,9 @@ struct silo_heartbeat {
 	 * every exception the kernel held when silod started is marked
 	 * (route.h, pmtu_marks): their larger packets use the cache. And
 	 * SILO_HB_ROUTE_MTUS: this silod keeps route_mtus current (one of an
-	 * earlier release does not: genid.route_mtu then applies). */
+	 * earlier release does not: genid.route_mtu then applies), and
+	 * SILO_HB_SRCS src_checked (without it every IPv4 source takes the
+	 * full check). */
 	__u32 pmtu_watch;
 	__u8 cacheline_pad[44];
 };

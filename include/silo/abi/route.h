@@ -44,6 +44,9 @@
 #define SILO_GENID_MPATH_V6 (1U << 13)
 #define SILO_GENID_SRC_ROUTES_V6 (1U << 14) /* an IPv6 route "from" */
 #define SILO_GENID_HASH_FLOWLABEL (1U << 15) /* IPv6 hash takes the label */
+/* src_checked holds every prefix it should (route.h, src_checked): an
+ * IPv4 source outside it needs no source check under rp_filter 0. */
+#define SILO_GENID_SRCS_WHOLE (1U << 16)
 
 /* outside[] index */
 #define SILO_FAM_V4 0
@@ -156,6 +159,28 @@ struct silo_route_mtu_key {
 	__u8 family;
 	__u8 addr[16];
 } __attribute__((packed));
+
+/*
+ * src_checked: an LPM trie of the IPv4 prefixes whose sources the
+ * kernel's source check (fib_validate_source) may refuse under rp_filter
+ * 0 without accept_local: those of every route, in any table, of a type
+ * other than unicast, throw, blackhole, unreachable or prohibit (the route
+ * back of a refused source is local, broadcast, multicast, anycast...;
+ * with no route back, or an error route, it is accepted), and each of this
+ * host's addresses (/32: what the check takes without custom rules or
+ * local routes). A source outside every prefix is accepted whatever the
+ * rules select, so the data path skips the lookup back; one inside takes
+ * the full check, cached in a source entry. Kept by user space from a
+ * walk of the routes and addresses; past SILO_SRC_CHECKED_MAX prefixes it
+ * is not whole (genid.flags SILO_GENID_SRCS_WHOLE clear) and every source
+ * takes the full check. The value is unused (1).
+ */
+#define SILO_SRC_CHECKED_MAX 4096
+
+struct silo_src_key {
+	__u32 prefixlen;
+	__u8 addr[4]; /* IPv4, network order */
+};
 
 /* devices: per device state the forward path needs (of the ingress; of the
  * egress for a multi-buffer frame). */

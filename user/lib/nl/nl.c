@@ -381,6 +381,65 @@ static void keep_mtu(struct route_walk *w, const struct rtmsg *rtm)
 		memcpy(m->addr, w->dst, alen);
 }
 
+void silo_nl_srcs_add(struct silo_nl_routes *r, const struct silo_src_key *k)
+{
+	struct silo_src_key *m;
+
+	if (r->srcs_lost)
+		return;
+	if (r->nr_srcs == SILO_SRC_CHECKED_MAX) {
+		r->srcs_lost = true;
+		return;
+	}
+	if (!(r->nr_srcs & (r->nr_srcs + 1)) || !r->srcs) {
+		m = realloc(r->srcs, 2 * (r->nr_srcs + 1) * sizeof(*m));
+		if (!m) {
+			r->srcs_lost = true;
+			return;
+		}
+		r->srcs = m;
+	}
+	r->srcs[r->nr_srcs++] = *k;
+}
+
+void silo_nl_routes_free(struct silo_nl_routes *r)
+{
+	free(r->mtus);
+	free(r->srcs);
+	r->mtus = NULL;
+	r->srcs = NULL;
+}
+
+/*
+ * An IPv4 route whose type makes the source check refuse the sources it
+ * holds (fib_validate_source(): a route back that is neither unicast nor
+ * an error; throw goes on to another rule's table, whose routes are
+ * walked too): its prefix, for src_checked.
+ */
+bool silo_nl_route_refuses_srcs(unsigned char rtm_type)
+{
+	switch (rtm_type) {
+	case RTN_UNICAST:
+	case RTN_THROW:
+	case RTN_BLACKHOLE:
+	case RTN_UNREACHABLE:
+	case RTN_PROHIBIT:
+		return false;
+	}
+	return true;
+}
+
+static void keep_src(struct route_walk *w, const struct rtmsg *rtm)
+{
+	struct silo_src_key k = { .prefixlen = rtm->rtm_dst_len };
+
+	if (!silo_nl_route_refuses_srcs(rtm->rtm_type))
+		return;
+	if (w->dst && rtm->rtm_dst_len)
+		memcpy(k.addr, w->dst, sizeof(k.addr));
+	silo_nl_srcs_add(w->r, &k);
+}
+
 /* A locked MTU bpf_fib_lookup applies itself: only the others count. */
 static int route_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -404,6 +463,8 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		*min = w->mtu;
 	if (unlocked)
 		keep_mtu(w, rtm);
+	if (rtm->rtm_family == AF_INET)
+		keep_src(w, rtm);
 	mpath = rtm->rtm_family == AF_INET ? SILO_GENID_MPATH_V4 :
 					     SILO_GENID_MPATH_V6;
 	if (w->mpath)

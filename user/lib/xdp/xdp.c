@@ -251,6 +251,7 @@ static int load_maps(struct xdp_load *l)
 		if (!err)
 			err = silo_sync_genid(maps->fd[SILO_MAP_GENID],
 					      maps->fd[SILO_MAP_ROUTE_MTUS],
+					      maps->fd[SILO_MAP_SRC_CHECKED],
 					      SILO_SYNC_ALL);
 	}
 	return err;
