@@ -89,6 +89,23 @@ static __always_inline __u16 route_mtu_cap(const struct pkt *p,
 	return cap && *cap < mtu ? *cap : mtu;
 }
 
+/*
+ * The key and the answer, per CPU, off the stack: the forward path, all
+ * inlined into one frame with the local branch's calls beside it, would
+ * leave no room for anything else in the 512 bytes.
+ */
+struct fwd_bufs {
+	struct silo_route_key key;
+	struct silo_route_entry r;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fwd_bufs);
+} fwd_bufs SEC(".maps");
+
 /* What one packet's forwarding knows, from the guards to the redirect. */
 struct fwd {
 	const struct silo_device *dev; /* the ingress device's */
@@ -96,9 +113,9 @@ struct fwd {
 	struct silo_route_entry *e; /* the cache's element of key, or NULL */
 	struct silo_admit *adm; /* this CPU's admission state, once read */
 	void *cache; /* this node's route cache, or NULL */
-	struct silo_route_key key;
-	struct silo_route_entry
-		r; /* the answer: the cache's copy or the FIB's */
+	struct silo_route_key *key; /* fwd_bufs' */
+	struct silo_route_entry *r; /* the answer: the cache's copy or the
+				     * FIB's (fwd_bufs') */
 	__u64 gen; /* genid, read before any lookup */
 	__u32 flags; /* genid's key flags */
 	__u32 node;
@@ -195,7 +212,7 @@ static __always_inline int fwd_cache_hit(struct xdp_md *ctx,
 	f->gen = READ_ONCE(f->g->genid);
 	barrier();
 	f->flags = READ_ONCE(f->g->flags);
-	fill_key(&f->key, ctx, p, f->flags);
+	fill_key(f->key, ctx, p, f->flags);
 
 	if (!use_cache)
 		return 0;
@@ -206,8 +223,8 @@ static __always_inline int fwd_cache_hit(struct xdp_md *ctx,
 	}
 	if (f->cache) {
 		f->adm = admit_state(f->now);
-		if (worth_lookup(f->adm, &f->key, &f->h))
-			f->e = bpf_map_lookup_elem(f->cache, &f->key);
+		if (worth_lookup(f->adm, f->key, &f->h))
+			f->e = bpf_map_lookup_elem(f->cache, f->key);
 		else
 			count(st, SILO_STAT_CACHE_UNSEEN);
 	}
@@ -215,7 +232,7 @@ static __always_inline int fwd_cache_hit(struct xdp_md *ctx,
 		count(st, SILO_STAT_CACHE_MISS);
 		return 0;
 	}
-	rc = entry_read(f->e, &f->r, &f->key, f->gen);
+	rc = entry_read(f->e, f->r, f->key, f->gen);
 	if (rc == 0) {
 		count(st, SILO_STAT_CACHE_HIT);
 		return 1;
@@ -255,20 +272,20 @@ static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
 		return -1;
 
-	f->r.genid = f->gen;
-	f->r.ifindex = fib.ifindex;
-	f->r.mtu = route_mtu_cap(p, f->g, fib.mtu_result);
+	f->r->genid = f->gen;
+	f->r->ifindex = fib.ifindex;
+	f->r->mtu = route_mtu_cap(p, f->g, fib.mtu_result);
 	/* An IPv4 route may have an IPv6 gateway: the lookup says so. */
-	f->r.family =
+	f->r->family =
 		fib.family == SILO_AF_INET6 ? SILO_AF_INET6 : SILO_AF_INET;
-	__builtin_memcpy(f->r.smac, fib.smac, sizeof(f->r.smac));
-	__builtin_memcpy(f->r.dmac, fib.dmac, sizeof(f->r.dmac));
-	__builtin_memcpy(f->r.nexthop, fib.ipv6_dst, sizeof(f->r.nexthop));
-	__builtin_memcpy(&f->r.key, &f->key, sizeof(f->r.key));
+	__builtin_memcpy(f->r->smac, fib.smac, sizeof(f->r->smac));
+	__builtin_memcpy(f->r->dmac, fib.dmac, sizeof(f->r->dmac));
+	__builtin_memcpy(f->r->nexthop, fib.ipv6_dst, sizeof(f->r->nexthop));
+	__builtin_memcpy(&f->r->key, f->key, sizeof(f->r->key));
 	/* Big packets leave the route cache alone: its entries stay. */
 	if (f->cache && !f->big) {
-		if (f->e || admit_key(f->adm, &f->key, f->h))
-			cache_fill(f->cache, f->node, &f->key, f->e, &f->r, st);
+		if (f->e || admit_key(f->adm, f->key, f->h))
+			cache_fill(f->cache, f->node, f->key, f->e, f->r, st);
 		else
 			count(st, SILO_STAT_CACHE_REFUSED);
 	}
@@ -303,21 +320,21 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 
 	/* The source check, cached on its own: by source, not by route. */
 	rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen, f->flags,
-			    f->watch, f->now, &f->key, f->adm, st);
+			    f->watch, f->now, f->key, f->adm, st);
 	/* Constants: the verifier keeps no bounds on a byte from a map. */
 	if (rc == SILO_STAT_PASS_RP_FILTER)
 		return pass(st, SILO_STAT_PASS_RP_FILTER);
 	if (rc)
 		return pass(st, SILO_STAT_PASS_LOCAL_SRC);
 
-	if (p->l3_len > f->r.mtu)
+	if (p->l3_len > f->r->mtu)
 		return pass(st, SILO_STAT_PASS_MTU);
-	if (f->r.ifindex == ctx->ingress_ifindex)
+	if (f->r->ifindex == ctx->ingress_ifindex)
 		return pass(st, SILO_STAT_PASS_HAIRPIN);
 	/* Multi-buffer (bytes past the first buffer), to an egress that
 	 * cannot send it. */
 	if (p->frame_len > ctx->data_end - ctx->data &&
-	    !egress_takes_frags(f->r.ifindex))
+	    !egress_takes_frags(f->r->ifindex))
 		return pass(st, SILO_STAT_PASS_NO_TX_PORT);
 	/* The stack trims what follows the IP packet before forwarding. */
 	trailer = p->frame_len - p->l3_off - p->l3_len;
@@ -327,15 +344,16 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 		count(st, SILO_STAT_TRIMMED);
 	}
 	/* Only records the target: the packet is untouched until we return. */
-	if (bpf_redirect_map(&tx_ports, f->r.ifindex, XDP_PASS) != XDP_REDIRECT)
+	if (bpf_redirect_map(&tx_ports, f->r->ifindex, XDP_PASS) !=
+	    XDP_REDIRECT)
 		return pass(st, SILO_STAT_PASS_NO_TX_PORT);
 
 	eth = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
 	if ((void *)(eth + 1) > data_end)
 		return pass(st, SILO_STAT_PASS_TRUNCATED);
-	__builtin_memcpy(eth->h_dest, f->r.dmac, sizeof(eth->h_dest));
-	__builtin_memcpy(eth->h_source, f->r.smac, sizeof(eth->h_source));
+	__builtin_memcpy(eth->h_dest, f->r->dmac, sizeof(eth->h_dest));
+	__builtin_memcpy(eth->h_source, f->r->smac, sizeof(eth->h_source));
 	if (p->family == SILO_AF_INET) {
 		struct iphdr *iph = (void *)(eth + 1);
 
@@ -358,8 +376,17 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 					  struct silo_stats *st, bool use_cache)
 {
 	struct fwd f = {};
-	__u32 reason;
+	struct fwd_bufs *b;
+	__u32 reason, zero = 0;
 
+	b = bpf_map_lookup_elem(&fwd_bufs, &zero);
+	if (!b)
+		return pass(st, SILO_STAT_PASS_FIB);
+	/* A key's fields left out are zero, and so is what an entry
+	 * stored whole leaves unset. */
+	__builtin_memset(b, 0, sizeof(*b));
+	f.key = &b->key;
+	f.r = &b->r;
 	reason = fwd_guard(ctx, p, &f);
 	if (reason)
 		return pass(st, reason);
