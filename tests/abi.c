@@ -19,12 +19,12 @@ static const char *const xdp_pins[] = {
 	SILO_PIN_DAEMON,	SILO_PIN_FILL_LOG,	SILO_PIN_SERVICES,
 	SILO_PIN_SERVICE_NODES, SILO_PIN_SERVICE_STATS, SILO_PIN_QUEUE_CPU,
 	SILO_PIN_CPUMAP,	SILO_PIN_PMTU_MARKS,	SILO_PIN_PMTU_UNSEEN,
-	SILO_PIN_ROUTE_MTUS,	SILO_PIN_SRC_CHECKED,
+	SILO_PIN_ROUTE_MTUS,	SILO_PIN_SRC_CHECKED,	SILO_PIN_LOCAL_BITS,
 };
 /* Each program's own: per-CPU state, or node 0's cache (pinned as
  * SILO_PIN_ROUTE_CACHE_NODE "0" by libsilo, which makes the others). */
 static const char *const xdp_own[] = { "admit", "scratch", "steer_scratch",
-				       "route_cache_n0" };
+				       "fwd_bufs", "route_cache_n0" };
 
 static const char *const rp_pins[] = {
 	SILO_PIN_CPU_NODE,	    SILO_PIN_REUSEPORT_GROUPS,
