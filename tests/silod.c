@@ -1156,6 +1156,12 @@ static void test_src_checked_follows_routes(void)
 
 	REQUIRE(!sh("ip addr add 10.63.0.1/32 dev lo"), "address");
 	CHECK(wait_src_checked("10.63.0.1", 32, 1), "the address did not come");
+	/* local_addrs and its filter, local_bits, came first. */
+	sp = spec4("10.63.0.1");
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.pass_local, 1);
 	REQUIRE(!sh("ip addr del 10.63.0.1/32 dev lo && "
 		    "ip route del local 10.62.0.0/16 dev lo table 62 && "
 		    "ip rule del pref 62"),

@@ -12,10 +12,33 @@
 #include "parse.h"
 #include "stats.h"
 
+/*
+ * May dst be local? local_bits says no for almost every other address,
+ * with no hash lookup; it is trusted unless a silod that does not keep it
+ * (an earlier release's) beats. Without silod the loader keeps both maps.
+ */
+static __always_inline int maybe_local(const struct pkt *p)
+{
+	const struct silo_heartbeat *hb;
+	const struct silo_local_bits *lb;
+	__u32 zero = 0, bit;
+
+	lb = bpf_map_lookup_elem(&local_bits, &zero);
+	hb = bpf_map_lookup_elem(&heartbeat, &zero);
+	if (!lb || !hb ||
+	    (READ_ONCE(hb->last_ns) &&
+	     !(READ_ONCE(hb->pmtu_watch) & SILO_HB_LOCAL_BITS)))
+		return 1;
+	bit = silo_local_bit(p->family, p->dst);
+	return (lb->w[(bit / 64) % (SILO_LOCAL_BITS / 64)] >> (bit % 64)) & 1;
+}
+
 static __always_inline int is_local(const struct pkt *p)
 {
 	struct silo_addr a = { .family = p->family };
 
+	if (!maybe_local(p))
+		return 0;
 	__builtin_memcpy(a.addr, p->dst, sizeof(a.addr));
 	return bpf_map_lookup_elem(&local_addrs, &a) != NULL;
 }

@@ -91,6 +91,9 @@ static inline int prog_of(__u32 ifindex)
 /* What fwd_heartbeat says silod watches and keeps (the heartbeat's
  * pmtu_watch: 1 << SILO_FAM_*, SILO_HB_ROUTE_MTUS). */
 static __u32 fwd_pmtu_watch;
+/* And what it always keeps, as this release's silod does (an earlier
+ * release's does not). */
+static __u32 fwd_hb_keeps = SILO_HB_LOCAL_BITS;
 
 /*
  * Stands in for silod's heartbeat: the data path uses the route cache only
@@ -99,7 +102,8 @@ static __u32 fwd_pmtu_watch;
 static inline int fwd_heartbeat(int live)
 {
 	struct silo_heartbeat hb = { .timeout_ns = 3600ULL * 1000000000,
-				     .pmtu_watch = fwd_pmtu_watch };
+				     .pmtu_watch =
+					     fwd_pmtu_watch | fwd_hb_keeps };
 	__u32 zero = 0;
 	int fd, err;
 

@@ -129,8 +129,27 @@ static int collect_addr(const struct silo_nl_addr *a, void *ctx)
 	return 0;
 }
 
+/* The filter of local_addrs (abi/common.h), after it: every address's
+ * bit, and no other. */
+static int write_local_bits(int bits_fd, const struct addr_set *set)
+{
+	struct silo_local_bits bits = {};
+	__u32 zero = 0, bit;
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		bit = silo_local_bit(set->keys[i].family, set->keys[i].addr);
+		bits.w[bit / 64] |= 1ULL << (bit % 64);
+	}
+	if (bpf_map_update_elem(bits_fd, &zero, &bits, BPF_ANY)) {
+		pr_err("cannot update local_bits: %s\n", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 /* Makes local_addrs hold exactly the kernel's addresses. */
-int silo_fill_local_addrs(int map_fd)
+int silo_fill_local_addrs(int map_fd, int bits_fd)
 {
 	struct addr_set set = {};
 	struct silo_addr key, next;
@@ -170,7 +189,7 @@ int silo_fill_local_addrs(int map_fd)
 			goto out;
 		}
 	}
-	err = 0;
+	err = bits_fd >= 0 ? write_local_bits(bits_fd, &set) : 0;
 out:
 	free(set.keys);
 	free(set.vals);
@@ -344,7 +363,8 @@ static int init_fresh_maps(struct silo *s, struct silo_xdp *skel,
 	if (bpf_map_update_elem(m->fd[SILO_MAP_META], &zero, &meta, BPF_ANY) ||
 	    bpf_map_update_elem(m->fd[SILO_MAP_GENID], &zero, &g, BPF_ANY))
 		return -errno;
-	err = silo_fill_local_addrs(m->fd[SILO_MAP_LOCAL_ADDRS]);
+	err = silo_fill_local_addrs(m->fd[SILO_MAP_LOCAL_ADDRS],
+				    m->fd[SILO_MAP_LOCAL_BITS]);
 	if (err)
 		return err;
 	return silo_sync_genid(m->fd[SILO_MAP_GENID],

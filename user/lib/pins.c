@@ -34,6 +34,7 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_PMTU_UNSEEN] = SILO_PIN_PMTU_UNSEEN,
 	[SILO_MAP_ROUTE_MTUS] = SILO_PIN_ROUTE_MTUS,
 	[SILO_MAP_SRC_CHECKED] = SILO_PIN_SRC_CHECKED,
+	[SILO_MAP_LOCAL_BITS] = SILO_PIN_LOCAL_BITS,
 	[SILO_MAP_SERVICES] = SILO_PIN_SERVICES,
 	[SILO_MAP_SERVICE_NODES] = SILO_PIN_SERVICE_NODES,
 	[SILO_MAP_SERVICE_STATS] = SILO_PIN_SERVICE_STATS,
@@ -171,9 +172,8 @@ int silo_maps_open(struct silo *s, struct silo_maps *m)
 		err = -ESTALE;
 		goto err_close;
 	}
-	for (i = 0; i < SILO_MAP_COUNT; i++) {
-		if (i == SILO_MAP_META)
-			continue;
+	/* meta, the first, is open */
+	for (i = SILO_MAP_META + 1; i < SILO_MAP_COUNT; i++) {
 		fd = silo_obj_get(s, silo_map_names[i]);
 		if (fd == -ENOENT && silo_map_added(i))
 			continue; /* added later: a load makes them */

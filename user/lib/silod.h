@@ -29,6 +29,7 @@ enum silo_map {
 	SILO_MAP_PMTU_UNSEEN,
 	SILO_MAP_ROUTE_MTUS,
 	SILO_MAP_SRC_CHECKED,
+	SILO_MAP_LOCAL_BITS,
 	/* Services and CPU steering (service.c). */
 	SILO_MAP_SERVICES,
 	SILO_MAP_SERVICE_NODES,
@@ -44,7 +45,8 @@ enum silo_map {
 static inline bool silo_map_added(unsigned int map)
 {
 	return map == SILO_MAP_PMTU_MARKS || map == SILO_MAP_PMTU_UNSEEN ||
-	       map == SILO_MAP_ROUTE_MTUS || map == SILO_MAP_SRC_CHECKED;
+	       map == SILO_MAP_ROUTE_MTUS || map == SILO_MAP_SRC_CHECKED ||
+	       map == SILO_MAP_LOCAL_BITS;
 }
 
 /* fds of the pinned maps, opened by silo_maps_open(); -1 when closed. */
@@ -88,7 +90,8 @@ int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes);
  * (srcs_fd; -1: none, every IPv4 source takes the full check). */
 int silo_sync_genid(int genid_fd, int mtus_fd, int srcs_fd, unsigned int what);
 /* Fill the maps from the kernel's state. */
-int silo_fill_local_addrs(int map_fd);
+/* local_addrs, then local_bits (bits_fd; -1: none). */
+int silo_fill_local_addrs(int map_fd, int bits_fd);
 int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);
 /* Writes ifindex's record; bumps genid (unless genid_fd < 0) when an
  * existing record changed in what cached answers depend on; with tx_fd

@@ -28,7 +28,8 @@ int resync(struct silod *d)
 		err = -EIO; /* SILOD_TEST_FAIL_RESYNC */
 	}
 	if (!err)
-		err = silo_fill_local_addrs(d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
+		err = silo_fill_local_addrs(d->maps.fd[SILO_MAP_LOCAL_ADDRS],
+					    d->maps.fd[SILO_MAP_LOCAL_BITS]);
 	if (!err)
 		err = refresh_devices(d);
 	if (!err) {
@@ -98,7 +99,8 @@ int process(struct silod *d, struct burst *b, bool resync_due)
 	} else {
 		if (b->addrs)
 			err = silo_fill_local_addrs(
-				d->maps.fd[SILO_MAP_LOCAL_ADDRS]);
+				d->maps.fd[SILO_MAP_LOCAL_ADDRS],
+				d->maps.fd[SILO_MAP_LOCAL_BITS]);
 		if (!err && b->devices)
 			silo_xdp_prune(d->silo); /* devices deleted: pins go */
 		/* Addresses too: a device's source check depends on them. */

@@ -47,7 +47,8 @@ bool beat(struct silod *d)
 	struct silo_heartbeat hb = {
 		.last_ns = coarse_ns(),
 		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
-		.pmtu_watch = d->pmtu.watch | SILO_HB_ROUTE_MTUS | SILO_HB_SRCS,
+		.pmtu_watch = d->pmtu.watch | SILO_HB_ROUTE_MTUS |
+			      SILO_HB_SRCS | SILO_HB_LOCAL_BITS,
 	};
 	bool written = false;
 	__u32 zero = 0;

@@ -53,6 +53,31 @@ struct silo_local_addr {
 };
 
 /*
+ * local_bits[0]: a filter in front of local_addrs, so that a packet for
+ * another host (every forwarded one) costs no hash lookup: bit
+ * silo_local_bit() of every address in local_addrs is set, and a
+ * destination whose bit is clear is not local. Written whole, after
+ * local_addrs, by whoever fills it (the loader, silod); trusted unless a
+ * silod beats that does not keep it (heartbeat SILO_HB_LOCAL_BITS).
+ */
+#define SILO_LOCAL_BITS 4096
+
+struct silo_local_bits {
+	__u64 w[SILO_LOCAL_BITS / 64];
+};
+
+/* The bit of an address as struct silo_addr holds it (IPv4 in the first
+ * 4 of its 16 bytes): the same in the program and in user space. */
+static inline __u32 silo_local_bit(__u8 family, const __u8 *addr)
+{
+	__u32 w0, w3;
+
+	__builtin_memcpy(&w0, addr, sizeof(w0));
+	__builtin_memcpy(&w3, addr + 12, sizeof(w3));
+	return ((w0 ^ w3 ^ family) * 0x9E3779B1U) >> 20;
+}
+
+/*
  * Counters: per-CPU structs of __u64, one field per entry of an X-list
  * X(NAME, field, "description"), so that bpftool prints each by name. The
  * list makes the enum the programs count by (ENUMERATOR(NAME, ...) gives

@@ -19,6 +19,7 @@
  */
 #define SILO_HB_ROUTE_MTUS (1U << 2)
 #define SILO_HB_SRCS (1U << 3)
+#define SILO_HB_LOCAL_BITS (1U << 4)
 
 struct silo_heartbeat {
 	__u64 last_ns;
@@ -30,7 +31,8 @@ struct silo_heartbeat {
 	 * SILO_HB_ROUTE_MTUS: this silod keeps route_mtus current (one of an
 	 * earlier release does not: genid.route_mtu then applies), and
 	 * SILO_HB_SRCS src_checked (without it every IPv4 source takes the
-	 * full check). */
+	 * full check), SILO_HB_LOCAL_BITS local_bits (without it every
+	 * destination is looked up in local_addrs). */
 	__u32 pmtu_watch;
 	__u8 cacheline_pad[44];
 };

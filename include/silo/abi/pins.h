@@ -11,6 +11,7 @@
 /* The XDP object's shared maps: each is pinned under its map's name. */
 #define SILO_PIN_META "meta"
 #define SILO_PIN_LOCAL_ADDRS "local_addrs"
+#define SILO_PIN_LOCAL_BITS "local_bits"
 #define SILO_PIN_GENID "genid"
 #define SILO_PIN_CPU_NODE "cpu_node" /* every object's */
 #define SILO_PIN_DEVICES "devices"

@@ -247,7 +247,8 @@ static int load_maps(struct xdp_load *l)
 	l->applied = true;
 	if (!l->created) {
 		/* The device's program sees the addresses and rules of now. */
-		err = silo_fill_local_addrs(maps->fd[SILO_MAP_LOCAL_ADDRS]);
+		err = silo_fill_local_addrs(maps->fd[SILO_MAP_LOCAL_ADDRS],
+					    maps->fd[SILO_MAP_LOCAL_BITS]);
 		if (!err)
 			err = silo_sync_genid(maps->fd[SILO_MAP_GENID],
 					      maps->fd[SILO_MAP_ROUTE_MTUS],
