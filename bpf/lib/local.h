@@ -44,7 +44,7 @@ static __always_inline int is_local(const struct pkt *p)
 }
 
 /* Is the packet's source one of this host's addresses? a: room for the
- * key, the caller's (the forward path has no stack to spare). */
+ * key, the caller's (source_check() shares it with its lookup's). */
 static __always_inline int local_source(const struct pkt *p,
 					struct silo_addr *a)
 {

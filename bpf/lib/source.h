@@ -41,7 +41,8 @@
 static __always_inline int source_check(struct xdp_md *ctx, const struct pkt *p,
 					const struct silo_device *dev)
 {
-	/* One stack slot for both lookups: the stack is full. */
+	/* One stack slot for both lookups' keys: the forward path is
+	 * inlined into one frame of at most 512 bytes. */
 	union {
 		struct bpf_fib_lookup fib;
 		struct silo_addr local;
