@@ -10,17 +10,20 @@
 #include "maps.h"
 #include "parse.h"
 
-/* A cheap hash of a key, by 64-bit words: for admission, not a map. */
+/*
+ * A cheap hash of a key, by 64-bit words: for admission, not a map. Three
+ * products that do not wait for each other (a chain of six multiplies was
+ * a sixth of the program's own time in a flood of new keys).
+ */
 static __always_inline __u32 key_hash(const struct silo_route_key *k)
 {
 	const __u64 *w = (const __u64 *)k;
-	__u64 h = 0x9747B28C9E3779B1ULL;
-	int i;
+	__u64 h;
 
-	for (i = 0; i < (int)(sizeof(*k) / sizeof(__u64)); i++) {
-		h ^= w[i];
-		h *= 0xFF51AFD7ED558CCDULL;
-	}
+	_Static_assert(sizeof(*k) == 6 * sizeof(__u64), "key of six words");
+	h = ((w[0] ^ w[3]) * 0xFF51AFD7ED558CCDULL) ^
+	    ((w[1] ^ w[4]) * 0xC4CEB9FE1A85EC53ULL) ^
+	    ((w[2] ^ w[5]) * 0x9E3779B97F4A7C15ULL);
 	return (__u32)(h >> 32) ^ (__u32)h;
 }
 
