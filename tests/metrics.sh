@@ -175,7 +175,8 @@ sum_s=$(jq '[.[]] | add' "$TMP/s1")
 [[ $sum_m == "$sum_s" ]] && ok "every XDP counter exported once" ||
 	not_ok "every XDP counter exported once" "metrics sum $sum_m, stats sum $sum_s"
 
-# Map pressure: per node, as 'silo xdp status' shows it.
+# Map pressure: per node, as 'silo xdp status' shows it. One entry at
+# least, the flow's route (under rp_filter 0 its source needs no entry).
 silo --netns "$R" -j xdp status >"$TMP/status"
 entries=$(metric "$TMP/m" 'silo_route_cache_entries{node="0"}')
 cap=$(metric "$TMP/m" 'silo_route_cache_capacity{node="0"}')
@@ -183,14 +184,14 @@ ins=$(metric "$TMP/m" 'silo_route_cache_inserts_total{node="0"}')
 s_entries=$(jq '.route_cache[0].entries' "$TMP/status")
 s_cap=$(jq '.route_cache[0].capacity' "$TMP/status")
 nodes=$(jq '.route_cache | length' "$TMP/status")
-[[ $entries -ge 2 && $entries == "$s_entries" && $cap == "$s_cap" &&
+[[ $entries -ge 1 && $entries == "$s_entries" && $cap == "$s_cap" &&
 	$cap == $(jq .cache_size "$TMP/status") && $nodes == $(jq .nodes "$TMP/status") ]] &&
 	ok "cache entries and capacity as xdp status says" ||
 	not_ok "cache entries and capacity as xdp status says" \
 		"metrics $entries/$cap, status $(jq -c .route_cache "$TMP/status")"
 # Inserts over the nodes add up to the data path's cache_insert.
 sum_ins=$(awk '/^silo_route_cache_inserts_total/ { s += $2 } END { print s }' "$TMP/m")
-[[ $sum_ins == $(jq .cache_insert "$TMP/s1") && $ins -ge 2 ]] &&
+[[ $sum_ins == $(jq .cache_insert "$TMP/s1") && $ins -ge 1 ]] &&
 	ok "inserts per node add up to cache_insert" ||
 	not_ok "inserts per node add up to cache_insert" "$sum_ins, stats $(jq .cache_insert "$TMP/s1")"
 n=$(silo --netns "$R" route show -j | jq '.entries | length')

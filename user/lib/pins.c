@@ -2,9 +2,9 @@
 /*
  * A namespace's pins, the one place that knows which exist: the shared maps
  * (meta last), the per-node route caches, each device's XDP link, the
- * reuseport objects every group shares and each group's own. Makes them,
- * adopts them (opened, checked), counts their users (links, groups,
- * silod) and removes them when the last user goes.
+ * reuseport objects every group shares and each group's own. Makes and
+ * adopts (opens, checked) them, counts their users (links, groups, silod)
+ * and removes them when the last user goes.
  */
 #include <dirent.h>
 #include <errno.h>
