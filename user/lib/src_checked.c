@@ -58,15 +58,13 @@ int silo_src_checked_write(int fd, struct silo_nl_routes *r, bool *whole)
 		key_norm(&r->srcs[i]);
 	if (r->nr_srcs)
 		qsort(r->srcs, r->nr_srcs, sizeof(*r->srcs), key_cmp);
-	for (i = 0; i < r->nr_srcs; i++) {
-		if (n && !key_cmp(&r->srcs[n - 1], &r->srcs[i]))
-			continue;
-		r->srcs[n++] = r->srcs[i];
-		if (bpf_map_update_elem(fd, &r->srcs[i], &one, BPF_ANY))
-			return -errno;
-	}
+	for (i = 0; i < r->nr_srcs; i++)
+		if (!n || key_cmp(&r->srcs[n - 1], &r->srcs[i]))
+			r->srcs[n++] = r->srcs[i];
 	r->nr_srcs = n;
-	/* Then the prefixes that went (a walk restarts after a delete). */
+	/* The prefixes that went first, so that the map never overflows: no
+	 * prefix that stays is ever missing (a walk restarts after a
+	 * delete). */
 	more = !bpf_map_get_next_key(fd, NULL, &k);
 	while (more) {
 		more = !bpf_map_get_next_key(fd, &k, &next);
@@ -77,6 +75,9 @@ int silo_src_checked_write(int fd, struct silo_nl_routes *r, bool *whole)
 		}
 		k = next;
 	}
+	for (i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, &r->srcs[i], &one, BPF_ANY))
+			return -errno;
 	*whole = true;
 	return 0;
 }
