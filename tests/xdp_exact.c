@@ -16,15 +16,7 @@ static int setup(void)
 
 static void replace_in0(const struct silo_xdp_load_opts *o)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true,
-					  .replace = true,
-					  .unbound = true };
-
-	if (!o)
-		o = &fwd;
-	REQUIRE(silo_xdp_load(s, "in0", o) == 0, "replace on in0");
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
+	REQUIRE(fwd_reload_in0(o) == 0, "replace on in0");
 }
 
 static void expect_verdict(const char *what, const struct pkt_spec *sp,

@@ -239,9 +239,6 @@ static void test_unread_error_stands_aside_until_covered(void)
  * an exception). */
 static void test_unwatched_family(void)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true,
-					  .replace = true,
-					  .unbound = true };
 	struct result r;
 
 	fwd_pmtu_forget(marks_fd, unseen_fd);
@@ -253,17 +250,13 @@ static void test_unwatched_family(void)
 	      "unwatched: verdict %d big %llu", r.verdict,
 	      (unsigned long long)r.d.cache_big);
 	sh("sysctl -qw net.ipv4.ip_forward_use_pmtu=1");
-	REQUIRE(!silo_xdp_load(s, "in0", &fwd), "replace"); /* resyncs */
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
+	REQUIRE(!fwd_reload_in0(NULL), "replace"); /* resyncs */
 	expect_pmtu_pass(AF_INET, "10.99.6.1", 1400);
 	expect_hit(AF_INET6, "fd99::6:1", 1400);
 	watch(1U << SILO_FAM_V4 | 1U << SILO_FAM_V6);
 	expect_hit(AF_INET, "10.99.6.1", 1400);
 	sh("sysctl -qw net.ipv4.ip_forward_use_pmtu=0");
-	REQUIRE(!silo_xdp_load(s, "in0", &fwd), "replace");
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
+	REQUIRE(!fwd_reload_in0(NULL), "replace");
 }
 
 int main(void)

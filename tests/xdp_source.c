@@ -21,26 +21,14 @@ static int setup(void)
 /* A load over the pins syncs genid and src_checked, as silod does. */
 static void resync(void)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true,
-					  .replace = true,
-					  .unbound = true };
-
-	REQUIRE(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
+	REQUIRE(fwd_reload_in0(NULL) == 0, "replace on in0");
 }
 
 static __u32 genid_flags(void)
 {
-	int fd = fwd_pin_get(SILO_PIN_GENID);
-	struct silo_genid g = {};
-	__u32 zero = 0;
+	struct silo_info info = {};
 
-	if (fd >= 0)
-		bpf_map_lookup_elem(fd, &zero, &g);
-	if (fd >= 0)
-		close(fd);
-	return g.flags;
+	return silo_info(s, &info) ? 0 : info.genid_flags;
 }
 
 static void set_genid_flags(__u32 flags)

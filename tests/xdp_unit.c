@@ -523,14 +523,8 @@ static void test_device_without_forward(void)
 
 static void rp_filter_mode(int mode)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true,
-					  .replace = true,
-					  .unbound = true };
-
 	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=%d", mode);
-	CHECK(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
+	CHECK(fwd_reload_in0(NULL) == 0, "replace on in0");
 }
 
 static void test_rp_filter(void)
@@ -586,9 +580,6 @@ static void test_rp_filter(void)
  */
 static void test_source_keyed_only_where_it_matters(void)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true,
-					  .replace = true,
-					  .unbound = true };
 	struct pkt_spec a = spec4("10.86.0.1"), b = a;
 	uint8_t pa[PKT_MAX], pb[PKT_MAX];
 	struct silo_info info;
@@ -612,10 +603,8 @@ static void test_source_keyed_only_where_it_matters(void)
 
 	g0 = genid_now();
 	REQUIRE(!sh("ip rule add from 10.1.0.9 lookup 200 pref 90"), "rule");
-	if (silo_xdp_load(s, "in0", &fwd))
+	if (fwd_reload_in0(NULL))
 		goto out;
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
 	REQUIRE(silo_info(s, &info) == 0, "info");
 	CHECK(info.genid_flags & SILO_GENID_KEY_SRC_V4, "source not keyed");
 	CHECK(info.genid_flags & SILO_GENID_RULES_SRC_V4, "no reason given");
@@ -633,10 +622,8 @@ static void test_source_keyed_only_where_it_matters(void)
 
 	/* Without the rule the source leaves the key again. */
 	sh("ip rule del from 10.1.0.9 lookup 200 pref 90");
-	if (silo_xdp_load(s, "in0", &fwd))
+	if (fwd_reload_in0(NULL))
 		goto out;
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
 	REQUIRE(silo_info(s, &info) == 0, "info");
 	CHECK(!(info.genid_flags & SILO_GENID_KEY_SRC_V4),
 	      "source still keyed");
@@ -939,9 +926,6 @@ static void test_admission_refills_by_elapsed_time(void)
  * ports without a multipath route does not. */
 static void test_port_rules_key_on_ports(void)
 {
-	struct silo_xdp_load_opts fwd = { .forward = true,
-					  .replace = true,
-					  .unbound = true };
 	struct pkt_spec sp = spec4("10.99.7.7");
 	struct silo_info info;
 	uint8_t pkt[PKT_MAX];
@@ -951,9 +935,7 @@ static void test_port_rules_key_on_ports(void)
 
 	REQUIRE(!sh("ip rule add ipproto tcp dport 22 prohibit pref 100"),
 		"ip rule add");
-	REQUIRE(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
+	REQUIRE(fwd_reload_in0(NULL) == 0, "replace on in0");
 	REQUIRE(silo_info(s, &info) == 0, "info");
 	CHECK(info.genid_flags & SILO_GENID_KEY_L4, "key_l4 flag not set");
 	CHECK(info.genid > g0, "genid not bumped for the new key");
@@ -973,9 +955,7 @@ static void test_port_rules_key_on_ports(void)
 	/* A hash on ports matters only where a multipath route exists. */
 	REQUIRE(!sh("sysctl -qw net.ipv4.fib_multipath_hash_policy=1"),
 		"hash policy 1");
-	REQUIRE(silo_xdp_load(s, "in0", &fwd) == 0, "replace on in0");
-	close(prog_in0);
-	prog_in0 = prog_of(in0);
+	REQUIRE(fwd_reload_in0(NULL) == 0, "replace on in0");
 	REQUIRE(silo_info(s, &info) == 0, "info");
 	sh("sysctl -qw net.ipv4.fib_multipath_hash_policy=0");
 	CHECK(!(info.genid_flags & SILO_GENID_KEY_L4), "key_l4 flag left set");

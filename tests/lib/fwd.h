@@ -173,6 +173,25 @@ static inline int fwd_setup(const char *cmds)
 	return fwd_heartbeat(1);
 }
 
+/*
+ * Loads silo on in0 again over the pins, with o or (NULL) forwarding: a
+ * replace, which syncs genid and the side maps as every load does.
+ * prog_in0 then names the new program. 0, or silo_xdp_load()'s error.
+ */
+static inline int fwd_reload_in0(const struct silo_xdp_load_opts *o)
+{
+	struct silo_xdp_load_opts fwd = { .forward = true,
+					  .replace = true,
+					  .unbound = true };
+	int err = silo_xdp_load(s, "in0", o ? o : &fwd);
+
+	if (err)
+		return err;
+	close(prog_in0);
+	prog_in0 = prog_of(in0);
+	return 0;
+}
+
 static inline void fwd_teardown(void)
 {
 	silo_xdp_unload(s, "in0");
