@@ -33,14 +33,22 @@ static __always_inline int maybe_local(const struct pkt *p)
 	return (lb->w[(bit / 64) % (SILO_LOCAL_BITS / 64)] >> (bit % 64)) & 1;
 }
 
+/* Is addr (16 bytes, as struct pkt holds it) in local_addrs? a: room for
+ * the key. */
+static __always_inline int local_lookup(struct silo_addr *a, __u8 family,
+					const __u8 *addr)
+{
+	__builtin_memset(a, 0, sizeof(*a));
+	a->family = family;
+	__builtin_memcpy(a->addr, addr, sizeof(a->addr));
+	return bpf_map_lookup_elem(&local_addrs, a) != NULL;
+}
+
 static __always_inline int is_local(const struct pkt *p)
 {
-	struct silo_addr a = { .family = p->family };
+	struct silo_addr a;
 
-	if (!maybe_local(p))
-		return 0;
-	__builtin_memcpy(a.addr, p->dst, sizeof(a.addr));
-	return bpf_map_lookup_elem(&local_addrs, &a) != NULL;
+	return maybe_local(p) && local_lookup(&a, p->family, p->dst);
 }
 
 /* Is the packet's source one of this host's addresses? a: room for the
@@ -48,10 +56,7 @@ static __always_inline int is_local(const struct pkt *p)
 static __always_inline int local_source(const struct pkt *p,
 					struct silo_addr *a)
 {
-	__builtin_memset(a, 0, sizeof(*a));
-	a->family = p->family;
-	__builtin_memcpy(a->addr, p->src, sizeof(a->addr));
-	return bpf_map_lookup_elem(&local_addrs, a) != NULL;
+	return local_lookup(a, p->family, p->src);
 }
 
 /* A local packet the parser could not follow: passed, counted as such. */

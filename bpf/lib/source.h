@@ -99,15 +99,15 @@ static __always_inline int source_checked(const struct pkt *p,
  */
 static __always_inline int source_unchecked(const struct pkt *p,
 					    const struct silo_device *dev,
-					    __u32 flags, __u32 watch,
-					    struct silo_src_key *k)
+					    __u32 flags, __u32 watch)
 {
+	struct silo_src_key k = { .prefixlen = 32 };
+
 	if (dev->rp_filter || !(flags & SILO_GENID_SRCS_WHOLE) ||
 	    !(watch & SILO_HB_SRCS))
 		return 0;
-	k->prefixlen = 32;
-	__builtin_memcpy(k->addr, p->src, sizeof(k->addr));
-	return !bpf_map_lookup_elem(&src_checked, k);
+	__builtin_memcpy(k.addr, p->src, sizeof(k.addr));
+	return !bpf_map_lookup_elem(&src_checked, &k);
 }
 
 /*
@@ -147,9 +147,7 @@ static __always_inline int source_verdict(
 	__u32 zero = 0, h = 0;
 	int rc, ok;
 
-	/* key is free until the source entry's is built in it. */
-	if (!source_checked(p, dev) ||
-	    source_unchecked(p, dev, flags, watch, (void *)key))
+	if (!source_checked(p, dev) || source_unchecked(p, dev, flags, watch))
 		return 0;
 	if (!cache)
 		return source_check(ctx, p, dev);
