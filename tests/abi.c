@@ -23,8 +23,10 @@ static const char *const xdp_pins[] = {
 };
 /* Each program's own: per-CPU state, or node 0's cache (pinned as
  * SILO_PIN_ROUTE_CACHE_NODE "0" by libsilo, which makes the others). */
-static const char *const xdp_own[] = { "admit", "scratch", "steer_scratch",
-				       "fwd_bufs", "route_cache_n0" };
+static const char *const xdp_own[] = {
+	"admit",    "scratch",	 "steer_scratch",
+	"fwd_bufs", "route_hot", "route_cache_n0"
+};
 
 static const char *const rp_pins[] = {
 	SILO_PIN_CPU_NODE,	    SILO_PIN_REUSEPORT_GROUPS,

@@ -1172,6 +1172,46 @@ static void test_src_checked_follows_routes(void)
 	silod_quiet();
 }
 
+/*
+ * A flow forwarded from route_hot, this CPU's copy of its entry: the sweep
+ * of a route change moves genid.sweeps, and the copy goes with the entry
+ * (the packet after the change takes the new route). On one CPU: the
+ * copies are per CPU.
+ */
+static void test_hot_copy_follows_route_change(void)
+{
+	struct pkt_spec sp = spec4("10.85.1.1");
+	uint8_t pkt[PKT_MAX];
+	cpu_set_t one, all;
+	struct result r;
+	__u64 sweeps;
+
+	REQUIRE(!sched_getaffinity(0, sizeof(all), &all), "affinity");
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	REQUIRE(!sched_setaffinity(0, sizeof(one), &one), "run on CPU 0");
+	REQUIRE(!sh("ip route add 10.85.0.0/16 via 10.2.0.2"), "route add");
+	silod_quiet();
+	CHECK_EQ(forward_through(&sp, mac_gw).cache_miss, 1);
+	CHECK_EQ(forward_through(&sp, mac_gw).cache_hit, 1); /* copied */
+	CHECK_EQ(forward_through(&sp, mac_gw).cache_hit, 1); /* the copy */
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("ip route replace 10.85.0.0/16 via 10.2.0.3"), "replace");
+	CHECK(wait_gone(&sp), "entry survived the replace");
+	wait_settled(sweeps);
+	CHECK_EQ(forward_through(&sp, mac_gw2).fib_success, 1);
+	CHECK_EQ(forward_through(&sp, mac_gw2).cache_hit, 1);
+	CHECK_EQ(forward_through(&sp, mac_gw2).cache_hit, 1);
+	sweeps = daemon_counters().sweeps;
+	REQUIRE(!sh("ip route del 10.85.0.0/16"), "route del");
+	CHECK(wait_gone(&sp), "entry survived the delete");
+	wait_settled(sweeps);
+	/* No route: the stack's (an ICMP error), not the copy's. */
+	run_pkt(pkt, pkt_build(pkt, &sp), &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	sched_setaffinity(0, sizeof(all), &all);
+}
+
 int main(void)
 {
 	if (test_init())
@@ -1198,6 +1238,7 @@ int main(void)
 	RUN(test_rule_change_bumps_genid);
 	RUN(test_source_entries_swept);
 	RUN(test_src_checked_follows_routes);
+	RUN(test_hot_copy_follows_route_change);
 	RUN(test_prefix_boundaries_ipv4);
 	RUN(test_prefix_boundaries_ipv6);
 	RUN(test_host_routes_replaced);

@@ -10,21 +10,10 @@
 #include "maps.h"
 #include "parse.h"
 
-/*
- * A cheap hash of a key, by 64-bit words: for admission, not a map. Three
- * products that do not wait for each other (a chain of six multiplies was
- * a sixth of the program's own time in a flood of new keys).
- */
+/* The key's hash (internal.h): admission's and route_hot's. */
 static __always_inline __u32 key_hash(const struct silo_route_key *k)
 {
-	const __u64 *w = (const __u64 *)k;
-	__u64 h;
-
-	_Static_assert(sizeof(*k) == 6 * sizeof(__u64), "key of six words");
-	h = ((w[0] ^ w[3]) * 0xFF51AFD7ED558CCDULL) ^
-	    ((w[1] ^ w[4]) * 0xC4CEB9FE1A85EC53ULL) ^
-	    ((w[2] ^ w[5]) * 0x9E3779B97F4A7C15ULL);
-	return (__u32)(h >> 32) ^ (__u32)h;
+	return silo_key_hash(k);
 }
 
 /* This CPU's admission state, its budget refilled for the time gone by;
@@ -66,14 +55,15 @@ static __always_inline __u32 *seen_slot(struct silo_admit *a, __u32 h)
  * (*h: its hash, for admit_key): another one was refused, or never came,
  * and its failed lookup would cost as much as a hit. A cached flow whose
  * slot a storm took over loses one hit, and has it back from its next
- * packet on.
+ * packet on. *h: the key's hash, or 0 to compute it here.
  */
 static __always_inline int
 worth_lookup(struct silo_admit *a, const struct silo_route_key *k, __u32 *h)
 {
 	if (!a || a->tokens)
 		return 1;
-	*h = key_hash(k) | 1;
+	if (!*h)
+		*h = key_hash(k) | 1;
 	return *seen_slot(a, *h) == *h;
 }
 

@@ -15,6 +15,7 @@
 #include "admit.h"
 #include "source.h"
 #include "pmtu.h"
+#include "hot.h"
 
 static __always_inline int mac_equal(const __u8 *a, const __u8 *b)
 {
@@ -113,10 +114,12 @@ struct fwd {
 	struct silo_route_entry *e; /* the cache's element of key, or NULL */
 	struct silo_admit *adm; /* this CPU's admission state, once read */
 	void *cache; /* this node's route cache, or NULL */
+	struct silo_hot *hot; /* the key's slot in route_hot, or NULL */
 	struct silo_route_key *key; /* fwd_bufs' */
 	struct silo_route_entry *r; /* the answer: the cache's copy or the
 				     * FIB's (fwd_bufs') */
 	__u64 gen; /* genid, read before any lookup */
+	__u64 sweeps; /* genid's sweeps, read with it */
 	__u32 flags; /* genid's key flags */
 	__u32 node;
 	__u32 h; /* key's admission hash, 0 until computed */
@@ -125,6 +128,8 @@ struct fwd {
 	int big;
 	__u64 now; /* coarse, read with the heartbeat */
 	__u32 watch; /* the heartbeat's pmtu_watch */
+	int hot_hit; /* f->r is route_hot's copy: no route cache read yet */
+	int unseen; /* in a storm, a key this CPU has not seen */
 };
 
 /*
@@ -150,28 +155,21 @@ static __always_inline __u32 fwd_guard_pmtu(const struct pkt *p, struct fwd *f)
 
 /*
  * What sends a packet to the stack before any lookup: 0 to go on, else the
- * pass reason. Frames for another host, ports of a bridge or bond, a family
- * outside the envelope, and whatever the kernel would not forward as is.
+ * pass reason. A family outside the envelope, and whatever the kernel
+ * would not forward as is; what the ingress device says comes after
+ * (fwd_guard_dev()).
  */
 static __always_inline __u32 fwd_guard(struct xdp_md *ctx, const struct pkt *p,
 				       struct fwd *f)
 {
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = (void *)(long)ctx->data;
-	__u32 zero = 0, ifindex;
+	__u32 zero = 0;
 
 	if ((void *)(eth + 1) > data_end)
 		return SILO_STAT_PASS_TRUNCATED;
 	if (p->vlan_depth)
 		return SILO_STAT_PASS_VLAN;
-	/* Frames for another host, broadcast or multicast: not ours. */
-	ifindex = ctx->ingress_ifindex;
-	f->dev = bpf_map_lookup_elem(&devices, &ifindex);
-	if (!f->dev || !mac_equal(f->dev->mac, eth->h_dest))
-		return SILO_STAT_PASS_NOT_HOST;
-	/* A bridge or bond takes its ports' frames before IP sees them. */
-	if (f->dev->flags & SILO_DEV_F_PORT)
-		return SILO_STAT_PASS_PORT;
 	f->g = bpf_map_lookup_elem(&genid, &zero);
 	if (!f->g)
 		return SILO_STAT_PASS_FIB;
@@ -197,37 +195,86 @@ static __always_inline __u32 fwd_guard(struct xdp_md *ctx, const struct pkt *p,
 }
 
 /*
- * The route cache's answer: 1 with f->r a current copy of this packet's
- * entry, 0 when it must be resolved (no cache, too big for it, a miss, a
- * stale or raced entry; f->e then is the stale element, if any).
+ * The route key, under genid and the flags it carries. Read before any
+ * lookup: an entry is never newer than its stamp. Flags after genid: user
+ * space stores them before it bumps genid.
  */
-static __always_inline int fwd_cache_hit(struct xdp_md *ctx,
-					 const struct pkt *p, struct fwd *f,
-					 struct silo_stats *st, bool use_cache)
+static __always_inline void fwd_key(struct xdp_md *ctx, const struct pkt *p,
+				    struct fwd *f)
 {
-	int rc;
-
-	/* Read before the lookup: an entry is never newer than its stamp.
-	 * Flags after genid: user space stores them before it bumps genid. */
 	f->gen = READ_ONCE(f->g->genid);
 	barrier();
 	f->flags = READ_ONCE(f->g->flags);
+	f->sweeps = READ_ONCE(f->g->sweeps);
 	fill_key(f->key, ctx, p, f->flags);
+}
 
-	if (!use_cache)
+/*
+ * This CPU's copy of the key's entry (route_hot), while the silod that
+ * beats moves genid.sweeps (one of an earlier release does not): 1 with
+ * f->r the copy and f->dev its copy of the ingress device's record. In a
+ * storm a key this CPU has not seen is in neither cache: not looked up.
+ */
+static __always_inline int fwd_hot_hit(struct fwd *f)
+{
+	if (f->big)
 		return 0;
+	f->adm = admit_state(f->now);
+	f->unseen = !worth_lookup(f->adm, f->key, &f->h);
+	if (f->unseen || !(f->watch & SILO_HB_SWEEPS))
+		return 0;
+	if (!f->h)
+		f->h = key_hash(f->key) | 1;
+	f->hot = hot_slot(f->h);
+	if (!hot_read(f->hot, f->r, f->key, f->gen, f->sweeps))
+		return 0;
+	f->dev = &f->hot->dev;
+	return 1;
+}
+
+/*
+ * Frames for another host, broadcast or multicast are not ours; a bridge
+ * or bond takes its ports' frames before IP sees them. The ingress
+ * device's record: route_hot's copy on a hit there, else the map's.
+ */
+static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx, struct fwd *f,
+					   int hot)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = (void *)(long)ctx->data;
+	__u32 ifindex = ctx->ingress_ifindex;
+
+	if ((void *)(eth + 1) > data_end)
+		return SILO_STAT_PASS_TRUNCATED;
+	if (!hot)
+		f->dev = bpf_map_lookup_elem(&devices, &ifindex);
+	if (!f->dev || !mac_equal(f->dev->mac, eth->h_dest))
+		return SILO_STAT_PASS_NOT_HOST;
+	if (f->dev->flags & SILO_DEV_F_PORT)
+		return SILO_STAT_PASS_PORT;
+	return 0;
+}
+
+/*
+ * The node's route cache: 1 with f->r a current copy of this packet's
+ * entry, 0 when it must be resolved (too big for it, a miss, a stale or
+ * raced entry; f->e then is the stale element, if any). A hit is copied
+ * to route_hot.
+ */
+static __always_inline int fwd_cache_hit(struct xdp_md *ctx, struct fwd *f,
+					 struct silo_stats *st)
+{
+	int rc;
+
 	f->cache = node_cache(&f->node);
 	if (f->big) {
 		count(st, SILO_STAT_CACHE_BIG);
 		return 0;
 	}
-	if (f->cache) {
-		f->adm = admit_state(f->now);
-		if (worth_lookup(f->adm, f->key, &f->h))
-			f->e = bpf_map_lookup_elem(f->cache, f->key);
-		else
-			count(st, SILO_STAT_CACHE_UNSEEN);
-	}
+	if (f->unseen)
+		count(st, SILO_STAT_CACHE_UNSEEN);
+	else if (f->cache)
+		f->e = bpf_map_lookup_elem(f->cache, f->key);
 	if (!f->e) {
 		count(st, SILO_STAT_CACHE_MISS);
 		return 0;
@@ -235,6 +282,8 @@ static __always_inline int fwd_cache_hit(struct xdp_md *ctx,
 	rc = entry_read(f->e, f->r, f->key, f->gen);
 	if (rc == 0) {
 		count(st, SILO_STAT_CACHE_HIT);
+		if (f->hot)
+			hot_fill(f->hot, f->r, f->sweeps, ctx->ingress_ifindex);
 		return 1;
 	}
 	count(st, rc == -1 ? SILO_STAT_CACHE_STALE : SILO_STAT_CACHE_RACE);
@@ -319,6 +368,8 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	int rc;
 
 	/* The source check, cached on its own: by source, not by route. */
+	if (f->hot_hit && source_checked(p, f->dev))
+		f->cache = node_cache(&f->node);
 	rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen, f->flags,
 			    f->watch, f->now, f->key, f->adm, st);
 	/* Constants: the verifier keeps no bounds on a byte from a map. */
@@ -388,10 +439,17 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	f.key = &b->key;
 	f.r = &b->r;
 	reason = fwd_guard(ctx, p, &f);
+	if (!reason) {
+		fwd_key(ctx, p, &f);
+		f.hot_hit = use_cache && fwd_hot_hit(&f);
+		reason = fwd_guard_dev(ctx, &f, f.hot_hit);
+	}
 	if (reason)
 		return pass(st, reason);
-	if (!fwd_cache_hit(ctx, p, &f, st, use_cache) &&
-	    fwd_resolve(ctx, p, &f, st))
+	if (f.hot_hit)
+		count(st, SILO_STAT_CACHE_HIT);
+	else if (!(use_cache && fwd_cache_hit(ctx, &f, st)) &&
+		 fwd_resolve(ctx, p, &f, st))
 		return pass(st, SILO_STAT_PASS_FIB);
 	return fwd_redirect(ctx, p, &f, st);
 }

@@ -126,6 +126,14 @@ struct {
 	__type(value, struct silo_route_entry);
 } scratch SEC(".maps");
 
+/* Per-CPU copies of the route entries in use (internal.h, lib/hot.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SILO_HOT_SLOTS);
+	__type(key, __u32);
+	__type(value, struct silo_hot);
+} route_hot SEC(".maps");
+
 /* Destinations an ICMP error for this host may have taught a PMTU
  * exception, and the errors the program could not read (route.h). A plain
  * hash: a mark must never be evicted while it counts. */

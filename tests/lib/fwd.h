@@ -93,7 +93,7 @@ static inline int prog_of(__u32 ifindex)
 static __u32 fwd_pmtu_watch;
 /* And what it always keeps, as this release's silod does (an earlier
  * release's does not). */
-static __u32 fwd_hb_keeps = SILO_HB_LOCAL_BITS;
+static __u32 fwd_hb_keeps = SILO_HB_LOCAL_BITS | SILO_HB_SWEEPS;
 
 /*
  * Stands in for silod's heartbeat: the data path uses the route cache only
@@ -480,6 +480,19 @@ static inline void check_forwarded(const struct pkt_spec *sp,
 	CHECK_EQ(r->d.rx, 1);
 	CHECK_EQ(r->d.redirect, 1);
 	CHECK_EQ(r->d.pass, 0);
+}
+
+/* Forwards sp, checks it went out through dmac; returns its counters. */
+static inline struct silo_stats forward_through(const struct pkt_spec *sp,
+						const uint8_t *dmac)
+{
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len = pkt_build(pkt, sp);
+
+	run_pkt(pkt, len, &r);
+	check_forwarded(sp, &r, dmac);
+	return r.d;
 }
 
 #endif /* SILO_TEST_FWD_H */

@@ -143,19 +143,6 @@ static inline int wait_gone(const struct pkt_spec *sp)
 	return 0;
 }
 
-/* Forwards sp, checks it went out through dmac; returns its counters. */
-static inline struct silo_stats forward_through(const struct pkt_spec *sp,
-						const uint8_t *dmac)
-{
-	uint8_t pkt[PKT_MAX];
-	struct result r;
-	size_t len = pkt_build(pkt, sp);
-
-	run_pkt(pkt, len, &r);
-	check_forwarded(sp, &r, dmac);
-	return r.d;
-}
-
 /* Caches sp's route (a miss or a hit) through dmac. */
 static inline void prime(const struct pkt_spec *sp, const uint8_t *dmac)
 {

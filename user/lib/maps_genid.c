@@ -26,6 +26,19 @@ int silo_genid_bump_fd(int genid_fd, unsigned int n)
 	return 0;
 }
 
+int silo_genid_sweeps_fd(int genid_fd)
+{
+	struct silo_genid g;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(genid_fd, &zero, &g))
+		return -errno;
+	g.sweeps++;
+	if (bpf_map_update_elem(genid_fd, &zero, &g, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 static void read_policy(const char *family, int *policy, int *fields)
 {
 	char path[96];

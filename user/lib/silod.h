@@ -102,6 +102,9 @@ int silo_fill_device(int map_fd, int genid_fd, int tx_fd, __u32 ifindex);
 int silo_sync_tx_port(int map_fd, int tx_fd, __u32 ifindex);
 /* genid + n in the map (one writer at a time: the caller's to ensure). */
 int silo_genid_bump_fd(int genid_fd, unsigned int n);
+/* genid.sweeps + 1, after route cache entries were deleted: the data
+ * path's copies of them go too (one writer at a time, as above). */
+int silo_genid_sweeps_fd(int genid_fd);
 
 /* XDP links (xdp_link.c, pins.c). */
 /*

@@ -132,7 +132,10 @@ int silo_route_flush(struct silo *s)
 			deleted++;
 		}
 	}
-	err = deleted;
+	/* The data path's per-CPU copies of them go too. */
+	err = silo_genid_sweeps_fd(m.fd[SILO_MAP_GENID]);
+	if (!err)
+		err = deleted;
 out:
 	silo_maps_close(&m);
 	return err;

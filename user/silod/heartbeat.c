@@ -48,7 +48,8 @@ bool beat(struct silod *d)
 		.last_ns = coarse_ns(),
 		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
 		.pmtu_watch = d->pmtu.watch | SILO_HB_ROUTE_MTUS |
-			      SILO_HB_SRCS | SILO_HB_LOCAL_BITS,
+			      SILO_HB_SRCS | SILO_HB_LOCAL_BITS |
+			      SILO_HB_SWEEPS,
 	};
 	bool written = false;
 	__u32 zero = 0;

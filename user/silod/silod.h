@@ -262,6 +262,7 @@ int regrace_start(struct silod *d);
 void regrace_stop(struct silod *d);
 int genid_bump(struct silod *d);
 int genid_bump_by(struct silod *d, unsigned int n);
+int genid_sweeps(struct silod *d);
 
 /*
  * index.c: the route caches' keys by address, fed by the data path's fill

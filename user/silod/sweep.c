@@ -179,6 +179,10 @@ int sweep(struct silod *d, const struct sweep_work *w)
 	}
 	if (!err && w->nr_neighs)
 		err = cache_for_each(d, sweep_one, &c);
+	/* After the deletes, whatever they found: a copy in route_hot may
+	 * outlive an entry the LRU evicted before the change. */
+	if (!err)
+		err = genid_sweeps(d);
 	if (err) {
 		pr_err("sweeping the route cache failed: %s\n", strerror(-err));
 		return err;
@@ -201,6 +205,20 @@ int genid_bump_by(struct silod *d, unsigned int n)
 	}
 	DSTAT_ADD(d, genid_bumps, n);
 	return 0;
+}
+
+/* Every sweep ends with one (sweep()): both threads sweep. */
+int genid_sweeps(struct silod *d)
+{
+	int err;
+
+	pthread_mutex_lock(&d->genid_lock);
+	err = silo_genid_sweeps_fd(d->maps.fd[SILO_MAP_GENID]);
+	pthread_mutex_unlock(&d->genid_lock);
+	if (err)
+		pr_err("cannot move genid's sweeps forward: %s\n",
+		       strerror(-err));
+	return err;
 }
 
 int genid_bump(struct silod *d)

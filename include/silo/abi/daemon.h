@@ -20,6 +20,7 @@
 #define SILO_HB_ROUTE_MTUS (1U << 2)
 #define SILO_HB_SRCS (1U << 3)
 #define SILO_HB_LOCAL_BITS (1U << 4)
+#define SILO_HB_SWEEPS (1U << 5)
 
 struct silo_heartbeat {
 	__u64 last_ns;
@@ -32,7 +33,9 @@ struct silo_heartbeat {
 	 * earlier release does not: genid.route_mtu then applies), and
 	 * SILO_HB_SRCS src_checked (without it every IPv4 source takes the
 	 * full check), SILO_HB_LOCAL_BITS local_bits (without it every
-	 * destination is looked up in local_addrs). */
+	 * destination is looked up in local_addrs), SILO_HB_SWEEPS
+	 * genid.sweeps (without it route_hot is not used: an earlier
+	 * release's silod deletes entries without moving it). */
 	__u32 pmtu_watch;
 	__u8 cacheline_pad[44];
 };

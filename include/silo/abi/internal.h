@@ -51,4 +51,54 @@ struct silo_admit {
 	__u32 seen[SILO_ADMIT_SLOTS]; /* key hashes, | 1 (0: empty) */
 };
 
+/*
+ * route_hot, per CPU and per program: copies of the route entries this CPU
+ * hits, direct-mapped by the key's admission hash. A hit here costs no hash
+ * lookup in the node's route cache (jhash of a 48-byte key, the bucket, the
+ * compare: half of a cache hit's time), nor of the ingress device, whose
+ * record the copy carries. A copy is made from a current entry of the route
+ * cache and counts while its genid and its sweeps (genid.sweeps read before
+ * the route cache lookup) are current and its key is the packet's: whatever
+ * makes the route cache's entry go (a genid bump, a sweep) makes the copy
+ * go too. Never written by user space.
+ */
+#define SILO_HOT_SLOTS 1024 /* a power of 2 */
+
+/*
+ * A cheap hash of a route key, by 64-bit words: for admission (seen[] takes
+ * its low bits) and route_hot's slots (silo_hot_slot()), not a map. Three
+ * products that do not wait for each other (a chain of six multiplies was
+ * a sixth of the program's own time in a flood of new keys), then one to
+ * mix: a product spreads a bit only upwards, so keys that differ in the
+ * last byte of an address would differ in the top byte alone.
+ */
+static inline __u32 silo_key_hash(const struct silo_route_key *k)
+{
+	const __u64 *w = (const __u64 *)k;
+	__u64 h;
+
+	_Static_assert(sizeof(*k) == 6 * sizeof(__u64), "key of six words");
+	h = ((w[0] ^ w[3]) * 0xFF51AFD7ED558CCDULL) ^
+	    ((w[1] ^ w[4]) * 0xC4CEB9FE1A85EC53ULL) ^
+	    ((w[2] ^ w[5]) * 0x9E3779B97F4A7C15ULL);
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ULL;
+	return (__u32)(h >> 32);
+}
+
+/* route_hot's slot of a key. */
+static inline __u32 silo_hot_slot(const struct silo_route_key *k)
+{
+	return ((silo_key_hash(k) | 1) >> 16) & (SILO_HOT_SLOTS - 1);
+}
+
+struct silo_hot {
+	struct silo_route_entry e;
+	__u64 sweeps;
+	/* The ingress device's record (the key's ifindex), read after genid:
+	 * a change of it bumps genid. */
+	struct silo_device dev;
+	__u8 pad[12]; /* two cache lines */
+};
+
 #endif /* SILO_ABI_INTERNAL_H */

@@ -77,7 +77,16 @@ struct silo_genid {
 	 */
 	__u16 route_mtu[2];
 	__u8 pmtu_flags; /* SILO_PMTU_F_* */
-	__u8 cacheline_pad[31];
+	__u8 pad[7];
+	/*
+	 * Moved forward after every delete of route cache entries by user
+	 * space (silod's sweeps, "silo route flush"). The data path keeps
+	 * per-CPU copies of entries in use (route_hot, internal.h): a copy
+	 * counts only while its genid and its sweeps are both current, so
+	 * a sweep reaches the copies of what it deleted.
+	 */
+	__u64 sweeps;
+	__u8 cacheline_pad[16];
 };
 
 /* genid.pmtu_flags */
