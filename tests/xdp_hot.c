@@ -7,7 +7,8 @@
  * genid.sweeps moved forward (silod's sweeps, "silo route flush"), a genid
  * bump, another key in its slot; it is not used while a silod beats that
  * does not move sweeps. A copy still checks the frame's MAC against the
- * ingress device's. The test runs on one CPU: the copies are per CPU.
+ * ingress device's, and carries the source check's verdict for its
+ * source. The test runs on one CPU: the copies are per CPU.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -155,16 +156,21 @@ static void test_copy_checks_the_mac(void)
 	expect_hot(&sp, mac_gw);
 }
 
-/* An earlier release's silod does not move sweeps: no copy is trusted. */
+/* An earlier release's silod does not move sweeps: no copy is trusted or
+ * made while it beats. */
 static void test_earlier_silod_no_copies(void)
 {
-	struct pkt_spec sp = spec4("10.93.6.6");
+	struct pkt_spec sp = spec4("10.93.6.6"), sp2 = spec4("10.93.6.7");
 
 	make_hot(&sp, mac_gw);
 	delete_entry(&sp);
 	fwd_hb_keeps &= ~SILO_HB_SWEEPS;
 	REQUIRE(fwd_heartbeat(1) == 0, "heartbeat");
 	expect_miss(&sp, mac_gw);
+	/* Its sweep deletes the entry, and nothing else answers. */
+	make_hot(&sp2, mac_gw);
+	delete_entry(&sp2);
+	expect_miss(&sp2, mac_gw);
 	fwd_hb_keeps |= SILO_HB_SWEEPS;
 	REQUIRE(fwd_heartbeat(1) == 0, "heartbeat");
 }
@@ -175,6 +181,7 @@ static void test_slot_holds_one_key(void)
 	struct pkt_spec a = spec4("10.93.7.7"), b;
 	struct silo_route_key ka = {}, kb;
 	char dst[32];
+	__u32 src4;
 	int i;
 
 	/* Keys as fill_key() makes them here: no source, ports or label. */
@@ -182,10 +189,11 @@ static void test_slot_holds_one_key(void)
 	ka.family = SILO_AF_INET;
 	memcpy(ka.dst, a.dst, 4);
 	kb = ka;
+	memcpy(&src4, a.src, sizeof(src4)); /* b's too: a copy is per source */
 	for (i = 1; i < 65536; i++) {
 		kb.dst[2] = i >> 8;
 		kb.dst[3] = i;
-		if (silo_hot_slot(&kb) == silo_hot_slot(&ka) &&
+		if (silo_hot_slot(&kb, src4) == silo_hot_slot(&ka, src4) &&
 		    memcmp(kb.dst, ka.dst, 4))
 			break;
 	}
@@ -204,6 +212,66 @@ static void test_slot_holds_one_key(void)
 	delete_entry(&a);
 	expect_hot(&a, mac_gw);
 	sh("ip route del %s/32", dst);
+}
+
+/* Strict rp_filter on in0 (the loader reads it into in0's record). */
+static void rp_filter_mode(int mode)
+{
+	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=%d", mode);
+	CHECK(fwd_reload_in0(NULL) == 0, "replace on in0");
+}
+
+/*
+ * A copy carries the source check's verdict for its source: a hot flow
+ * takes no source check, and a refused source stays refused from the
+ * copy. Another source of the same destination (the route key leaves the
+ * source out) has a copy of its own, even in the same slot.
+ */
+static void test_copy_carries_the_source_check(void)
+{
+	struct pkt_spec ok = spec4("10.93.8.8"), bad;
+	struct silo_route_key k = {};
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	__u32 a, b;
+	size_t len;
+	int i;
+
+	rp_filter_mode(1);
+	make_hot(&ok, mac_gw);
+	r.d = forward_through(&ok, mac_gw);
+	CHECK_EQ(r.d.src_hit + r.d.src_miss, 0);
+
+	/* A source whose way back is through out0, in ok's slot. */
+	k.ifindex = in0;
+	k.family = SILO_AF_INET;
+	memcpy(k.dst, ok.dst, 4);
+	memcpy(&a, ok.src, 4);
+	bad = ok;
+	for (i = 1; i < 65536; i++) {
+		bad.src[0] = 10;
+		bad.src[1] = 93;
+		bad.src[2] = i >> 8;
+		bad.src[3] = i;
+		memcpy(&b, bad.src, 4);
+		if (silo_hot_slot(&k, b) == silo_hot_slot(&k, a))
+			break;
+	}
+	REQUIRE(i < 65536, "no source of 10.93/16 shares ok's slot");
+	len = pkt_build(pkt, &bad);
+	for (i = 0; i < 3; i++) {
+		run_pkt(pkt, len, &r);
+		CHECK_EQ(r.verdict, XDP_PASS);
+		CHECK_EQ(r.d.pass_rp_filter, 1);
+	}
+	/* The third from its copy: no source check. */
+	CHECK_EQ(r.d.src_hit + r.d.src_miss, 0);
+	CHECK_EQ(r.d.cache_hit, 1);
+	/* bad took the slot: ok's copy is made again, still forwarded. */
+	forward_through(&ok, mac_gw);
+	r.d = forward_through(&ok, mac_gw);
+	CHECK_EQ(r.d.src_hit + r.d.src_miss, 0);
+	rp_filter_mode(0);
 }
 
 int main(void)
@@ -229,6 +297,7 @@ int main(void)
 	RUN(test_copy_checks_the_mac);
 	RUN(test_earlier_silod_no_copies);
 	RUN(test_slot_holds_one_key);
+	RUN(test_copy_carries_the_source_check);
 	fwd_teardown();
 	return 0;
 }

@@ -98,6 +98,13 @@ static __always_inline __u16 route_mtu_cap(const struct pkt *p,
 struct fwd_bufs {
 	struct silo_route_key key;
 	struct silo_route_entry r;
+	/* Kept from packet to packet (not zeroed): the clock, and the
+	 * ingress device's record as read under genid dev_genid, which a
+	 * change of the record bumps. */
+	struct coarse_clock clock;
+	__u64 dev_genid;
+	__u32 dev_ifindex;
+	struct silo_device dev;
 };
 
 struct {
@@ -115,6 +122,7 @@ struct fwd {
 	struct silo_admit *adm; /* this CPU's admission state, once read */
 	void *cache; /* this node's route cache, or NULL */
 	struct silo_hot *hot; /* the key's slot in route_hot, or NULL */
+	struct fwd_bufs *b; /* this CPU's */
 	struct silo_route_key *key; /* fwd_bufs' */
 	struct silo_route_entry *r; /* the answer: the cache's copy or the
 				     * FIB's (fwd_bufs') */
@@ -129,6 +137,10 @@ struct fwd {
 	__u64 now; /* coarse, read with the heartbeat */
 	__u32 watch; /* the heartbeat's pmtu_watch */
 	int hot_hit; /* f->r is route_hot's copy: no route cache read yet */
+	int hot_fill; /* f->r a hit in the route cache: copy it, verdict and
+		       * all, to f->hot (if any) */
+	__u32 src4; /* an IPv4 packet's source, else 0 */
+	__u8 verdict; /* the source check's, from the copy */
 	int unseen; /* in a storm, a key this CPU has not seen */
 };
 
@@ -145,7 +157,10 @@ static __always_inline __u32 fwd_guard_pmtu(const struct pkt *p, struct fwd *f)
 	if (!above_pmtu_floor(p, f->g))
 		return 0;
 	if (f->watch & (1U << pmtu_fam(p->family)))
-		return pmtu_marked(p, f->now) ? SILO_STAT_PASS_MTU : 0;
+		/* The marks' epochs need the clock itself. */
+		return pmtu_marked(p, bpf_ktime_get_coarse_ns()) ?
+			       SILO_STAT_PASS_MTU :
+			       0;
 	if (p->family == SILO_AF_INET &&
 	    (READ_ONCE(f->g->pmtu_flags) & SILO_PMTU_F_USE_V4))
 		return SILO_STAT_PASS_MTU;
@@ -187,7 +202,7 @@ static __always_inline __u32 fwd_guard(struct xdp_md *ctx, const struct pkt *p,
 		return SILO_STAT_PASS_HOP_BY_HOP;
 	if (p->ttl <= 1)
 		return SILO_STAT_PASS_TTL;
-	if (!daemon_live(&f->now, &f->watch))
+	if (!daemon_live(&f->b->clock, &f->now, &f->watch))
 		return SILO_STAT_PASS_NO_DAEMON;
 	if (above_route_mtu(p, f->g, f->watch))
 		return SILO_STAT_PASS_ROUTE_MTU;
@@ -225,11 +240,30 @@ static __always_inline int fwd_hot_hit(struct fwd *f)
 		return 0;
 	if (!f->h)
 		f->h = key_hash(f->key) | 1;
-	f->hot = hot_slot(f->h);
-	if (!hot_read(f->hot, f->r, f->key, f->gen, f->sweeps))
+	f->hot = hot_slot(f->h, f->src4);
+	if (!hot_read(f->hot, f->r, f->key, f->gen, f->sweeps, f->src4,
+		      f->watch, &f->verdict))
 		return 0;
 	f->dev = &f->hot->dev;
 	return 1;
+}
+
+/* The ingress device's record: this CPU's copy while genid is the one it
+ * was read under, else from the map (after gen was read) and kept. */
+static __always_inline const struct silo_device *
+fwd_dev(struct fwd_bufs *b, __u32 ifindex, __u64 gen)
+{
+	const struct silo_device *dev;
+
+	if (b->dev_genid == gen && b->dev_ifindex == ifindex)
+		return &b->dev;
+	dev = bpf_map_lookup_elem(&devices, &ifindex);
+	if (!dev)
+		return NULL;
+	b->dev = *dev;
+	b->dev_ifindex = ifindex;
+	b->dev_genid = gen;
+	return &b->dev;
 }
 
 /*
@@ -247,7 +281,7 @@ static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx, struct fwd *f,
 	if ((void *)(eth + 1) > data_end)
 		return SILO_STAT_PASS_TRUNCATED;
 	if (!hot)
-		f->dev = bpf_map_lookup_elem(&devices, &ifindex);
+		f->dev = fwd_dev(f->b, ifindex, f->gen);
 	if (!f->dev || !mac_equal(f->dev->mac, eth->h_dest))
 		return SILO_STAT_PASS_NOT_HOST;
 	if (f->dev->flags & SILO_DEV_F_PORT)
@@ -282,8 +316,7 @@ static __always_inline int fwd_cache_hit(struct xdp_md *ctx, struct fwd *f,
 	rc = entry_read(f->e, f->r, f->key, f->gen);
 	if (rc == 0) {
 		count(st, SILO_STAT_CACHE_HIT);
-		if (f->hot)
-			hot_fill(f->hot, f->r, f->sweeps, ctx->ingress_ifindex);
+		f->hot_fill = 1;
 		return 1;
 	}
 	count(st, rc == -1 ? SILO_STAT_CACHE_STALE : SILO_STAT_CACHE_RACE);
@@ -329,15 +362,17 @@ static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
 		fib.family == SILO_AF_INET6 ? SILO_AF_INET6 : SILO_AF_INET;
 	__builtin_memcpy(f->r->smac, fib.smac, sizeof(f->r->smac));
 	__builtin_memcpy(f->r->dmac, fib.dmac, sizeof(f->r->dmac));
+	/* Big packets leave the route cache alone: its entries stay. */
+	if (!f->cache || f->big)
+		return 0;
+	if (!f->e && !admit_key(f->adm, f->key, f->h)) {
+		count(st, SILO_STAT_CACHE_REFUSED);
+		return 0;
+	}
+	/* What only a stored entry needs. */
 	__builtin_memcpy(f->r->nexthop, fib.ipv6_dst, sizeof(f->r->nexthop));
 	__builtin_memcpy(&f->r->key, f->key, sizeof(f->r->key));
-	/* Big packets leave the route cache alone: its entries stay. */
-	if (f->cache && !f->big) {
-		if (f->e || admit_key(f->adm, f->key, f->h))
-			cache_fill(f->cache, f->node, f->key, f->e, f->r, st);
-		else
-			count(st, SILO_STAT_CACHE_REFUSED);
-	}
+	cache_fill(f->cache, f->node, f->key, f->e, f->r, st);
 	return 0;
 }
 
@@ -367,11 +402,19 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	__u32 trailer;
 	int rc;
 
-	/* The source check, cached on its own: by source, not by route. */
-	if (f->hot_hit && source_checked(p, f->dev))
-		f->cache = node_cache(&f->node);
-	rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen, f->flags,
-			    f->watch, f->now, f->key, f->adm, st);
+	/* The source check, cached on its own: by source, not by route;
+	 * and with the route in this CPU's copy. */
+	if (f->hot_hit) {
+		rc = f->verdict;
+	} else {
+		rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen,
+				    f->flags, f->watch, f->now, f->key, f->adm,
+				    st);
+		/* hot: again, for the verifier */
+		if (f->hot_fill && f->hot)
+			hot_fill(f->hot, f->r, f->sweeps, f->dev, f->src4,
+				 f->watch, rc);
+	}
 	/* Constants: the verifier keeps no bounds on a byte from a map. */
 	if (rc == SILO_STAT_PASS_RP_FILTER)
 		return pass(st, SILO_STAT_PASS_RP_FILTER);
@@ -435,11 +478,14 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 		return pass(st, SILO_STAT_PASS_FIB);
 	/* A key's fields left out are zero, and so is what an entry
 	 * stored whole leaves unset. */
-	__builtin_memset(b, 0, sizeof(*b));
+	__builtin_memset(b, 0, offsetof(struct fwd_bufs, clock));
+	f.b = b;
 	f.key = &b->key;
 	f.r = &b->r;
 	reason = fwd_guard(ctx, p, &f);
 	if (!reason) {
+		if (p->family == SILO_AF_INET)
+			__builtin_memcpy(&f.src4, p->src, sizeof(f.src4));
 		fwd_key(ctx, p, &f);
 		f.hot_hit = use_cache && fwd_hot_hit(&f);
 		reason = fwd_guard_dev(ctx, &f, f.hot_hit);

@@ -10,55 +10,63 @@
 #include "maps.h"
 #include "cache.h"
 
-/* The slot of a key, by its admission hash h (key_hash() | 1), as
- * silo_hot_slot() has it. */
-static __always_inline struct silo_hot *hot_slot(__u32 h)
+/* The slot of a key's admission hash h (key_hash() | 1) and an IPv4
+ * source (0 for IPv6), as silo_hot_slot() has it. */
+static __always_inline struct silo_hot *hot_slot(__u32 h, __u32 src4)
 {
-	__u32 i = (h >> 16) & (SILO_HOT_SLOTS - 1);
+	__u32 i = silo_hot_index(h, src4);
 
 	return bpf_map_lookup_elem(&route_hot, &i);
 }
 
 /*
- * 1 with out a copy of key's entry, current under gen and sweeps (both
- * read before anything was looked up); else 0. The slot is this CPU's and
- * XDP runs do not nest on a CPU, but it is read as the route cache is
- * (entry_read()): a torn copy is refused, never used.
+ * 1 with out a copy of key's entry and *verdict the source check's for
+ * src4, current under gen and sweeps (both read before anything was looked
+ * up) and made under the heartbeat's watch; else 0. The slot is this
+ * CPU's and XDP runs do not nest on a CPU, but it is read as the route
+ * cache is (entry_read()): between two reads of its genid, a torn copy
+ * refused.
  */
 static __always_inline int hot_read(struct silo_hot *s,
 				    struct silo_route_entry *out,
 				    const struct silo_route_key *key, __u64 gen,
-				    __u64 sweeps)
+				    __u64 sweeps, __u32 src4, __u32 watch,
+				    __u8 *verdict)
 {
-	if (!s || READ_ONCE(s->sweeps) != sweeps)
-		return 0;
-	if (entry_read(&s->e, out, key, gen))
+	__u32 src, w;
+
+	if (!s || READ_ONCE(s->sweeps) != sweeps ||
+	    READ_ONCE(s->e.genid) != gen)
 		return 0;
 	barrier();
-	return READ_ONCE(s->sweeps) == sweeps;
+	__builtin_memcpy(out, &s->e, sizeof(*out));
+	src = s->src4;
+	w = s->watch;
+	*verdict = s->verdict;
+	barrier();
+	return READ_ONCE(s->e.genid) == gen && READ_ONCE(s->sweeps) == sweeps &&
+	       src == src4 && w == watch && key_equal(&out->key, key);
 }
 
 /*
  * Copies a current entry of the route cache into the slot, stamped with
  * the sweeps read before the route cache lookup that found it (a sweep
  * that deletes that entry moves sweeps past the stamp), with the ingress
- * device's record.
+ * device's record dev and the source check's verdict for src4 under the
+ * heartbeat's watch, both read after genid (a changed record bumps genid
+ * after it is written: never older than the stamp).
  */
-static __always_inline void hot_fill(struct silo_hot *s,
-				     const struct silo_route_entry *r,
-				     __u64 sweeps, __u32 ifindex)
+static __always_inline void
+hot_fill(struct silo_hot *s, const struct silo_route_entry *r, __u64 sweeps,
+	 const struct silo_device *dev, __u32 src4, __u32 watch, __u8 verdict)
 {
-	const struct silo_device *dev;
-
-	/* Read again, after genid: a changed record bumps genid after it is
-	 * written, so the copy is never older than the stamp. */
-	dev = bpf_map_lookup_elem(&devices, &ifindex);
 	WRITE_ONCE(s->e.genid, 0);
-	if (!dev)
-		return;
 	barrier();
 	s->sweeps = sweeps;
 	s->dev = *dev;
+	s->src4 = src4;
+	s->watch = watch;
+	s->verdict = verdict;
 	__builtin_memcpy((__u8 *)&s->e + sizeof(s->e.genid),
 			 (const __u8 *)r + sizeof(r->genid),
 			 sizeof(*r) - sizeof(r->genid));

@@ -53,10 +53,11 @@ struct silo_admit {
 
 /*
  * route_hot, per CPU and per program: copies of the route entries this CPU
- * hits, direct-mapped by the key's admission hash. A hit here costs no hash
- * lookup in the node's route cache (jhash of a 48-byte key, the bucket, the
- * compare: half of a cache hit's time), nor of the ingress device, whose
- * record the copy carries. A copy is made from a current entry of the route
+ * hits, direct-mapped by the key's admission hash (and an IPv4 source). A
+ * hit here costs no hash lookup in the node's route cache (jhash of a
+ * 48-byte key, the bucket, the compare: half of a cache hit's time), nor of
+ * the ingress device, whose record the copy carries, nor the source check,
+ * whose verdict it carries. A copy is made from a current entry of the route
  * cache and counts while its genid and its sweeps (genid.sweeps read before
  * the route cache lookup) are current and its key is the packet's: whatever
  * makes the route cache's entry go (a genid bump, a sweep) makes the copy
@@ -86,10 +87,18 @@ static inline __u32 silo_key_hash(const struct silo_route_key *k)
 	return (__u32)(h >> 32);
 }
 
-/* route_hot's slot of a key. */
-static inline __u32 silo_hot_slot(const struct silo_route_key *k)
+/* route_hot's slot of a key's hash h (silo_key_hash() | 1) and an IPv4
+ * source (0 for IPv6): a copy is per source too, which the route key may
+ * leave out. */
+static inline __u32 silo_hot_index(__u32 h, __u32 src4)
 {
-	return ((silo_key_hash(k) | 1) >> 16) & (SILO_HOT_SLOTS - 1);
+	h ^= (__u32)((src4 * 0x9E3779B97F4A7C15ULL) >> 32);
+	return (h >> 16) & (SILO_HOT_SLOTS - 1);
+}
+
+static inline __u32 silo_hot_slot(const struct silo_route_key *k, __u32 src4)
+{
+	return silo_hot_index(silo_key_hash(k) | 1, src4);
 }
 
 struct silo_hot {
@@ -98,7 +107,15 @@ struct silo_hot {
 	/* The ingress device's record (the key's ifindex), read after genid:
 	 * a change of it bumps genid. */
 	struct silo_device dev;
-	__u8 pad[12]; /* two cache lines */
+	/* IPv4: the source the copy is for, and the source check's verdict
+	 * for it (0, or the SILO_STAT_PASS_* reason): a copy answers the
+	 * whole packet. 0 for IPv6, which has no source check. */
+	__u32 src4;
+	/* The heartbeat's pmtu_watch the answers were made under: what
+	 * silod keeps decides how the source check is made. */
+	__u32 watch;
+	__u8 verdict;
+	__u8 pad[3]; /* two cache lines */
 };
 
 #endif /* SILO_ABI_INTERNAL_H */
