@@ -232,6 +232,42 @@ static void test_source_entries_swept(void)
 	   "ip route del 10.77.0.0/16; ip route del 10.76.0.0/16");
 }
 
+/*
+ * A device's change reaches what the data path keeps of its record (this
+ * CPU's copy of the ingress device's, route_hot's copies): strict
+ * rp_filter, set while a flow whose way back is through out0 is hot,
+ * sends its next packet to the stack. On one CPU: the copies are per CPU.
+ */
+static void test_device_change_reaches_the_copies(void)
+{
+	struct pkt_spec sp = spec4("10.76.8.1");
+	uint8_t pkt[PKT_MAX];
+	cpu_set_t one, all;
+	struct result r;
+	int i;
+
+	REQUIRE(!sched_getaffinity(0, sizeof(all), &all), "affinity");
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	REQUIRE(!sched_setaffinity(0, sizeof(one), &one), "run on CPU 0");
+	v4(sp.src, "10.2.0.9"); /* the way back is through out0 */
+	REQUIRE(!sh("ip route add 10.76.0.0/16 via 10.2.0.2"), "route");
+	silod_quiet();
+	for (i = 0; i < 3; i++)
+		forward_through(&sp, mac_gw);
+	REQUIRE(!sh("sysctl -qw net.ipv4.conf.in0.rp_filter=1"), "strict");
+	for (i = 0; i < 200 && device_rp_filter(in0) != 1; i++)
+		usleep(10000);
+	REQUIRE(i < 200, "silod did not see rp_filter 1");
+	silod_quiet();
+	run_pkt(pkt, pkt_build(pkt, &sp), &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.pass_rp_filter, 1);
+	sh("sysctl -qw net.ipv4.conf.in0.rp_filter=0; "
+	   "ip route del 10.76.0.0/16");
+	sched_setaffinity(0, sizeof(all), &all);
+}
+
 static void test_rule_change_bumps_genid(void)
 {
 	rule_change("-4", spec4("10.98.3.1"),
@@ -1237,6 +1273,7 @@ int main(void)
 	RUN(test_neighbour_mac_change);
 	RUN(test_rule_change_bumps_genid);
 	RUN(test_source_entries_swept);
+	RUN(test_device_change_reaches_the_copies);
 	RUN(test_src_checked_follows_routes);
 	RUN(test_hot_copy_follows_route_change);
 	RUN(test_prefix_boundaries_ipv4);
