@@ -14,8 +14,11 @@
  * CLOCK_MONOTONIC_COARSE moves only on the tick, and bpf_jiffies64() is
  * one load where bpf_ktime_get_coarse_ns() is a call into a seqcount
  * loop. The tick moves jiffies before the clock, so a reading may be one
- * tick behind: only what may be late by a tick takes it.
+ * tick behind (10 ms at HZ 100, the least HZ; twice that for a margin):
+ * only what may be late by that much takes it.
  */
+#define COARSE_SLACK_NS (20ULL * 1000000)
+
 struct coarse_clock {
 	__u64 jiffies;
 	__u64 ns;

@@ -145,6 +145,19 @@ struct fwd {
 };
 
 /*
+ * The marks' clock from this CPU's reading (daemon_live()), which may be
+ * late: a mark of the epoch that has just begun would be looked for in
+ * the two before it. Near an epoch's end, the clock itself.
+ */
+static __always_inline __u64 pmtu_now(__u64 now)
+{
+	if ((now + COARSE_SLACK_NS) >> SILO_PMTU_EPOCH_SHIFT !=
+	    now >> SILO_PMTU_EPOCH_SHIFT)
+		return bpf_ktime_get_coarse_ns();
+	return now;
+}
+
+/*
  * A packet above the PMTU floor: towards a destination an exception may
  * cover, to the stack. Where silod watches every error of the family the
  * rest is served from the cache (an entry's MTU is the route's, and no
@@ -157,10 +170,8 @@ static __always_inline __u32 fwd_guard_pmtu(const struct pkt *p, struct fwd *f)
 	if (!above_pmtu_floor(p, f->g))
 		return 0;
 	if (f->watch & (1U << pmtu_fam(p->family)))
-		/* The marks' epochs need the clock itself. */
-		return pmtu_marked(p, bpf_ktime_get_coarse_ns()) ?
-			       SILO_STAT_PASS_MTU :
-			       0;
+		return pmtu_marked(p, pmtu_now(f->now)) ? SILO_STAT_PASS_MTU :
+							  0;
 	if (p->family == SILO_AF_INET &&
 	    (READ_ONCE(f->g->pmtu_flags) & SILO_PMTU_F_USE_V4))
 		return SILO_STAT_PASS_MTU;
