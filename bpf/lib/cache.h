@@ -35,24 +35,53 @@ static __always_inline void fill_key(struct silo_route_key *key,
 {
 	__u32 src_bit = p->family == SILO_AF_INET ? SILO_GENID_KEY_SRC_V4 :
 						    SILO_GENID_KEY_SRC_V6;
+	__u64 w0, w1, s0 = 0, s1 = 0, d0, d1, *w = (__u64 *)key;
+	__u64 l4 = 0, sport = 0, dport = 0, label = 0;
 
-	key->ifindex = ctx->ingress_ifindex;
-	key->family = p->family;
-	key->tos = p->tos;
-	key->format = flags & SILO_GENID_KEY_MASK;
+	/* Made in registers and stored by words, as the hash and the
+	 * compares read it: a word load over two half stores waits for
+	 * them. The words, little-endian, as the struct lays them out: */
+	_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "LE");
+	_Static_assert(
+		__builtin_offsetof(struct silo_route_key, family) == 4 &&
+			__builtin_offsetof(struct silo_route_key, tos) == 5 &&
+			__builtin_offsetof(struct silo_route_key, l4_proto) ==
+				6 &&
+			__builtin_offsetof(struct silo_route_key, format) ==
+				7 &&
+			__builtin_offsetof(struct silo_route_key, dport) ==
+				10 &&
+			__builtin_offsetof(struct silo_route_key, flowlabel) ==
+				12 &&
+			__builtin_offsetof(struct silo_route_key, src) == 16 &&
+			__builtin_offsetof(struct silo_route_key, dst) == 32,
+		"struct silo_route_key's words");
 	if (flags & SILO_GENID_KEY_L4) {
-		key->l4_proto = p->l4_proto;
-		key->sport = p->sport;
-		key->dport = p->dport;
+		l4 = p->l4_proto;
+		sport = p->sport;
+		dport = p->dport;
 	}
 	if (p->family == SILO_AF_INET6 && (flags & SILO_GENID_KEY_FLOWLABEL)) {
 		/* The IPv6 L3 hash takes the next header with the label. */
-		key->l4_proto = p->l4_proto;
-		key->flowlabel = p->flowinfo & bpf_htonl(0x000FFFFF);
+		l4 = p->l4_proto;
+		label = p->flowinfo & bpf_htonl(0x000FFFFF);
 	}
-	if (flags & src_bit)
-		__builtin_memcpy(key->src, p->src, sizeof(key->src));
-	__builtin_memcpy(key->dst, p->dst, sizeof(key->dst));
+	w0 = (__u64)ctx->ingress_ifindex | (__u64)p->family << 32 |
+	     (__u64)p->tos << 40 | l4 << 48 |
+	     (__u64)(flags & SILO_GENID_KEY_MASK) << 56;
+	w1 = sport | dport << 16 | label << 32;
+	if (flags & src_bit) {
+		__builtin_memcpy(&s0, p->src, sizeof(s0));
+		__builtin_memcpy(&s1, p->src + 8, sizeof(s1));
+	}
+	__builtin_memcpy(&d0, p->dst, sizeof(d0));
+	__builtin_memcpy(&d1, p->dst + 8, sizeof(d1));
+	w[0] = w0;
+	w[1] = w1;
+	w[2] = s0;
+	w[3] = s1;
+	w[4] = d0;
+	w[5] = d1;
 }
 
 static __always_inline int key_equal(const struct silo_route_key *a,

@@ -124,8 +124,9 @@ struct fwd {
 	struct silo_hot *hot; /* the key's slot in route_hot, or NULL */
 	struct fwd_bufs *b; /* this CPU's */
 	struct silo_route_key *key; /* fwd_bufs' */
-	struct silo_route_entry *r; /* the answer: the cache's copy or the
-				     * FIB's (fwd_bufs') */
+	struct silo_route_entry *r; /* the answer: route_hot's entry, or
+				     * the cache's copy or the FIB's
+				     * (fwd_bufs') */
 	__u64 gen; /* genid, read before any lookup */
 	__u64 sweeps; /* genid's sweeps, read with it */
 	__u32 flags; /* genid's key flags */
@@ -238,11 +239,14 @@ static __always_inline void fwd_key(struct xdp_md *ctx, const struct pkt *p,
 /*
  * This CPU's copy of the key's entry (route_hot), while the silod that
  * beats moves genid.sweeps (one of an earlier release does not): 1 with
- * f->r the copy and f->dev its copy of the ingress device's record. In a
+ * f->r the slot's entry and f->dev its copy of the ingress device's
+ * record. In a
  * storm a key this CPU has not seen is in neither cache: not looked up.
  */
 static __always_inline int fwd_hot_hit(struct fwd *f)
 {
+	struct silo_route_entry *r;
+
 	if (f->big)
 		return 0;
 	f->adm = admit_state(f->now);
@@ -252,9 +256,11 @@ static __always_inline int fwd_hot_hit(struct fwd *f)
 	if (!f->h)
 		f->h = key_hash(f->key) | 1;
 	f->hot = hot_slot(f->h, f->src4);
-	if (!hot_read(f->hot, f->r, f->key, f->gen, f->sweeps, f->src4,
-		      f->watch, &f->verdict))
+	r = hot_read(f->hot, f->key, f->gen, f->sweeps, f->src4, f->watch,
+		     &f->verdict);
+	if (!r)
 		return 0;
+	f->r = r;
 	f->dev = &f->hot->dev;
 	return 1;
 }
@@ -365,6 +371,8 @@ static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
 		return -1;
 
+	/* What an entry stored whole leaves unset is zero. */
+	__builtin_memset(f->r, 0, sizeof(*f->r));
 	f->r->genid = f->gen;
 	f->r->ifindex = fib.ifindex;
 	f->r->mtu = route_mtu_cap(p, f->g, fib.mtu_result);
@@ -487,9 +495,6 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	b = bpf_map_lookup_elem(&fwd_bufs, &zero);
 	if (!b)
 		return pass(st, SILO_STAT_PASS_FIB);
-	/* A key's fields left out are zero, and so is what an entry
-	 * stored whole leaves unset. */
-	__builtin_memset(b, 0, offsetof(struct fwd_bufs, clock));
 	f.b = b;
 	f.key = &b->key;
 	f.r = &b->r;

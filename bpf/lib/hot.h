@@ -20,32 +20,21 @@ static __always_inline struct silo_hot *hot_slot(__u32 h, __u32 src4)
 }
 
 /*
- * 1 with out a copy of key's entry and *verdict the source check's for
- * src4, current under gen and sweeps (both read before anything was looked
- * up) and made under the heartbeat's watch; else 0. The slot is this
- * CPU's and XDP runs do not nest on a CPU, but it is read as the route
- * cache is (entry_read()): between two reads of its genid, a torn copy
- * refused.
+ * The slot's entry, when it is key's and current under gen and sweeps
+ * (both read before anything was looked up), made under the heartbeat's
+ * watch and for src4, with *verdict the source check's for it; else NULL.
+ * Used in place, not copied: the slot is this CPU's, and XDP runs do not
+ * nest on a CPU (as fwd_bufs, which holds the packet's key, assumes too).
  */
-static __always_inline int hot_read(struct silo_hot *s,
-				    struct silo_route_entry *out,
-				    const struct silo_route_key *key, __u64 gen,
-				    __u64 sweeps, __u32 src4, __u32 watch,
-				    __u8 *verdict)
+static __always_inline struct silo_route_entry *
+hot_read(struct silo_hot *s, const struct silo_route_key *key, __u64 gen,
+	 __u64 sweeps, __u32 src4, __u32 watch, __u8 *verdict)
 {
-	__u32 src, w;
-
-	if (!s || READ_ONCE(s->sweeps) != sweeps ||
-	    READ_ONCE(s->e.genid) != gen)
-		return 0;
-	barrier();
-	__builtin_memcpy(out, &s->e, sizeof(*out));
-	src = s->src4;
-	w = s->watch;
+	if (!s || s->sweeps != sweeps || s->e.genid != gen || s->src4 != src4 ||
+	    s->watch != watch || !key_equal(&s->e.key, key))
+		return NULL;
 	*verdict = s->verdict;
-	barrier();
-	return READ_ONCE(s->e.genid) == gen && READ_ONCE(s->sweeps) == sweeps &&
-	       src == src4 && w == watch && key_equal(&out->key, key);
+	return &s->e;
 }
 
 /*
