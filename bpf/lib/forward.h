@@ -143,6 +143,7 @@ struct fwd {
 	__u32 src4; /* an IPv4 packet's source, else 0 */
 	__u8 verdict; /* the source check's, from the copy */
 	int unseen; /* in a storm, a key this CPU has not seen */
+	int use_cache; /* the program's cache_enabled */
 };
 
 /*
@@ -317,14 +318,18 @@ static __always_inline int fwd_cache_hit(struct xdp_md *ctx, struct fwd *f,
 {
 	int rc;
 
-	f->cache = node_cache(&f->node);
 	if (f->big) {
 		count(st, SILO_STAT_CACHE_BIG);
 		return 0;
 	}
-	if (f->unseen)
+	/* Unseen in a storm: not even the node's cache is needed yet. */
+	if (f->unseen) {
 		count(st, SILO_STAT_CACHE_UNSEEN);
-	else if (f->cache)
+		count(st, SILO_STAT_CACHE_MISS);
+		return 0;
+	}
+	f->cache = node_cache(&f->node);
+	if (f->cache)
 		f->e = bpf_map_lookup_elem(f->cache, f->key);
 	if (!f->e) {
 		count(st, SILO_STAT_CACHE_MISS);
@@ -382,12 +387,16 @@ static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
 	__builtin_memcpy(f->r->smac, fib.smac, sizeof(f->r->smac));
 	__builtin_memcpy(f->r->dmac, fib.dmac, sizeof(f->r->dmac));
 	/* Big packets leave the route cache alone: its entries stay. */
-	if (!f->cache || f->big)
+	if (!f->use_cache || f->big)
 		return 0;
 	if (!f->e && !admit_key(f->adm, f->key, f->h)) {
 		count(st, SILO_STAT_CACHE_REFUSED);
 		return 0;
 	}
+	if (!f->cache)
+		f->cache = node_cache(&f->node);
+	if (!f->cache)
+		return 0;
 	/* What only a stored entry needs. */
 	__builtin_memcpy(f->r->nexthop, fib.ipv6_dst, sizeof(f->r->nexthop));
 	__builtin_memcpy(&f->r->key, f->key, sizeof(f->r->key));
@@ -426,6 +435,9 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	if (f->hot_hit) {
 		rc = f->verdict;
 	} else {
+		/* Source entries live in the node's cache too. */
+		if (f->use_cache && !f->cache && source_checked(p, f->dev))
+			f->cache = node_cache(&f->node);
 		rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen,
 				    f->flags, f->watch, f->now, f->key, f->adm,
 				    st);
@@ -496,6 +508,7 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	if (!b)
 		return pass(st, SILO_STAT_PASS_FIB);
 	f.b = b;
+	f.use_cache = use_cache;
 	f.key = &b->key;
 	f.r = &b->r;
 	reason = fwd_guard(ctx, p, &f);
