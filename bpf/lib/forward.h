@@ -137,7 +137,7 @@ struct fwd {
 	int big;
 	__u64 now; /* coarse, read with the heartbeat */
 	__u32 watch; /* the heartbeat's pmtu_watch */
-	int hot_hit; /* f->r is route_hot's copy: no route cache read yet */
+	int hot_hit; /* f->r is route_hot's entry: no route cache read */
 	int hot_fill; /* f->r a hit in the route cache: copy it, verdict and
 		       * all, to f->hot (if any) */
 	__u32 src4; /* an IPv4 packet's source, else 0 */
@@ -240,9 +240,9 @@ static __always_inline void fwd_key(struct xdp_md *ctx, const struct pkt *p,
 /*
  * This CPU's copy of the key's entry (route_hot), while the silod that
  * beats moves genid.sweeps (one of an earlier release does not): 1 with
- * f->r the slot's entry and f->dev its copy of the ingress device's
- * record. In a
- * storm a key this CPU has not seen is in neither cache: not looked up.
+ * f->r the slot's entry, f->dev its copy of the ingress device's record
+ * and f->verdict its source check's. In a storm a key this CPU has not
+ * seen is in neither cache: not looked up.
  */
 static __always_inline int fwd_hot_hit(struct fwd *f)
 {
@@ -311,7 +311,7 @@ static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx, struct fwd *f,
  * The node's route cache: 1 with f->r a current copy of this packet's
  * entry, 0 when it must be resolved (too big for it, a miss, a stale or
  * raced entry; f->e then is the stale element, if any). A hit is copied
- * to route_hot.
+ * to route_hot once the source check has its verdict (fwd_redirect()).
  */
 static __always_inline int fwd_cache_hit(struct xdp_md *ctx, struct fwd *f,
 					 struct silo_stats *st)
