@@ -242,14 +242,11 @@ static void test_device_change_reaches_the_copies(void)
 {
 	struct pkt_spec sp = spec4("10.76.8.1");
 	uint8_t pkt[PKT_MAX];
-	cpu_set_t one, all;
 	struct result r;
+	cpu_set_t all;
 	int i;
 
-	REQUIRE(!sched_getaffinity(0, sizeof(all), &all), "affinity");
-	CPU_ZERO(&one);
-	CPU_SET(0, &one);
-	REQUIRE(!sched_setaffinity(0, sizeof(one), &one), "run on CPU 0");
+	REQUIRE(!fwd_run_on_cpu0(&all), "run on CPU 0");
 	v4(sp.src, "10.2.0.9"); /* the way back is through out0 */
 	REQUIRE(!sh("ip route add 10.76.0.0/16 via 10.2.0.2"), "route");
 	silod_quiet();
@@ -1218,14 +1215,11 @@ static void test_hot_copy_follows_route_change(void)
 {
 	struct pkt_spec sp = spec4("10.85.1.1");
 	uint8_t pkt[PKT_MAX];
-	cpu_set_t one, all;
 	struct result r;
+	cpu_set_t all;
 	__u64 sweeps;
 
-	REQUIRE(!sched_getaffinity(0, sizeof(all), &all), "affinity");
-	CPU_ZERO(&one);
-	CPU_SET(0, &one);
-	REQUIRE(!sched_setaffinity(0, sizeof(one), &one), "run on CPU 0");
+	REQUIRE(!fwd_run_on_cpu0(&all), "run on CPU 0");
 	REQUIRE(!sh("ip route add 10.85.0.0/16 via 10.2.0.2"), "route add");
 	silod_quiet();
 	CHECK_EQ(forward_through(&sp, mac_gw).cache_miss, 1);

@@ -10,7 +10,6 @@
  * ingress device's, and carries the source check's verdict for its
  * source. The test runs on one CPU: the copies are per CPU.
  */
-#include <sched.h>
 #include <stdio.h>
 #include "silo/abi/internal.h"
 #include "fwd.h"
@@ -276,13 +275,11 @@ static void test_copy_carries_the_source_check(void)
 
 int main(void)
 {
-	cpu_set_t one;
+	cpu_set_t all;
 
 	if (test_init())
 		return 1;
-	CPU_ZERO(&one);
-	CPU_SET(0, &one);
-	if (sched_setaffinity(0, sizeof(one), &one)) {
+	if (fwd_run_on_cpu0(&all)) {
 		printf("not ok - setup: cannot run on CPU 0\n");
 		return 1;
 	}

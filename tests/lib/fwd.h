@@ -88,6 +88,19 @@ static inline int prog_of(__u32 ifindex)
 	return fd;
 }
 
+/* Runs the caller on CPU 0 (route_hot's copies are per CPU), the CPUs it
+ * ran on before in *was (sched_setaffinity() gives them back). */
+static inline int fwd_run_on_cpu0(cpu_set_t *was)
+{
+	cpu_set_t one;
+
+	if (sched_getaffinity(0, sizeof(*was), was))
+		return -errno;
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	return sched_setaffinity(0, sizeof(one), &one) ? -errno : 0;
+}
+
 /* What fwd_heartbeat says silod watches and keeps (the heartbeat's
  * pmtu_watch: 1 << SILO_FAM_*, SILO_HB_ROUTE_MTUS). */
 static __u32 fwd_pmtu_watch;
