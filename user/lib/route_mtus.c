@@ -11,6 +11,7 @@
 #include <linux/rtnetlink.h>
 #include "maps.h"
 #include "nl.h"
+#include "util.h"
 
 /* Does prefix q (of its length) hold p's address? */
 static bool covers(const struct silo_nl_route_mtu *q,
@@ -37,15 +38,16 @@ static void key_of(const struct silo_nl_route_mtu *m,
 	memcpy(k->addr, m->addr, sizeof(k->addr));
 }
 
-static bool in_set(const struct silo_nl_routes *r,
-		   const struct silo_route_mtu_key *k)
+/* Is key (a struct silo_route_mtu_key) one of r's prefixes? */
+static bool in_set(const void *key, void *ctx)
 {
+	const struct silo_nl_routes *r = ctx;
 	struct silo_route_mtu_key mk;
 	size_t i;
 
 	for (i = 0; i < r->nr_mtus; i++) {
 		key_of(&r->mtus[i], &mk);
-		if (!memcmp(&mk, k, sizeof(mk)))
+		if (!memcmp(&mk, key, sizeof(mk)))
 			return true;
 	}
 	return false;
@@ -55,10 +57,9 @@ static bool in_set(const struct silo_nl_routes *r,
  * prefix or value is not what the map held. */
 int silo_route_mtus_write(int fd, const struct silo_nl_routes *r, bool *changed)
 {
-	struct silo_route_mtu_key k, next;
+	struct silo_route_mtu_key k;
 	__u32 least, old;
 	size_t i, j;
-	bool more;
 
 	*changed = false;
 	for (i = 0; i < r->nr_mtus; i++) {
@@ -73,17 +74,5 @@ int silo_route_mtus_write(int fd, const struct silo_nl_routes *r, bool *changed)
 		if (bpf_map_update_elem(fd, &k, &least, BPF_ANY))
 			return -errno;
 	}
-	more = !bpf_map_get_next_key(fd, NULL, &k);
-	while (more) {
-		more = !bpf_map_get_next_key(fd, &k, &next);
-		if (!in_set(r, &k)) {
-			if (bpf_map_delete_elem(fd, &k) && errno != ENOENT)
-				return -errno;
-			*changed = true;
-			/* The walk's position went with it: start again. */
-			more = !bpf_map_get_next_key(fd, NULL, &next);
-		}
-		k = next;
-	}
-	return 0;
+	return silo_map_prune(fd, sizeof(k), in_set, (void *)r, changed);
 }

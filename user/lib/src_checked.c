@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include "maps.h"
 #include "nl.h"
+#include "util.h"
 
 static int add_addr(const struct silo_nl_addr *a, void *ctx)
 {
@@ -40,12 +41,19 @@ static void key_norm(struct silo_src_key *k)
 			k->addr[i / 8] &= ~(0x80 >> (i % 8));
 }
 
+/* Is key among r's prefixes (sorted, unique)? */
+static bool kept(const void *key, void *ctx)
+{
+	const struct silo_nl_routes *r = ctx;
+
+	return r->nr_srcs &&
+	       bsearch(key, r->srcs, r->nr_srcs, sizeof(*r->srcs), key_cmp);
+}
+
 int silo_src_checked_write(int fd, struct silo_nl_routes *r, bool *whole)
 {
-	struct silo_src_key k, next;
 	size_t i, n = 0;
 	__u32 one = 1;
-	bool more;
 	int err;
 
 	*whole = false;
@@ -63,18 +71,10 @@ int silo_src_checked_write(int fd, struct silo_nl_routes *r, bool *whole)
 			r->srcs[n++] = r->srcs[i];
 	r->nr_srcs = n;
 	/* The prefixes that went first, so that the map never overflows: no
-	 * prefix that stays is ever missing (a walk restarts after a
-	 * delete). */
-	more = !bpf_map_get_next_key(fd, NULL, &k);
-	while (more) {
-		more = !bpf_map_get_next_key(fd, &k, &next);
-		if (!n || !bsearch(&k, r->srcs, n, sizeof(k), key_cmp)) {
-			if (bpf_map_delete_elem(fd, &k) && errno != ENOENT)
-				return -errno;
-			more = !bpf_map_get_next_key(fd, NULL, &next);
-		}
-		k = next;
-	}
+	 * prefix that stays is ever missing. */
+	err = silo_map_prune(fd, sizeof(struct silo_src_key), kept, r, NULL);
+	if (err)
+		return err;
 	for (i = 0; i < n; i++)
 		if (bpf_map_update_elem(fd, &r->srcs[i], &one, BPF_ANY))
 			return -errno;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
-/* Small helpers of libsilo (util/files.c, util/cpus.c; the netns cookie:
- * core.c): files, CPU lists, NUMA. */
+/* Small helpers of libsilo (util/files.c, util/cpus.c, util/maps.c; the
+ * netns cookie: core.c): files, CPU lists, NUMA, maps. */
 #ifndef SILO_LIB_UTIL_H
 #define SILO_LIB_UTIL_H
 
@@ -19,5 +19,17 @@ int silo_netns_cookie(__u64 *cookie);
  * -ERANGE for a CPU of len or more. A newline ends it. */
 int silo_parse_cpulist(const char *s, unsigned char *bits, size_t len);
 bool silo_numa_node_online(__u32 node);
+
+/* Keys of up to this many bytes: silo_map_prune()'s buffers. */
+#define SILO_MAP_PRUNE_KEY_MAX 64
+/*
+ * Deletes every key of fd (key_size bytes) that keep() refuses, *deleted
+ * (unless NULL) set when one went; 0 or -errno. A walk restarts after a
+ * delete, so that no key that stays is skipped: the map never holds more
+ * than it did, and a writer adds the new keys after.
+ */
+int silo_map_prune(int fd, size_t key_size,
+		   bool (*keep)(const void *key, void *ctx), void *ctx,
+		   bool *deleted);
 
 #endif /* SILO_LIB_UTIL_H */
