@@ -16,6 +16,7 @@
 #include "lib/local.h"
 #include "lib/steer.h"
 #include "lib/forward.h"
+#include "lib/front.h"
 #include "lib/vlan.h"
 #include "lib/pmtu.h"
 
@@ -30,22 +31,14 @@ const volatile __u8 cache_enabled = 1; /* 0: bpf_fib_lookup every packet */
 const volatile __u8 steer = 0;
 const volatile __u32 cache_size = SILO_ROUTE_CACHE_DEFAULT; /* per node */
 
-static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
+/* Parse, local or forwarded: every frame the front did not take. */
+static __always_inline int silo_full(struct xdp_md *ctx, struct silo_stats *st,
+				     bool hidden)
 {
-	struct silo_stats *st;
 	struct pkt p = {};
-	__u32 zero = 0;
-	bool hidden;
 	int reason;
 
-	st = bpf_map_lookup_elem(&stats, &zero);
-	if (!st)
-		return XDP_PASS;
-	count(st, SILO_STAT_RX);
 	reason = parse_packet(ctx, &p);
-	/* A tag beside the frame: the VLAN device's, not ours to forward;
-	 * the PMTU errors it carries are still the host's. */
-	hidden = bound && hidden_tag(ctx);
 	if (hidden || reason) {
 		pmtu_watch(ctx, &p, reason);
 		if (hidden)
@@ -60,6 +53,29 @@ static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
 	if (!forward)
 		return pass(st, SILO_STAT_PASS_NO_FORWARD);
 	return forward_packet(ctx, &p, st, cache_enabled);
+}
+
+static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
+{
+	struct silo_stats *st;
+	__u32 zero = 0;
+	bool hidden;
+	int verdict;
+
+	st = bpf_map_lookup_elem(&stats, &zero);
+	if (!st)
+		return XDP_PASS;
+	count(st, SILO_STAT_RX);
+	/* A tag beside the frame: the VLAN device's, not ours to forward;
+	 * the PMTU errors it carries are still the host's. */
+	hidden = bound && hidden_tag(ctx);
+	/* A frame of a flow this CPU forwards from route_hot: no parsing. */
+	if (forward && cache_enabled && !hidden) {
+		verdict = front_forward(ctx, st);
+		if (verdict >= 0)
+			return verdict;
+	}
+	return silo_full(ctx, st, hidden);
 }
 
 /*

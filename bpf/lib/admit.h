@@ -10,7 +10,7 @@
 #include "maps.h"
 #include "parse.h"
 
-/* The key's hash (internal.h): admission's and route_hot's. */
+/* The key's hash (internal.h): admission's. */
 static __always_inline __u32 key_hash(const struct silo_route_key *k)
 {
 	return silo_key_hash(k);

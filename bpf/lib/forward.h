@@ -105,6 +105,9 @@ struct fwd_bufs {
 	__u64 dev_genid;
 	__u32 dev_ifindex;
 	struct silo_device dev;
+	/* route_hot's slots' tags (internal.h): 2 KiB a storm keeps warm,
+	 * where reading the slots would miss the cache. */
+	__u16 hot_tags[SILO_HOT_SLOTS];
 };
 
 struct {
@@ -121,12 +124,10 @@ struct fwd {
 	struct silo_route_entry *e; /* the cache's element of key, or NULL */
 	struct silo_admit *adm; /* this CPU's admission state, once read */
 	void *cache; /* this node's route cache, or NULL */
-	struct silo_hot *hot; /* the key's slot in route_hot, or NULL */
 	struct fwd_bufs *b; /* this CPU's */
 	struct silo_route_key *key; /* fwd_bufs' */
-	struct silo_route_entry *r; /* the answer: route_hot's entry, or
-				     * the cache's copy or the FIB's
-				     * (fwd_bufs') */
+	struct silo_route_entry *r; /* the answer: the cache's copy or the
+				     * FIB's (fwd_bufs') */
 	__u64 gen; /* genid, read before any lookup */
 	__u64 sweeps; /* genid's sweeps, read with it */
 	__u32 flags; /* genid's key flags */
@@ -135,14 +136,13 @@ struct fwd {
 	/* Above the PMTU floor and the family not watched: resolved by
 	 * bpf_fib_lookup, which sees exceptions; the cache is not used. */
 	int big;
+	/* Above the PMTU floor, the family watched, no mark for the
+	 * destination (read after now): a copy may serve larger frames. */
+	int pmtu_clean;
 	__u64 now; /* coarse, read with the heartbeat */
 	__u32 watch; /* the heartbeat's pmtu_watch */
-	int hot_hit; /* f->r is route_hot's entry: no route cache read */
-	int hot_fill; /* f->r a hit in the route cache: copy it, verdict and
-		       * all, to f->hot (if any) */
-	__u32 src4; /* an IPv4 packet's source, else 0 */
-	__u8 verdict; /* the source check's, from the copy */
-	int unseen; /* in a storm, a key this CPU has not seen */
+	int hot_fill; /* f->r a hit in the route cache: copy it to route_hot
+		       * if the frame goes out (fwd_redirect()) */
 	int use_cache; /* the program's cache_enabled */
 };
 
@@ -171,9 +171,12 @@ static __always_inline __u32 fwd_guard_pmtu(const struct pkt *p, struct fwd *f)
 {
 	if (!above_pmtu_floor(p, f->g))
 		return 0;
-	if (f->watch & (1U << pmtu_fam(p->family)))
-		return pmtu_marked(p, pmtu_now(f->now)) ? SILO_STAT_PASS_MTU :
-							  0;
+	if (f->watch & (1U << pmtu_fam(p->family))) {
+		if (pmtu_marked(p, pmtu_now(f->now)))
+			return SILO_STAT_PASS_MTU;
+		f->pmtu_clean = 1;
+		return 0;
+	}
 	if (p->family == SILO_AF_INET &&
 	    (READ_ONCE(f->g->pmtu_flags) & SILO_PMTU_F_USE_V4))
 		return SILO_STAT_PASS_MTU;
@@ -237,35 +240,6 @@ static __always_inline void fwd_key(struct xdp_md *ctx, const struct pkt *p,
 	fill_key(f->key, ctx, p, f->flags);
 }
 
-/*
- * This CPU's copy of the key's entry (route_hot), while the silod that
- * beats moves genid.sweeps (one of an earlier release does not): 1 with
- * f->r the slot's entry, f->dev its copy of the ingress device's record
- * and f->verdict its source check's. In a storm a key this CPU has not
- * seen is in neither cache: not looked up.
- */
-static __always_inline int fwd_hot_hit(struct fwd *f)
-{
-	struct silo_route_entry *r;
-
-	if (f->big)
-		return 0;
-	f->adm = admit_state(f->now);
-	f->unseen = !worth_lookup(f->adm, f->key, &f->h);
-	if (f->unseen || !(f->watch & SILO_HB_SWEEPS))
-		return 0;
-	if (!f->h)
-		f->h = key_hash(f->key) | 1;
-	f->hot = hot_slot(f->h, f->src4);
-	r = hot_read(f->hot, f->key, f->gen, f->sweeps, f->src4, f->watch,
-		     &f->verdict);
-	if (!r)
-		return 0;
-	f->r = r;
-	f->dev = &f->hot->dev;
-	return 1;
-}
-
 /* The ingress device's record: this CPU's copy while genid is the one it
  * was read under, else from the map (after gen was read) and kept. */
 static __always_inline const struct silo_device *
@@ -286,11 +260,9 @@ fwd_dev(struct fwd_bufs *b, __u32 ifindex, __u64 gen)
 
 /*
  * Frames for another host, broadcast or multicast are not ours; a bridge
- * or bond takes its ports' frames before IP sees them. The ingress
- * device's record: route_hot's copy on a hit there, else the map's.
+ * or bond takes its ports' frames before IP sees them.
  */
-static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx, struct fwd *f,
-					   int hot)
+static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx, struct fwd *f)
 {
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = (void *)(long)ctx->data;
@@ -298,8 +270,7 @@ static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx, struct fwd *f,
 
 	if ((void *)(eth + 1) > data_end)
 		return SILO_STAT_PASS_TRUNCATED;
-	if (!hot)
-		f->dev = fwd_dev(f->b, ifindex, f->gen);
+	f->dev = fwd_dev(f->b, ifindex, f->gen);
 	if (!f->dev || !mac_equal(f->dev->mac, eth->h_dest))
 		return SILO_STAT_PASS_NOT_HOST;
 	if (f->dev->flags & SILO_DEV_F_PORT)
@@ -310,8 +281,9 @@ static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx, struct fwd *f,
 /*
  * The node's route cache: 1 with f->r a current copy of this packet's
  * entry, 0 when it must be resolved (too big for it, a miss, a stale or
- * raced entry; f->e then is the stale element, if any). A hit is copied
- * to route_hot once the source check has its verdict (fwd_redirect()).
+ * raced entry; f->e then is the stale element, if any). In a storm a key
+ * this CPU has not seen is not looked up (admit.h). A hit is copied to
+ * route_hot if the frame goes out (fwd_redirect()).
  */
 static __always_inline int fwd_cache_hit(struct xdp_md *ctx, struct fwd *f,
 					 struct silo_stats *st)
@@ -322,8 +294,9 @@ static __always_inline int fwd_cache_hit(struct xdp_md *ctx, struct fwd *f,
 		count(st, SILO_STAT_CACHE_BIG);
 		return 0;
 	}
+	f->adm = admit_state(f->now);
 	/* Unseen in a storm: not even the node's cache is needed yet. */
-	if (f->unseen) {
+	if (!worth_lookup(f->adm, f->key, &f->h)) {
 		count(st, SILO_STAT_CACHE_UNSEEN);
 		count(st, SILO_STAT_CACHE_MISS);
 		return 0;
@@ -405,6 +378,46 @@ static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
 }
 
 /*
+ * Does the frame have a shape (internal.h) the front can match: the IP
+ * packet right after the Ethernet header, TCP or UDP right after IP's
+ * fixed header, nothing before or after them (no trailer, no buffer but
+ * the first)? And is the destination still not local, now that genid has
+ * been read: an address added since the parse bumps genid after it is
+ * written, so a copy made under the old genid goes with it.
+ */
+static __always_inline int hot_shaped(struct xdp_md *ctx, const struct pkt *p)
+{
+	__u32 ip_len = p->family == SILO_AF_INET ? sizeof(struct iphdr) :
+						   sizeof(struct ipv6hdr);
+
+	return p->l3_off == sizeof(struct ethhdr) &&
+	       p->l4_off == p->l3_off + ip_len &&
+	       p->frame_len == ctx->data_end - ctx->data &&
+	       p->frame_len == p->l3_off + p->l3_len && !is_local(p);
+}
+
+/*
+ * The copy, on the flow's second sighting. A larger frame here, in a
+ * family silod watches, has passed the PMTU marks (fwd_guard_pmtu()): the
+ * copy serves larger frames (f->pmtu_clean) while no mark or unseen error
+ * is written after that check, which read the marks after this CPU's clock
+ * reading f->now, never later than the clock: a later write leaves the
+ * program's last mark's time at or past it (pmtu_marked_now()), which the
+ * front compares. A smaller frame's copy is not clean: a larger frame of
+ * the flow then takes this path and makes the copy again.
+ */
+static __always_inline void fwd_hot_fill(struct xdp_md *ctx, struct fwd *f)
+{
+	__u64 m[SILO_SHAPE_WORDS];
+	struct silo_hot *s;
+
+	s = hot_slot_to_fill(ctx, f->b->hot_tags, m);
+	if (s)
+		hot_fill(ctx, s, m, f->r, f->sweeps, f->watch, f->now,
+			 f->pmtu_clean);
+}
+
+/*
  * Whether the egress device sends a multi-buffer frame: the kernel drops
  * one redirected to a device without ndo-xmit-sg (its XDP features, kept
  * in the device's record by user space), where the stack would send it.
@@ -430,22 +443,12 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	__u32 trailer;
 	int rc;
 
-	/* The source check, cached on its own: by source, not by route;
-	 * and with the route in this CPU's copy. */
-	if (f->hot_hit) {
-		rc = f->verdict;
-	} else {
-		/* Source entries live in the node's cache too. */
-		if (f->use_cache && !f->cache && source_checked(p, f->dev))
-			f->cache = node_cache(&f->node);
-		rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen,
-				    f->flags, f->watch, f->now, f->key, f->adm,
-				    st);
-		/* hot: again, for the verifier */
-		if (f->hot_fill && f->hot)
-			hot_fill(f->hot, f->r, f->sweeps, f->dev, f->src4,
-				 f->watch, rc);
-	}
+	/* The source check, cached on its own: by source, not by route.
+	 * Source entries live in the node's cache too. */
+	if (f->use_cache && !f->cache && source_checked(p, f->dev))
+		f->cache = node_cache(&f->node);
+	rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen, f->flags,
+			    f->watch, f->now, f->key, f->adm, st);
 	/* Constants: the verifier keeps no bounds on a byte from a map. */
 	if (rc == SILO_STAT_PASS_RP_FILTER)
 		return pass(st, SILO_STAT_PASS_RP_FILTER);
@@ -472,6 +475,10 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	if (bpf_redirect_map(&tx_ports, f->r->ifindex, XDP_PASS) !=
 	    XDP_REDIRECT)
 		return pass(st, SILO_STAT_PASS_NO_TX_PORT);
+	/* A hit, on its way out as it came: its flow's next frames go from
+	 * route_hot (front.h), while the silod that beats moves sweeps. */
+	if (f->hot_fill && (f->watch & SILO_HB_SWEEPS) && hot_shaped(ctx, p))
+		fwd_hot_fill(ctx, f);
 
 	eth = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
@@ -513,18 +520,13 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	f.r = &b->r;
 	reason = fwd_guard(ctx, p, &f);
 	if (!reason) {
-		if (p->family == SILO_AF_INET)
-			__builtin_memcpy(&f.src4, p->src, sizeof(f.src4));
 		fwd_key(ctx, p, &f);
-		f.hot_hit = use_cache && fwd_hot_hit(&f);
-		reason = fwd_guard_dev(ctx, &f, f.hot_hit);
+		reason = fwd_guard_dev(ctx, &f);
 	}
 	if (reason)
 		return pass(st, reason);
-	if (f.hot_hit)
-		count(st, SILO_STAT_CACHE_HIT);
-	else if (!(use_cache && fwd_cache_hit(ctx, &f, st)) &&
-		 fwd_resolve(ctx, p, &f, st))
+	if (!(use_cache && fwd_cache_hit(ctx, &f, st)) &&
+	    fwd_resolve(ctx, p, &f, st))
 		return pass(st, SILO_STAT_PASS_FIB);
 	return fwd_redirect(ctx, p, &f, st);
 }

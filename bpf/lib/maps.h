@@ -126,7 +126,8 @@ struct {
 	__type(value, struct silo_route_entry);
 } scratch SEC(".maps");
 
-/* Per-CPU copies of the route entries in use (internal.h, lib/hot.h). */
+/* Per-CPU copies of the flows' answers, found by the frame (internal.h,
+ * lib/hot.h, lib/front.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, SILO_HOT_SLOTS);

@@ -244,12 +244,10 @@ static __always_inline int parse_packet(struct xdp_md *ctx, struct pkt *p)
 	return SILO_STAT_PASS_NOT_IP;
 }
 
-/* RFC 1071 over a 20-byte header (options are passed before this). */
-static __always_inline int ipv4_csum_ok(struct xdp_md *ctx)
+/* RFC 1071 over a 20-byte header at l3 (options are passed before this). */
+static __always_inline int ipv4_hdr_csum_ok(void *l3, void *data_end)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	__u16 *w = data + sizeof(struct ethhdr);
+	__u16 *w = l3;
 	__u32 sum = 0;
 	int i;
 
@@ -260,6 +258,14 @@ static __always_inline int ipv4_csum_ok(struct xdp_md *ctx)
 	sum = (sum & 0xFFFF) + (sum >> 16);
 	sum = (sum & 0xFFFF) + (sum >> 16);
 	return sum == 0xFFFF;
+}
+
+static __always_inline int ipv4_csum_ok(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+
+	return ipv4_hdr_csum_ok(data + sizeof(struct ethhdr),
+				(void *)(long)ctx->data_end);
 }
 
 #endif /* SILO_BPF_PARSE_H */

@@ -30,6 +30,20 @@ static __always_inline __u32 pmtu_slot(__u64 ns)
 	return (ns >> SILO_PMTU_EPOCH_SHIFT) % SILO_PMTU_SLOTS;
 }
 
+/*
+ * The program's last mark's time, from the clock read after the mark or
+ * the error is written: a route_hot copy whose PMTU verdict was made
+ * under an earlier reading sees this one at or past it (front.h).
+ */
+static __always_inline void pmtu_marked_now(__u8 family)
+{
+	__u32 i = SILO_PMTU_MARKED + pmtu_fam(family);
+	__u64 *last = bpf_map_lookup_elem(&pmtu_unseen, &i);
+
+	if (last)
+		WRITE_ONCE(*last, bpf_ktime_get_coarse_ns());
+}
+
 /* An error not read: every larger packet of the family to the stack until
  * silod has covered it. */
 static __always_inline void pmtu_unseen_now(__u8 family)
@@ -39,14 +53,14 @@ static __always_inline void pmtu_unseen_now(__u8 family)
 
 	if (seen)
 		WRITE_ONCE(*seen, bpf_ktime_get_coarse_ns());
+	barrier();
+	pmtu_marked_now(family);
 }
 
 /* The mark, then its time: a reader that sees the time sees the mark. */
 static __always_inline void pmtu_mark(struct silo_pmtu_key *k, __u8 family)
 {
 	struct silo_pmtu_mark m = { .seen_ns = bpf_ktime_get_coarse_ns() };
-	__u32 i = SILO_PMTU_MARKED + pmtu_fam(family);
-	__u64 *last;
 
 	k->family = family;
 	k->slot = pmtu_slot(m.seen_ns);
@@ -55,9 +69,7 @@ static __always_inline void pmtu_mark(struct silo_pmtu_key *k, __u8 family)
 		return;
 	}
 	barrier();
-	last = bpf_map_lookup_elem(&pmtu_unseen, &i);
-	if (last)
-		WRITE_ONCE(*last, m.seen_ns);
+	pmtu_marked_now(family);
 }
 
 /*
@@ -142,6 +154,20 @@ static __always_inline void pmtu_watch(struct xdp_md *ctx, const struct pkt *p,
 		pmtu_unseen_now(p->family);
 }
 
+/* Is p's destination marked in the epoch of now or the last one? (The
+ * key made only here: most packets never need it.) */
+static __always_inline int pmtu_mark_found(const struct pkt *p, __u64 now)
+{
+	struct silo_pmtu_key k = { .family = p->family };
+
+	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
+	k.slot = pmtu_slot(now);
+	if (bpf_map_lookup_elem(&pmtu_marks, &k))
+		return 1;
+	k.slot = (k.slot + SILO_PMTU_SLOTS - 1) % SILO_PMTU_SLOTS;
+	return bpf_map_lookup_elem(&pmtu_marks, &k) != NULL;
+}
+
 /*
  * May a PMTU exception apply to a larger packet towards p's destination?
  * Yes while an error of the family is unseen, or the destination is marked
@@ -151,7 +177,6 @@ static __always_inline int pmtu_marked(const struct pkt *p, __u64 now)
 {
 	__u32 i = pmtu_fam(p->family), c = SILO_PMTU_COVERED + i;
 	__u32 mx = SILO_PMTU_MARKED + i, ms = SILO_PMTU_MARKED_SILOD + i;
-	struct silo_pmtu_key k = { .family = p->family };
 	__u64 *seen, *covered, *by_xdp, *by_silod, last;
 
 	seen = bpf_map_lookup_elem(&pmtu_unseen, &i);
@@ -169,12 +194,7 @@ static __always_inline int pmtu_marked(const struct pkt *p, __u64 now)
 	if ((last >> SILO_PMTU_EPOCH_SHIFT) + 1 < now >> SILO_PMTU_EPOCH_SHIFT)
 		return 0;
 	barrier();
-	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
-	k.slot = pmtu_slot(now);
-	if (bpf_map_lookup_elem(&pmtu_marks, &k))
-		return 1;
-	k.slot = (k.slot + SILO_PMTU_SLOTS - 1) % SILO_PMTU_SLOTS;
-	return bpf_map_lookup_elem(&pmtu_marks, &k) != NULL;
+	return pmtu_mark_found(p, now);
 }
 
 #endif /* SILO_BPF_LIB_PMTU_H */

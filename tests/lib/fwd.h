@@ -463,6 +463,19 @@ static inline int source_entry(const struct pkt_spec *sp,
 	return f.found;
 }
 
+/* What silod's sweeps end with (and its PMTU marks): genid.sweeps + 1. */
+static inline void fwd_sweeps_forward(void)
+{
+	int fd = fwd_pin_get(SILO_PIN_GENID);
+	struct silo_genid g;
+	__u32 zero = 0;
+
+	REQUIRE(fd >= 0 && !bpf_map_lookup_elem(fd, &zero, &g), "genid");
+	g.sweeps++;
+	CHECK(!bpf_map_update_elem(fd, &zero, &g, BPF_ANY), "sweeps + 1");
+	close(fd);
+}
+
 static inline __u64 genid_now(void)
 {
 	struct silo_info info;

@@ -147,12 +147,20 @@ static int fam_af(__u32 fam)
 	return fam == SILO_FAM_V4 ? AF_INET : AF_INET6;
 }
 
-/* Every exception of family fam (SILO_FAM_*) the kernel holds, marked. */
+/*
+ * Every exception of family fam (SILO_FAM_*) the kernel holds, marked;
+ * then sweeps moved: the data path's route_hot copies carry the marks'
+ * verdict for larger frames, made before these marks (a failed dump may
+ * have written some).
+ */
 static int mark_exceptions(struct silod *d, __u32 fam)
 {
 	int family = fam_af(fam);
 	int err = silo_nl_dump_exceptions(family, mark_one, d);
+	int moved = genid_sweeps(d);
 
+	if (!err)
+		err = moved;
 	if (err)
 		pr_warn("PMTU watch: cannot mark the %s exceptions: %s\n",
 			family == AF_INET ? "IPv4" : "IPv6", strerror(-err));

@@ -34,8 +34,9 @@ struct silo_heartbeat {
 	 * SILO_HB_SRCS src_checked (without it every IPv4 source takes the
 	 * full check), SILO_HB_LOCAL_BITS local_bits (without it every
 	 * destination is looked up in local_addrs), SILO_HB_SWEEPS
-	 * genid.sweeps (without it route_hot is not used: an earlier
-	 * release's silod deletes entries without moving it). */
+	 * genid.sweeps, after every delete of entries and after its PMTU
+	 * marks (without it route_hot is not used: an earlier release's
+	 * silod deletes entries without moving it). */
 	__u32 pmtu_watch;
 	__u8 cacheline_pad[44];
 };

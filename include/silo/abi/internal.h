@@ -52,25 +52,10 @@ struct silo_admit {
 };
 
 /*
- * route_hot, per CPU and per program: copies of the route entries this CPU
- * hits, direct-mapped by the key's admission hash (and an IPv4 source). A
- * hit here costs no hash lookup in the node's route cache (jhash of a
- * 48-byte key, the bucket, the compare: half of a cache hit's time), nor of
- * the ingress device, whose record the copy carries, nor the source check,
- * whose verdict it carries. A copy is made from a current entry of the route
- * cache and counts while its genid and its sweeps (genid.sweeps read before
- * the route cache lookup) are current and its key is the packet's: whatever
- * makes the route cache's entry go (a genid bump, a sweep) makes the copy
- * go too. Never written by user space.
- */
-#define SILO_HOT_SLOTS 1024 /* a power of 2 */
-
-/*
- * A cheap hash of a route key, by 64-bit words: for admission (seen[] takes
- * its low bits) and route_hot's slots (silo_hot_slot()), not a map. Three
- * products that do not wait for each other (a chain of six multiplies was
- * a sixth of the program's own time in a flood of new keys), then one to
- * mix: a product spreads a bit only upwards, so keys that differ in the
+ * A cheap hash of a route key, by 64-bit words, for admission (seen[]
+ * takes its low bits), not a map. Three products that do not wait for each
+ * other (a chain of six multiplies was a sixth of the program's own time in
+ * a flood of new keys), then one to mix: a product spreads a bit only upwards, so keys that differ in the
  * last byte of an address would differ in the top byte alone.
  */
 static inline __u32 silo_key_hash(const struct silo_route_key *k)
@@ -87,35 +72,94 @@ static inline __u32 silo_key_hash(const struct silo_route_key *k)
 	return (__u32)(h >> 32);
 }
 
-/* route_hot's slot of a key's hash h (silo_key_hash() | 1) and an IPv4
- * source (0 for IPv6): a copy is per source too, which the route key may
- * leave out. */
-static inline __u32 silo_hot_index(__u32 h, __u32 src4)
+/*
+ * route_hot, per CPU and per program: this CPU's answers for the flows it
+ * forwards, direct-mapped and checked by the frame's own bytes (its shape)
+ * before anything is parsed. A flow's answer is copied there from a current
+ * entry of the route cache once the source check has accepted its source
+ * and the frame is on its way out; the frames that follow, the same in
+ * every byte the verdict reads, are forwarded from the copy with no
+ * parsing, no route key, no hash lookup. A copy counts while its genid and
+ * its sweeps (genid.sweeps, read before the route cache lookup) are
+ * current: whatever makes the route cache's entry go (a genid bump, a
+ * sweep) makes the copy go too, and so does whatever bumps genid (a
+ * device's record, an address, the key's flags). Never written by user
+ * space.
+ */
+#define SILO_HOT_SLOTS 1024 /* a power of 2 */
+
+/*
+ * A frame's shape: its first bytes as little-endian 64-bit words, less
+ * what may change from packet to packet of a flow and is checked for each
+ * (the IP length, the TTL or hop limit, IPv4's ID and checksum) and what
+ * follows the ports: the Ethernet header, the IP header and the ports. Five words for IPv4 with
+ * no options, eight for IPv6 with TCP or UDP after the fixed header; only
+ * such frames have one. Byte i is in word i / 8, bits 8 * (i % 8) on.
+ */
+#define SILO_SHAPE_WORDS 8
+#define SILO_SHAPE_WORDS_V4 5
+/* IPv4: bytes 16-19 (total length, ID), 22 (TTL) and 24-25 (checksum)
+ * out; the ports end at 37. */
+#define SILO_SHAPE_V4_M2 0xFF00FFFF00000000ULL
+#define SILO_SHAPE_V4_M3 0xFFFFFFFFFFFF0000ULL
+#define SILO_SHAPE_V4_M4 0x0000FFFFFFFFFFFFULL
+/* IPv6: bytes 18-19 (payload length) and 21 (hop limit) out; the ports
+ * end at 57. */
+#define SILO_SHAPE_V6_M2 0xFFFF00FF0000FFFFULL
+#define SILO_SHAPE_V6_M7 0x000000000000FFFFULL
+
+/*
+ * A shape's hash, from its words that tell flows apart (an IPv4 shape's
+ * words 3 and 4, then 0; an IPv6 one's words 2 to 7), masked: the same mix
+ * as silo_key_hash(). Its low bits pick the slot in route_hot; its high
+ * ones are the slot's tag, which the program keeps beside (2 bytes a slot,
+ * in a line a storm keeps warm): a frame whose tag is not its slot's has
+ * no copy, found without reading the slot.
+ */
+static inline __u32 silo_hot_hash(__u64 a, __u64 b, __u64 c, __u64 d, __u64 e,
+				  __u64 f)
 {
-	h ^= (__u32)((src4 * 0x9E3779B97F4A7C15ULL) >> 32);
-	return (h >> 16) & (SILO_HOT_SLOTS - 1);
+	__u64 h = ((a ^ d) * 0xFF51AFD7ED558CCDULL) ^
+		  ((b ^ e) * 0xC4CEB9FE1A85EC53ULL) ^
+		  ((c ^ f) * 0x9E3779B97F4A7C15ULL);
+
+	h ^= h >> 31;
+	h *= 0xBF58476D1CE4E5B9ULL;
+	return (__u32)(h >> 32);
 }
 
-static inline __u32 silo_hot_slot(const struct silo_route_key *k, __u32 src4)
+static inline __u32 silo_hot_index(__u32 h)
 {
-	return silo_hot_index(silo_key_hash(k) | 1, src4);
+	return h & (SILO_HOT_SLOTS - 1);
+}
+
+/* Never 0: an empty slot's. */
+static inline __u16 silo_hot_tag(__u32 h)
+{
+	return (__u16)(h >> 16) | 1;
 }
 
 struct silo_hot {
-	struct silo_route_entry e;
-	__u64 sweeps;
-	/* The ingress device's record (the key's ifindex), read after genid:
-	 * a change of it bumps genid. */
-	struct silo_device dev;
-	/* IPv4: the source the copy is for, and the source check's verdict
-	 * for it (0, or the SILO_STAT_PASS_* reason): a copy answers the
-	 * whole packet. 0 for IPv6, which has no source check. */
-	__u32 src4;
-	/* The heartbeat's pmtu_watch the answers were made under: what
-	 * silod keeps decides how the source check is made. */
+	__u64 shape[SILO_SHAPE_WORDS]; /* masked; an IPv4 one's last three 0 */
+	__u64 genid; /* the entry's */
+	__u64 sweeps; /* read before the route cache lookup */
+	/* Larger frames (above the PMTU floor): served while pmtu_clean (at
+	 * pmtu_stamp, in a watched family, no mark for the destination and
+	 * no error unseen) and the program's last mark is older than
+	 * pmtu_stamp (lib/front.h). */
+	__u64 pmtu_stamp;
+	__u32 in_ifindex; /* the ingress device the frame came in on */
+	__u32 ifindex; /* egress */
+	/* The heartbeat's pmtu_watch the answer was made under: what silod
+	 * keeps decides how the source check and the PMTU guard are made. */
 	__u32 watch;
-	__u8 verdict;
-	__u8 pad[3]; /* two cache lines */
+	__u16 mtu;
+	__u8 smac[6];
+	__u8 dmac[6];
+	__u8 pmtu_clean;
+	__u8 pad[13]; /* two cache lines */
 };
+
+_Static_assert(sizeof(struct silo_hot) == 128, "route_hot's slot");
 
 #endif /* SILO_ABI_INTERNAL_H */

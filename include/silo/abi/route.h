@@ -80,10 +80,11 @@ struct silo_genid {
 	__u8 pad[7];
 	/*
 	 * Moved forward after every delete of route cache entries by user
-	 * space (silod's sweeps, "silo route flush"). The data path keeps
-	 * per-CPU copies of entries in use (route_hot, internal.h): a copy
-	 * counts only while its genid and its sweeps are both current, so
-	 * a sweep reaches the copies of what it deleted.
+	 * space (silod's sweeps, "silo route flush") and after silod's PMTU
+	 * marks. The data path keeps per-CPU copies of its flows' answers
+	 * (route_hot, internal.h): a copy counts only while its genid and
+	 * its sweeps are both current, so a sweep reaches the copies of
+	 * what it deleted.
 	 */
 	__u64 sweeps;
 	__u8 cacheline_pad[16];
@@ -141,10 +142,11 @@ struct silo_pmtu_mark {
  *   the stack has had a second to learn from the error, silod marks every
  *   exception the kernel holds and then covers the time it read before: a
  *   later error stays uncovered;
- *  [SILO_PMTU_MARKED + SILO_FAM_*] the program's last mark, and
+ *  [SILO_PMTU_MARKED + SILO_FAM_*] the program's last mark (or unseen
+ *   error: the clock read after it is written), and
  *   [SILO_PMTU_MARKED_SILOD + SILO_FAM_*] silod's, each written after the
  *   mark: while both are older than the last epoch no mark counts, and the
- *   marks are not looked up.
+ *   marks are not looked up. silod moves genid.sweeps after its marks.
  */
 #define SILO_PMTU_COVERED 2
 #define SILO_PMTU_MARKED 4

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The front: a frame forwarded from route_hot, this CPU's copy of its
+ * flow's answer, before anything is parsed.
+ */
+#ifndef SILO_BPF_LIB_FRONT_H
+#define SILO_BPF_LIB_FRONT_H
+
+#include "common.h"
+#include "maps.h"
+#include "parse.h"
+#include "stats.h"
+#include "daemon.h"
+#include "hot.h"
+#include "forward.h"
+
+/*
+ * What parse_l4() asks of the TCP or UDP header (proto: the shape's), in
+ * a frame that is exactly its IP packet: inside the frame, and a TCP
+ * header no shorter than 20 bytes.
+ */
+static __always_inline int front_l4_ok(void *l4, __u8 proto, void *data_end)
+{
+	struct tcphdr *th = l4;
+
+	if (proto == IPPROTO_TCP)
+		return (void *)(th + 1) <= data_end && th->doff >= 5;
+	return (void *)((struct udphdr *)l4 + 1) <= data_end;
+}
+
+/*
+ * The frame exactly its IP packet (no trailer, no buffer but the first:
+ * the parse's lengths, and what fwd_redirect() would trim or refuse), TTL
+ * or hop limit above 1, its L4 header inside it, IPv4's checksum right
+ * (TTL and ID are out of the shape): the IP header, with p->l3_len set,
+ * else NULL.
+ */
+static __always_inline void *front_frame(struct xdp_md *ctx, void *data,
+					 void *data_end, struct pkt *p)
+{
+	void *l3 = data + sizeof(struct ethhdr), *l4;
+	__u32 len = bpf_xdp_get_buff_len(ctx);
+	__u8 proto;
+
+	if (len != data_end - data)
+		return NULL;
+	if (p->family == SILO_AF_INET) {
+		struct iphdr *iph = l3;
+
+		if ((void *)(iph + 1) > data_end)
+			return NULL;
+		p->l3_len = bpf_ntohs(iph->tot_len);
+		p->ttl = iph->ttl;
+		proto = iph->protocol;
+		l4 = iph + 1;
+	} else {
+		struct ipv6hdr *ip6 = l3;
+
+		if ((void *)(ip6 + 1) > data_end)
+			return NULL;
+		p->l3_len = sizeof(*ip6) + bpf_ntohs(ip6->payload_len);
+		p->ttl = ip6->hop_limit;
+		proto = ip6->nexthdr;
+		l4 = ip6 + 1;
+	}
+	/* TTL or hop limit 1: the stack's, to send time exceeded. */
+	if (sizeof(struct ethhdr) + p->l3_len != len || p->ttl <= 1 ||
+	    !front_l4_ok(l4, proto, data_end))
+		return NULL;
+	if (p->family == SILO_AF_INET && !ipv4_hdr_csum_ok(l3, data_end))
+		return NULL;
+	return l3;
+}
+
+/*
+ * The size, as fwd_guard() and fwd_redirect() see it: under the route MTU
+ * guard and the entry's MTU; above the PMTU floor, where silod watches
+ * the family's errors, only for a destination the copy found no mark for
+ * (nor an error unseen) while no mark or unseen error has been written
+ * since (pmtu_marked_now()). Elsewhere a larger frame takes the full
+ * path: bpf_fib_lookup, or the stack.
+ */
+static __always_inline int front_size_ok(const struct pkt *p,
+					 const struct silo_genid *g,
+					 const struct silo_hot *s, __u32 watch)
+{
+	__u32 i = SILO_PMTU_MARKED + pmtu_fam(p->family);
+	__u64 *last;
+
+	if (above_route_mtu(p, g, watch) || p->l3_len > s->mtu)
+		return 0;
+	if (!above_pmtu_floor(p, g))
+		return 1;
+	/* Clean only if made in a watched family: the watch is the copy's. */
+	if (!s->pmtu_clean)
+		return 0;
+	last = bpf_map_lookup_elem(&pmtu_unseen, &i);
+	return last && READ_ONCE(*last) < s->pmtu_stamp;
+}
+
+/* The next hop's MACs, TTL or hop limit less one (bounds as checked). */
+static __always_inline void front_rewrite(struct xdp_md *ctx,
+					  const struct silo_hot *s, __u8 family)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = (void *)(long)ctx->data;
+	struct ipv6hdr *ip6 = (void *)(eth + 1);
+	struct iphdr *iph = (void *)(eth + 1);
+
+	if ((void *)(iph + 1) > data_end)
+		return;
+	__builtin_memcpy(eth->h_dest, s->dmac, sizeof(eth->h_dest));
+	__builtin_memcpy(eth->h_source, s->smac, sizeof(eth->h_source));
+	if (family == SILO_AF_INET)
+		ipv4_decrease_ttl(iph);
+	else if ((void *)(ip6 + 1) <= data_end)
+		ip6->hop_limit--;
+}
+
+/*
+ * A frame whose shape is a slot's has every byte the verdict reads equal
+ * to those of a frame the full path forwarded from a current entry of the
+ * route cache (hot_fill()), but the lengths, TTL and IPv4's ID and
+ * checksum: the MACs and Ethernet type, the IP header (no options, no
+ * extension header, not a fragment, the addresses, TOS or traffic class
+ * and flow label), the protocol and the ports. Its route key would be the same, so would its parse, the device
+ * checks and the source check's verdict, and so would the answer while the
+ * slot's genid, sweeps and watch are current: what those depend on is
+ * changed only by what moves genid or sweeps (routes, rules, neighbours,
+ * the key's flags, a device's record, the local addresses, src_checked)
+ * or the watch. What may still differ is checked here, as the full path
+ * would: genid.outside (written with no bump), silod alive, the frame
+ * (front_frame()) and its size (front_size_ok()). On anything else, or any doubt, -1: the full
+ * path takes the frame and counts why.
+ */
+static __always_inline int front_forward(struct xdp_md *ctx,
+					 struct silo_stats *st)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	const struct silo_genid *g;
+	struct fwd_bufs *b;
+	struct silo_hot *s;
+	__u32 zero = 0, watch = 0;
+	struct pkt p;
+	__u64 now;
+
+	b = bpf_map_lookup_elem(&fwd_bufs, &zero);
+	if (!b)
+		return -1;
+	s = hot_match(ctx, b->hot_tags, &p.family);
+	if (!s)
+		return -1;
+	g = bpf_map_lookup_elem(&genid, &zero);
+	if (!g || s->genid != READ_ONCE(g->genid) ||
+	    s->sweeps != READ_ONCE(g->sweeps) ||
+	    READ_ONCE(g->outside[pmtu_fam(p.family)]))
+		return -1;
+	if (!daemon_live(&b->clock, &now, &watch) || watch != s->watch)
+		return -1;
+	if (!front_frame(ctx, data, data_end, &p) ||
+	    !front_size_ok(&p, g, s, watch))
+		return -1;
+	/* Only records the target: the frame is untouched until we return,
+	 * and goes to the full path as it came if the device is not there. */
+	if (bpf_redirect_map(&tx_ports, s->ifindex, XDP_PASS) != XDP_REDIRECT)
+		return -1;
+	front_rewrite(ctx, s, p.family);
+	count(st, SILO_STAT_CACHE_HIT);
+	count(st, SILO_STAT_REDIRECT);
+	return XDP_REDIRECT;
+}
+
+#endif /* SILO_BPF_LIB_FRONT_H */
