@@ -352,24 +352,32 @@ static void test_refused_source_not_copied(void)
 }
 
 /* sp's frame with its IPv4 ID set to id, the checksum made right again. */
+/* An IPv4 header's checksum made right again. */
+static void ip_csum(uint8_t *ip)
+{
+	uint16_t c;
+
+	memset(ip + 10, 0, 2);
+	c = pkt_csum(ip, 20);
+	memcpy(ip + 10, &c, 2);
+}
+
 static size_t frame_with_id(const struct pkt_spec *sp, uint8_t *pkt,
 			    uint16_t id)
 {
 	size_t len = pkt_build(pkt, sp), l3 = pkt_l3_off(sp);
-	uint16_t c;
 
 	pkt_put16(pkt + l3 + 4, id);
-	memset(pkt + l3 + 10, 0, 2);
-	c = pkt_csum(pkt + l3, 20);
-	memcpy(pkt + l3 + 10, &c, 2);
+	ip_csum(pkt + l3);
 	return len;
 }
 
 /*
  * What the shape leaves out is checked for every frame of a hot IPv4
- * flow: another ID with its checksum right, another length, are the
- * flow's; TTL 1, a wrong checksum, a length past the frame, a trailer are
- * not, and the full path has them as it would without a copy.
+ * flow: another ID with its checksum right, another length, a trailer
+ * (trimmed) are the flow's; TTL 1, a wrong checksum, a length past the
+ * frame or short of the UDP header are not, and the full path has them
+ * as it would without a copy.
  */
 static void test_front_checks_each_frame(void)
 {
@@ -411,14 +419,21 @@ static void test_front_checks_each_frame(void)
 	run_pkt(pkt, len - 1, &r);
 	CHECK_EQ(r.verdict, XDP_PASS);
 	CHECK_EQ(r.d.pass_bad_len, 1);
-	/* A trailer: trimmed by the full path, a route cache miss here. */
+	/* A trailer (Ethernet's padding): trimmed, from the copy. */
 	len = pkt_build(pkt, &sp);
 	memset(pkt + len, 0xEE, 6);
 	run_pkt(pkt, len + 6, &r);
-	CHECK_EQ(r.verdict, XDP_REDIRECT);
+	check_forwarded(&sp, &r, mac_gw);
 	CHECK_EQ(r.d.trimmed, 1);
-	CHECK_EQ(r.d.cache_miss, 1);
-	CHECK_EQ(r.len, len);
+	CHECK_EQ(r.d.cache_hit, 1);
+	/* An IP length that cuts the UDP header, the rest a trailer: the
+	 * stack's, as the parse has it. */
+	len = pkt_build(pkt, &sp);
+	pkt_put16(pkt + l3 + 2, 20 + 4);
+	ip_csum(pkt + l3);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK_EQ(r.d.pass_l4_bad, 1);
 }
 
 /* The TCP header past the ports: one shorter than 20 bytes is the

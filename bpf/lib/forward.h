@@ -380,20 +380,18 @@ static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
 /*
  * Does the frame have a shape (internal.h) the front can match: the IP
  * packet right after the Ethernet header, TCP or UDP right after IP's
- * fixed header, nothing before or after them (no trailer, no buffer but
- * the first)? And is the destination still not local, now that genid has
- * been read: an address added since the parse bumps genid after it is
- * written, so a copy made under the old genid goes with it.
+ * fixed header? (Its lengths the front checks for every frame.) And is
+ * the destination still not local, now that genid has been read: an
+ * address added since the parse bumps genid after it is written, so a
+ * copy made under the old genid goes with it.
  */
-static __always_inline int hot_shaped(struct xdp_md *ctx, const struct pkt *p)
+static __always_inline int hot_shaped(const struct pkt *p)
 {
 	__u32 ip_len = p->family == SILO_AF_INET ? sizeof(struct iphdr) :
 						   sizeof(struct ipv6hdr);
 
 	return p->l3_off == sizeof(struct ethhdr) &&
-	       p->l4_off == p->l3_off + ip_len &&
-	       p->frame_len == ctx->data_end - ctx->data &&
-	       p->frame_len == p->l3_off + p->l3_len && !is_local(p);
+	       p->l4_off == p->l3_off + ip_len && !is_local(p);
 }
 
 /*
@@ -477,7 +475,7 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 		return pass(st, SILO_STAT_PASS_NO_TX_PORT);
 	/* A hit, on its way out as it came: its flow's next frames go from
 	 * route_hot (front.h), while the silod that beats moves sweeps. */
-	if (f->hot_fill && (f->watch & SILO_HB_SWEEPS) && hot_shaped(ctx, p))
+	if (f->hot_fill && (f->watch & SILO_HB_SWEEPS) && hot_shaped(p))
 		fwd_hot_fill(ctx, f);
 
 	eth = (void *)(long)ctx->data;

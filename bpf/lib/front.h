@@ -15,25 +15,28 @@
 #include "forward.h"
 
 /*
- * What parse_l4() asks of the TCP or UDP header (proto: the shape's), in
- * a frame that is exactly its IP packet: inside the frame, and a TCP
+ * What parse_l4() asks of the TCP or UDP header (proto: the shape's):
+ * inside the frame and the IP packet (which ends at l3_end), and a TCP
  * header no shorter than 20 bytes.
  */
-static __always_inline int front_l4_ok(void *l4, __u8 proto, void *data_end)
+static __always_inline int front_l4_ok(void *l4, __u8 proto, void *l3_end,
+				       void *data_end)
 {
 	struct tcphdr *th = l4;
+	struct udphdr *uh = l4;
 
 	if (proto == IPPROTO_TCP)
-		return (void *)(th + 1) <= data_end && th->doff >= 5;
-	return (void *)((struct udphdr *)l4 + 1) <= data_end;
+		return (void *)(th + 1) <= data_end &&
+		       (void *)(th + 1) <= l3_end && th->doff >= 5;
+	return (void *)(uh + 1) <= data_end && (void *)(uh + 1) <= l3_end;
 }
 
 /*
- * The frame exactly its IP packet (no trailer, no buffer but the first:
- * the parse's lengths, and what fwd_redirect() would trim or refuse), TTL
- * or hop limit above 1, its L4 header inside it, IPv4's checksum right
- * (TTL and ID are out of the shape): the IP header, with p->l3_len set,
- * else NULL.
+ * The frame in one buffer (fwd_redirect() would refuse one of several to
+ * some egresses), the IP packet inside it (a trailer the caller trims, as
+ * the stack does), TTL or hop limit above 1, the L4 header inside the
+ * packet, IPv4's checksum right (the lengths, TTL and ID are out of the
+ * shape): the IP header, with p->l3_len set, else NULL.
  */
 static __always_inline void *front_frame(struct xdp_md *ctx, void *data,
 					 void *data_end, struct pkt *p)
@@ -64,8 +67,8 @@ static __always_inline void *front_frame(struct xdp_md *ctx, void *data,
 		l4 = ip6 + 1;
 	}
 	/* TTL or hop limit 1: the stack's, to send time exceeded. */
-	if (sizeof(struct ethhdr) + p->l3_len != len || p->ttl <= 1 ||
-	    !front_l4_ok(l4, proto, data_end))
+	if (sizeof(struct ethhdr) + p->l3_len > len || p->ttl <= 1 ||
+	    !front_l4_ok(l4, proto, l3 + p->l3_len, data_end))
 		return NULL;
 	if (p->family == SILO_AF_INET && !ipv4_hdr_csum_ok(l3, data_end))
 		return NULL;
@@ -123,15 +126,16 @@ static __always_inline void front_rewrite(struct xdp_md *ctx,
  * route cache (hot_fill()), but the lengths, TTL and IPv4's ID and
  * checksum: the MACs and Ethernet type, the IP header (no options, no
  * extension header, not a fragment, the addresses, TOS or traffic class
- * and flow label), the protocol and the ports. Its route key would be the same, so would its parse, the device
- * checks and the source check's verdict, and so would the answer while the
- * slot's genid, sweeps and watch are current: what those depend on is
- * changed only by what moves genid or sweeps (routes, rules, neighbours,
- * the key's flags, a device's record, the local addresses, src_checked)
- * or the watch. What may still differ is checked here, as the full path
- * would: genid.outside (written with no bump), silod alive, the frame
- * (front_frame()) and its size (front_size_ok()). On anything else, or any doubt, -1: the full
- * path takes the frame and counts why.
+ * and flow label), the protocol and the ports. Its route key would be the
+ * same, so would its parse, the device checks and the source check's
+ * verdict, and so would the answer while the slot's genid, sweeps and
+ * watch are current: what those depend on is changed only by what moves
+ * genid or sweeps (routes, rules, neighbours, the key's flags, a device's
+ * record, the local addresses, src_checked) or the watch. What may still
+ * differ is checked here, as the full path would: genid.outside (written
+ * with no bump), silod alive, the frame (front_frame()) and its size
+ * (front_size_ok()); a trailer is trimmed. On anything else, or any
+ * doubt, -1: the full path takes the frame and counts why.
  */
 static __always_inline int front_forward(struct xdp_md *ctx,
 					 struct silo_stats *st)
@@ -141,7 +145,7 @@ static __always_inline int front_forward(struct xdp_md *ctx,
 	const struct silo_genid *g;
 	struct fwd_bufs *b;
 	struct silo_hot *s;
-	__u32 zero = 0, watch = 0;
+	__u32 zero = 0, watch = 0, trailer;
 	struct pkt p;
 	__u64 now;
 
@@ -161,8 +165,16 @@ static __always_inline int front_forward(struct xdp_md *ctx,
 	if (!front_frame(ctx, data, data_end, &p) ||
 	    !front_size_ok(&p, g, s, watch))
 		return -1;
-	/* Only records the target: the frame is untouched until we return,
-	 * and goes to the full path as it came if the device is not there. */
+	/* What follows the IP packet (Ethernet's padding of a small IPv4
+	 * frame), trimmed as the stack and fwd_redirect() trim it. */
+	trailer = (data_end - data) - sizeof(struct ethhdr) - p.l3_len;
+	if (trailer) {
+		if (bpf_xdp_adjust_tail(ctx, -(int)trailer))
+			return -1;
+		count(st, SILO_STAT_TRIMMED);
+	}
+	/* Only records the target: the frame goes to the full path if the
+	 * device is not there (trimmed, as fwd_redirect() would leave it). */
 	if (bpf_redirect_map(&tx_ports, s->ifindex, XDP_PASS) != XDP_REDIRECT)
 		return -1;
 	front_rewrite(ctx, s, p.family);
