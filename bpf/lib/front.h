@@ -36,13 +36,14 @@ static __always_inline int front_l4_ok(void *l4, __u8 proto, void *l3_end,
  * some egresses), the IP packet inside it (a trailer the caller trims, as
  * the stack does), TTL or hop limit above 1, the L4 header inside the
  * packet, IPv4's checksum right (the lengths, TTL and ID are out of the
- * shape): the IP header, with p->l3_len set, else NULL.
+ * shape): the IP header, with p->l3_len set, else NULL (p->frame_len: the
+ * whole frame's length, bpf_xdp_get_buff_len()).
  */
 static __always_inline void *front_frame(struct xdp_md *ctx, void *data,
 					 void *data_end, struct pkt *p)
 {
 	void *l3 = data + sizeof(struct ethhdr), *l4;
-	__u32 len = bpf_xdp_get_buff_len(ctx);
+	__u32 len = p->frame_len;
 	__u8 proto;
 
 	if (len != data_end - data)
@@ -162,12 +163,15 @@ static __always_inline int front_forward(struct xdp_md *ctx,
 		return -1;
 	if (!daemon_live(&b->clock, &now, &watch) || watch != s->watch)
 		return -1;
+	p.frame_len = bpf_xdp_get_buff_len(ctx);
 	if (!front_frame(ctx, data, data_end, &p) ||
 	    !front_size_ok(&p, g, s, watch))
 		return -1;
 	/* What follows the IP packet (Ethernet's padding of a small IPv4
-	 * frame), trimmed as the stack and fwd_redirect() trim it. */
-	trailer = (data_end - data) - sizeof(struct ethhdr) - p.l3_len;
+	 * frame), trimmed as the stack and fwd_redirect() trim it; taken from
+	 * the whole frame's length, so that only the check above keeps a
+	 * frame of several buffers out. */
+	trailer = p.frame_len - sizeof(struct ethhdr) - p.l3_len;
 	if (trailer) {
 		if (bpf_xdp_adjust_tail(ctx, -(int)trailer))
 			return -1;
