@@ -191,7 +191,10 @@ static __always_inline int pmtu_marked(const struct pkt *p, __u64 now)
 	last = READ_ONCE(*by_xdp);
 	if (READ_ONCE(*by_silod) > last)
 		last = READ_ONCE(*by_silod);
-	if ((last >> SILO_PMTU_EPOCH_SHIFT) + 1 < now >> SILO_PMTU_EPOCH_SHIFT)
+	/* 0: none written since boot (or since the map was made), which an
+	 * epoch count alone cannot tell in the first two epochs. */
+	if (!last ||
+	    (last >> SILO_PMTU_EPOCH_SHIFT) + 1 < now >> SILO_PMTU_EPOCH_SHIFT)
 		return 0;
 	barrier();
 	return pmtu_mark_found(p, now);
