@@ -190,6 +190,16 @@ is "xfrm out policy: IPv6 outside" \
 	"$(wait_env ipv6 outside xfrm)/$(envq ipv4 outside)" "xfrm/"
 in_a ip xfrm policy flush
 is "xfrm policies flushed again: inside" "$(wait_env ipv6 outside "")" ""
+# bpf_fib_lookup's IPv6 rule walk does not suppress (its IPv4 one does).
+in_a ip -6 rule add lookup main suppress_prefixlength 0 pref 50
+is "an IPv6 rule suppressing results: IPv6 outside" \
+	"$(wait_env ipv6 outside rule_suppress)/$(envq ipv4 outside)" "rule_suppress/"
+in_a ip -6 rule del pref 50
+is "the rule removed: inside" "$(wait_env ipv6 outside "")" ""
+in_a ip rule add lookup main suppress_prefixlength 0 pref 50
+sleep 0.3
+is "an IPv4 rule suppressing results: inside" "$(envq ipv4 outside)" ""
+in_a ip rule del pref 50
 in_a tc qdisc add dev a1 clsact
 in_a tc filter add dev a1 egress bpf direct-action obj "$TC_DROP" sec tc
 is "a tc filter added after the load: outside" \

@@ -42,7 +42,7 @@ static __u32 sync_flags(unsigned int what, long long *bumps)
 	struct silo_genid a = genid_read(), b;
 	int err;
 
-	err = silo_sync_genid(genid_fd, -1, -1, what);
+	err = silo_sync_genid(genid_fd, -1, -1, -1, what);
 	if (err)
 		printf("# silo_sync_genid(%#x): %s\n", what, strerror(-err));
 	b = genid_read();

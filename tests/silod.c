@@ -1205,6 +1205,59 @@ static void test_src_checked_follows_routes(void)
 	silod_quiet();
 }
 
+static int wait_direct_skip(__u8 kind, const char *addr, __u32 len, int want)
+{
+	int i;
+
+	for (i = 0; i < 200 && fwd_direct_skip(kind, addr, len) != want; i++)
+		usleep(10000);
+	return fwd_direct_skip(kind, addr, len) == want;
+}
+
+/*
+ * direct_skip follows the rules and the local table as they come and go:
+ * a rule "from" a prefix before main's, a route of the local table; a
+ * packet of either then takes the rules' table, the kernel's answer.
+ */
+static void test_direct_skip_follows_rules(void)
+{
+	struct pkt_spec sp = spec4("10.98.1.1");
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len;
+
+	REQUIRE(!sh("ip route add 10.98.0.0/16 via 10.2.0.3 table 64 && "
+		    "ip rule add from 10.64.0.0/16 lookup 64 pref 64"),
+		"rule 64");
+	CHECK(wait_direct_skip(SILO_DIRECT_SRC_V4, "10.64.0.0", 16, 1),
+	      "the rule's prefix did not come");
+	REQUIRE(!sh("ip route add 10.98.9.0/24 via 10.2.0.3 table local"),
+		"local table route");
+	CHECK(wait_direct_skip(SILO_DIRECT_DST_V4, "10.98.9.0", 24, 1),
+	      "the local table's route did not come");
+	silod_quiet();
+	v4(sp.src, "10.64.0.9");
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw2);
+	sp = spec4("10.98.9.1");
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw2);
+	REQUIRE(!sh("ip route del 10.98.9.0/24 table local && "
+		    "ip rule del pref 64 && ip route flush table 64"),
+		"clean up");
+	CHECK(wait_direct_skip(SILO_DIRECT_SRC_V4, "10.64.0.0", 16, 0),
+	      "the rule's prefix stayed");
+	CHECK(wait_direct_skip(SILO_DIRECT_DST_V4, "10.98.9.0", 24, 0),
+	      "the local table's route stayed");
+	silod_quiet();
+	sp = spec4("10.98.9.2");
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, mac_gw);
+}
+
 /*
  * A flow forwarded from route_hot, this CPU's copy of its entry: the sweep
  * of a route change moves genid.sweeps, and the copy goes with the entry
@@ -1269,6 +1322,7 @@ int main(void)
 	RUN(test_source_entries_swept);
 	RUN(test_device_change_reaches_the_copies);
 	RUN(test_src_checked_follows_routes);
+	RUN(test_direct_skip_follows_rules);
 	RUN(test_hot_copy_follows_route_change);
 	RUN(test_prefix_boundaries_ipv4);
 	RUN(test_prefix_boundaries_ipv6);

@@ -319,6 +319,39 @@ static __always_inline int fwd_cache_hit(struct xdp_md *ctx, struct fwd *f,
 }
 
 /*
+ * The lookup's flags: BPF_FIB_LOOKUP_DIRECT (the main table alone) where
+ * silod has shown that no rule before main's can match a packet whose
+ * source and destination direct_skip does not hold, nor the local table
+ * hold its destination (route.h, direct_skip); else 0, the rules' walk.
+ */
+static __always_inline __u32 fib_flags(const struct pkt *p, const struct fwd *f)
+{
+	bool v4 = p->family == SILO_AF_INET;
+	struct silo_direct_key k = {
+		.prefixlen = 8 + (v4 ? 32 : 128),
+		.kind = v4 ? SILO_DIRECT_DST_V4 : SILO_DIRECT_DST_V6,
+	};
+
+	/* A VRF port's (its record's rp_ifindex the VRF device): a lookup
+	 * of main alone would take the VRF's table, even with no l3mdev
+	 * rule to send the kernel's there. */
+	if (!(f->flags & (v4 ? SILO_GENID_DIRECT_V4 : SILO_GENID_DIRECT_V6)) ||
+	    !(f->watch & SILO_HB_DIRECT) || !f->dev || f->dev->rp_ifindex > 1)
+		return 0;
+	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
+	if (bpf_map_lookup_elem(&direct_skip, &k))
+		return 0;
+	if (!(f->flags &
+	      (v4 ? SILO_GENID_DIRECT_SRC_V4 : SILO_GENID_DIRECT_SRC_V6)))
+		return BPF_FIB_LOOKUP_DIRECT;
+	k.kind = v4 ? SILO_DIRECT_SRC_V4 : SILO_DIRECT_SRC_V6;
+	__builtin_memcpy(k.addr, p->src, sizeof(k.addr));
+	if (bpf_map_lookup_elem(&direct_skip, &k))
+		return 0;
+	return BPF_FIB_LOOKUP_DIRECT;
+}
+
+/*
  * A miss: bpf_fib_lookup with every input the kernel's lookup (and its
  * multipath hash) takes, the answer stamped with the genid read before it
  * and stored in the cache. 0, or -1 when the kernel must decide.
@@ -341,7 +374,7 @@ static __always_inline int fwd_resolve(struct xdp_md *ctx, const struct pkt *p,
 		fib.flowinfo = p->flowinfo;
 	__builtin_memcpy(fib.ipv6_src, p->src, sizeof(fib.ipv6_src));
 	__builtin_memcpy(fib.ipv6_dst, p->dst, sizeof(fib.ipv6_dst));
-	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), fib_flags(p, f));
 	if (rc < 0 || rc >= SILO_STAT_FIB_CODES)
 		count(st, SILO_STAT_FIB_ERROR);
 	else

@@ -170,6 +170,15 @@ struct {
 	__type(value, __u32);
 } src_checked SEC(".maps");
 
+/* Prefixes whose packets take the rules' walk (route.h, direct_skip). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, SILO_DIRECT_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct silo_direct_key);
+	__type(value, __u32);
+} direct_skip SEC(".maps");
+
 /* The keys inserted into the route caches, for silod's index (abi.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -56,6 +56,28 @@ static inline int fwd_src_checked(const char *addr, __u32 len)
 	return found;
 }
 
+/* Does direct_skip hold the prefix addr/len of kind (SILO_DIRECT_*), this
+ * key exactly? */
+static inline int fwd_direct_skip(__u8 kind, const char *addr, __u32 len)
+{
+	struct silo_direct_key k = { .prefixlen = 8 + len, .kind = kind }, n;
+	int fd = fwd_pin_get(SILO_PIN_DIRECT_SKIP), found = 0;
+	void *prev = NULL;
+
+	if (fd < 0)
+		return fd;
+	inet_pton(kind == SILO_DIRECT_SRC_V4 || kind == SILO_DIRECT_DST_V4 ?
+			  AF_INET :
+			  AF_INET6,
+		  addr, k.addr);
+	while (!found && !bpf_map_get_next_key(fd, prev, &n)) {
+		found = !memcmp(&n, &k, sizeof(k));
+		prev = &n;
+	}
+	close(fd);
+	return found;
+}
+
 /* CLOCK_MONOTONIC_COARSE: the heartbeat's clock, and the PMTU marks'. */
 static inline __u64 fwd_coarse_ns(void)
 {
@@ -106,7 +128,8 @@ static inline int fwd_run_on_cpu0(cpu_set_t *was)
 static __u32 fwd_pmtu_watch;
 /* And what it always keeps, as this release's silod does (an earlier
  * release's does not). */
-static __u32 fwd_hb_keeps = SILO_HB_LOCAL_BITS | SILO_HB_SWEEPS;
+static __u32 fwd_hb_keeps =
+	SILO_HB_LOCAL_BITS | SILO_HB_SWEEPS | SILO_HB_DIRECT;
 
 /*
  * Stands in for silod's heartbeat: the data path uses the route cache only

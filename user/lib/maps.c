@@ -369,7 +369,8 @@ static int init_fresh_maps(struct silo *s, struct silo_xdp *skel,
 		return err;
 	return silo_sync_genid(m->fd[SILO_MAP_GENID],
 			       m->fd[SILO_MAP_ROUTE_MTUS],
-			       m->fd[SILO_MAP_SRC_CHECKED], SILO_SYNC_ALL);
+			       m->fd[SILO_MAP_SRC_CHECKED],
+			       m->fd[SILO_MAP_DIRECT_SKIP], SILO_SYNC_ALL);
 }
 
 /* Pins map i of the loaded skel. */

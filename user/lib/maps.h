@@ -14,6 +14,9 @@ int silo_route_mtus_write(int fd, const struct silo_nl_routes *r,
 /* src_checked from a walk of the routes and this host's addresses
  * (src_checked.c); *whole when it holds every prefix (sorts r's). */
 int silo_src_checked_write(int fd, struct silo_nl_routes *r, bool *whole);
+/* direct_skip from a walk of the routes and the rules (direct_skip.c;
+ * sorts r's). */
+int silo_direct_skip_write(int fd, struct silo_nl_routes *r);
 /* Points every map of obj named like a shared map at the shared one. */
 int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
 /* Makes the pinned maps that hold redirect targets take this release's

@@ -141,11 +141,32 @@ static int sync_srcs(struct silo_genid *g, int srcs_fd,
 	return err;
 }
 
-/* One walk of the routes for what asks it (the table may hold many):
- * route_mtus, src_checked and the flags SILO_SYNC_ROUTES decides. */
-static int sync_walk(struct silo_genid *g, int mtus_fd, int srcs_fd,
-		     unsigned int what, bool *mtus_changed)
+/* direct_skip, and genid's flags that allow it: the rules read now, the
+ * local table's routes by the walk. Clear where the map is not there. */
+static int sync_direct(struct silo_genid *g, int direct_fd,
+		       struct silo_nl_routes *routes)
 {
+	__u32 flags = 0;
+	int err = 0;
+
+	if (direct_fd >= 0) {
+		err = silo_nl_rules_direct(routes, &flags);
+		if (!err && flags)
+			err = silo_direct_skip_write(direct_fd, routes);
+	}
+	g->flags &= ~SILO_GENID_DIRECT_BITS;
+	if (!err)
+		g->flags |= flags;
+	return err;
+}
+
+/* One walk of the routes for what asks it (the table may hold many):
+ * route_mtus, src_checked and direct_skip, and the flags SILO_SYNC_ROUTES
+ * decides. */
+static int sync_walk(struct silo_genid *g, const int *fds, unsigned int what,
+		     bool *mtus_changed)
+{
+	int mtus_fd = fds[0], srcs_fd = fds[1], direct_fd = fds[2];
 	struct silo_nl_routes routes = {};
 	int err;
 
@@ -170,6 +191,14 @@ static int sync_walk(struct silo_genid *g, int mtus_fd, int srcs_fd,
 			goto free_routes;
 		}
 	}
+	if (what & SILO_SYNC_DIRECT) {
+		err = sync_direct(g, direct_fd, &routes);
+		if (err) {
+			pr_err("cannot write the rules' prefixes: %s\n",
+			       strerror(-err));
+			goto free_routes;
+		}
+	}
 	if (what & SILO_SYNC_ROUTES)
 		g->flags = (g->flags & ~SILO_GENID_ROUTES_BITS) | routes.flags;
 free_routes:
@@ -177,8 +206,10 @@ free_routes:
 	return err;
 }
 
-int silo_sync_genid(int genid_fd, int mtus_fd, int srcs_fd, unsigned int what)
+int silo_sync_genid(int genid_fd, int mtus_fd, int srcs_fd, int direct_fd,
+		    unsigned int what)
 {
+	const int fds[] = { mtus_fd, srcs_fd, direct_fd };
 	int p4, f4, p6, f6, err;
 	bool mtus_changed = false;
 	struct silo_genid g, old;
@@ -208,8 +239,9 @@ int silo_sync_genid(int genid_fd, int mtus_fd, int srcs_fd, unsigned int what)
 		g.flags |= SILO_GENID_HASH_FLOWLABEL;
 	if (what & SILO_SYNC_SYSCTLS)
 		read_pmtu_sysctls(&g);
-	if (what & (SILO_SYNC_ROUTE_MTU | SILO_SYNC_ROUTES | SILO_SYNC_SRCS)) {
-		err = sync_walk(&g, mtus_fd, srcs_fd, what, &mtus_changed);
+	if (what & (SILO_SYNC_ROUTE_MTU | SILO_SYNC_ROUTES | SILO_SYNC_SRCS |
+		    SILO_SYNC_DIRECT)) {
+		err = sync_walk(&g, fds, what, &mtus_changed);
 		if (err)
 			return err;
 	}

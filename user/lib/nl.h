@@ -66,14 +66,34 @@ struct silo_nl_routes {
 	struct silo_src_key *srcs;
 	size_t nr_srcs;
 	bool srcs_lost;
+	/* For direct_skip (route.h): every route of the local table, then
+	 * (silo_nl_rules_direct) the prefixes of the rules before main's;
+	 * free() it. Past SILO_DIRECT_MAX, or out of memory, direct_lost. */
+	struct silo_direct_key *direct;
+	size_t nr_direct;
+	bool direct_lost;
 };
+/* Adds a prefix of kind (SILO_DIRECT_*) to r's direct. */
+void silo_nl_direct_add(struct silo_nl_routes *r, __u8 kind, const void *addr,
+			__u8 len);
 /* Adds k to r's srcs (srcs_lost when it cannot). */
 void silo_nl_srcs_add(struct silo_nl_routes *r, const struct silo_src_key *k);
 /* Frees what a walk collected. */
 void silo_nl_routes_free(struct silo_nl_routes *r);
 int silo_nl_routes_scan(struct silo_nl_routes *r);
+/* Runs cb on every policy rule of family (AF_INET, AF_INET6, AF_UNSPEC:
+ * both, IPv4's first), each family's in order of priority. */
+int silo_nl_dump_rules(int family, int (*cb)(const struct nlmsghdr *, void *),
+		       void *data);
 /* What the policy rules select on: SILO_GENID_RULES_L4 (ipproto, ports),
  * SILO_GENID_RULES_SRC_V4 and _V6 (a source prefix). */
 int silo_nl_rules_keys(__u32 *flags);
+/* The rules before each family's main lookup (nl_rules.c): their prefixes
+ * into r's direct; *flags the SILO_GENID_DIRECT_* bits they allow (with
+ * the local table's routes in r's direct, and r's direct whole). */
+int silo_nl_rules_direct(struct silo_nl_routes *r, __u32 *flags);
+/* 1 when an IPv6 rule suppresses results (suppress_prefixlength,
+ * suppress_ifgroup), which bpf_fib_lookup does not apply; else 0. */
+int silo_nl_rules_suppress6(void);
 
 #endif /* SILO_LIB_NL_H */

@@ -2,10 +2,9 @@
 /*
  * A namespace's pins, the one place that knows which exist: the shared maps
  * (meta last), the per-node route caches, each device's XDP link, the
- * reuseport objects every group shares and each group's own. Makes and
- * adopts (opens, checked) them, counts their users (links, groups, silod)
- * and removes them when the last user goes.
- */
+ * reuseport objects every group shares and each group's own. Makes, adopts
+ * (opens, checked), counts the users of (links, groups, silod) and removes
+ * them when the last user goes. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -35,6 +34,7 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_ROUTE_MTUS] = SILO_PIN_ROUTE_MTUS,
 	[SILO_MAP_SRC_CHECKED] = SILO_PIN_SRC_CHECKED,
 	[SILO_MAP_LOCAL_BITS] = SILO_PIN_LOCAL_BITS,
+	[SILO_MAP_DIRECT_SKIP] = SILO_PIN_DIRECT_SKIP,
 	[SILO_MAP_SERVICES] = SILO_PIN_SERVICES,
 	[SILO_MAP_SERVICE_NODES] = SILO_PIN_SERVICE_NODES,
 	[SILO_MAP_SERVICE_STATS] = SILO_PIN_SERVICE_STATS,

@@ -30,6 +30,7 @@ enum silo_map {
 	SILO_MAP_ROUTE_MTUS,
 	SILO_MAP_SRC_CHECKED,
 	SILO_MAP_LOCAL_BITS,
+	SILO_MAP_DIRECT_SKIP,
 	/* Services and CPU steering (service.c). */
 	SILO_MAP_SERVICES,
 	SILO_MAP_SERVICE_NODES,
@@ -46,7 +47,7 @@ static inline bool silo_map_added(unsigned int map)
 {
 	return map == SILO_MAP_PMTU_MARKS || map == SILO_MAP_PMTU_UNSEEN ||
 	       map == SILO_MAP_ROUTE_MTUS || map == SILO_MAP_SRC_CHECKED ||
-	       map == SILO_MAP_LOCAL_BITS;
+	       map == SILO_MAP_LOCAL_BITS || map == SILO_MAP_DIRECT_SKIP;
 }
 
 /* fds of the pinned maps, opened by silo_maps_open(); -1 when closed. */
@@ -81,14 +82,22 @@ int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes);
 #define SILO_SYNC_ROUTE_MTU (1U << 2) /* the unlocked route MTUs */
 #define SILO_SYNC_ROUTES (1U << 3) /* multipath and "from" routes */
 #define SILO_SYNC_SRCS (1U << 4) /* src_checked: routes, addresses */
-#define SILO_SYNC_ALL 31
+#define SILO_SYNC_DIRECT (1U << 5) /* direct_skip: rules, local routes */
+#define SILO_SYNC_ALL 63
+/* The genid flags SILO_SYNC_DIRECT decides. */
+#define SILO_GENID_DIRECT_BITS                         \
+	(SILO_GENID_DIRECT_V4 | SILO_GENID_DIRECT_V6 | \
+	 SILO_GENID_DIRECT_SRC_V4 | SILO_GENID_DIRECT_SRC_V6)
 /* The genid flags SILO_SYNC_ROUTES decides. */
 #define SILO_GENID_ROUTES_BITS \
 	(SILO_GENID_MPATH_V4 | SILO_GENID_MPATH_V6 | SILO_GENID_SRC_ROUTES_V6)
 /* With SILO_SYNC_ROUTE_MTU, route_mtus too (mtus_fd; -1: none, and
  * genid.route_mtu alone applies); with SILO_SYNC_SRCS, src_checked
- * (srcs_fd; -1: none, every IPv4 source takes the full check). */
-int silo_sync_genid(int genid_fd, int mtus_fd, int srcs_fd, unsigned int what);
+ * (srcs_fd; -1: none, every IPv4 source takes the full check); with
+ * SILO_SYNC_DIRECT, direct_skip (direct_fd; -1: none, every lookup walks
+ * the rules). */
+int silo_sync_genid(int genid_fd, int mtus_fd, int srcs_fd, int direct_fd,
+		    unsigned int what);
 /* Fill the maps from the kernel's state. */
 /* local_addrs, then local_bits (bits_fd; -1: none). */
 int silo_fill_local_addrs(int map_fd, int bits_fd);

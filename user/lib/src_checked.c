@@ -24,11 +24,6 @@ static int add_addr(const struct silo_nl_addr *a, void *ctx)
 	return 0;
 }
 
-static int key_cmp(const void *a, const void *b)
-{
-	return memcmp(a, b, sizeof(struct silo_src_key));
-}
-
 /* The bits past the prefix cleared: one key per prefix. */
 static void key_norm(struct silo_src_key *k)
 {
@@ -41,19 +36,9 @@ static void key_norm(struct silo_src_key *k)
 			k->addr[i / 8] &= ~(0x80 >> (i % 8));
 }
 
-/* Is key among r's prefixes (sorted, unique)? */
-static bool kept(const void *key, void *ctx)
-{
-	const struct silo_nl_routes *r = ctx;
-
-	return r->nr_srcs &&
-	       bsearch(key, r->srcs, r->nr_srcs, sizeof(*r->srcs), key_cmp);
-}
-
 int silo_src_checked_write(int fd, struct silo_nl_routes *r, bool *whole)
 {
-	size_t i, n = 0;
-	__u32 one = 1;
+	size_t i;
 	int err;
 
 	*whole = false;
@@ -64,20 +49,8 @@ int silo_src_checked_write(int fd, struct silo_nl_routes *r, bool *whole)
 		return 0; /* every source takes the full check */
 	for (i = 0; i < r->nr_srcs; i++)
 		key_norm(&r->srcs[i]);
-	if (r->nr_srcs)
-		qsort(r->srcs, r->nr_srcs, sizeof(*r->srcs), key_cmp);
-	for (i = 0; i < r->nr_srcs; i++)
-		if (!n || key_cmp(&r->srcs[n - 1], &r->srcs[i]))
-			r->srcs[n++] = r->srcs[i];
-	r->nr_srcs = n;
-	/* The prefixes that went first, so that the map never overflows: no
-	 * prefix that stays is ever missing. */
-	err = silo_map_prune(fd, sizeof(struct silo_src_key), kept, r, NULL);
-	if (err)
-		return err;
-	for (i = 0; i < n; i++)
-		if (bpf_map_update_elem(fd, &r->srcs[i], &one, BPF_ANY))
-			return -errno;
-	*whole = true;
-	return 0;
+	err = silo_map_write_set(fd, r->srcs, &r->nr_srcs, sizeof(*r->srcs));
+	if (!err)
+		*whole = true;
+	return err;
 }

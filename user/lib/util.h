@@ -31,5 +31,9 @@ bool silo_numa_node_online(__u32 node);
 int silo_map_prune(int fd, size_t key_size,
 		   bool (*keep)(const void *key, void *ctx), void *ctx,
 		   bool *deleted);
+/* fd (an LPM trie or hash of __u32 values) holds exactly keys (*n of
+ * key_size bytes; sorted, *n their number once duplicates went), each
+ * with the value 1; 0 or -errno. */
+int silo_map_write_set(int fd, void *keys, size_t *n, size_t key_size);
 
 #endif /* SILO_LIB_UTIL_H */

@@ -190,6 +190,23 @@ void route_key_json(json_object *o, __u32 flags)
 			json_object_array_add(
 				why, json_object_new_string(key_why[i].name));
 	json_object_object_add(o, "why", why);
+	/* Misses looked up in the main table alone (route.h, direct_skip). */
+	json_object_object_add(
+		o, "direct_v4",
+		json_object_new_boolean(flags & SILO_GENID_DIRECT_V4));
+	json_object_object_add(
+		o, "direct_v6",
+		json_object_new_boolean(flags & SILO_GENID_DIRECT_V6));
+}
+
+void route_lookup_str(char *buf, size_t len, __u32 flags)
+{
+	static const char *const how[] = { "through the rules",
+					   "main table directly" };
+
+	snprintf(buf, len, "IPv4 %s, IPv6 %s",
+		 how[!!(flags & SILO_GENID_DIRECT_V4)],
+		 how[!!(flags & SILO_GENID_DIRECT_V6)]);
 }
 
 json_object *fmt_change_json(const struct silo_change *c)

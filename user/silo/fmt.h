@@ -22,6 +22,10 @@ const char *fib_ret_name(int rc);
  * text ("destination, source (IPv4: ...)"), and JSON fields added to o. */
 void route_key_str(char *buf, size_t len, __u32 genid_flags);
 void route_key_json(json_object *o, __u32 genid_flags);
+/* How a route cache miss is looked up, per family: through the policy
+ * rules, or where no rule's prefix holds the packet the main table
+ * directly (direct_v4, direct_v6 in route_key_json()). */
+void route_lookup_str(char *buf, size_t len, __u32 genid_flags);
 
 /* One change of silo.conf's apply: op, object, name, detail, line,
  * error (null when it did not fail). */

@@ -31,7 +31,7 @@ static const struct cmd_spec *const genid_specs[] = {
 static int genid_print(struct silo *s, __u64 genid)
 {
 	struct silo_info info;
-	char key[256];
+	char key[256], how[96];
 
 	if (silo_info(s, &info))
 		info.genid_flags = 0;
@@ -44,8 +44,9 @@ static int genid_print(struct silo *s, __u64 genid)
 		json_print(o);
 	} else {
 		route_key_str(key, sizeof(key), info.genid_flags);
-		printf("genid %llu\nroute cache key: %s\n",
-		       (unsigned long long)genid, key);
+		route_lookup_str(how, sizeof(how), info.genid_flags);
+		printf("genid %llu\nroute cache key: %s\nroute lookup: %s\n",
+		       (unsigned long long)genid, key, how);
 	}
 	return 0;
 }

@@ -109,12 +109,18 @@ int process(struct silod *d, struct burst *b, bool resync_due)
 		/* A device without silo (or a tunnel) unwatches, now. */
 		if (!err && b->devices)
 			err = pmtu_poll(d);
+		/* A rule may take a family out of the envelope (one
+		 * bpf_fib_lookup cannot apply): now, not at the next poll. */
+		if (!err && b->rules)
+			err = envelope_update(d);
 		/* The key first: the invalidation below is then made
 		 * under the new one. */
 		what = (b->rules ? SILO_SYNC_RULES : 0) |
 		       (b->route_mtu ? SILO_SYNC_ROUTE_MTU : 0) |
 		       (b->routes ? SILO_SYNC_ROUTES : 0) |
-		       (b->srcs || b->addrs ? SILO_SYNC_SRCS : 0);
+		       (b->srcs || b->addrs ? SILO_SYNC_SRCS : 0) |
+		       (b->direct || b->addrs || b->rules ? SILO_SYNC_DIRECT :
+							    0);
 		if (!err && what)
 			err = sync_routes(d, what);
 		if (!err && b->route_bumps)
@@ -141,7 +147,7 @@ int process(struct silod *d, struct burst *b, bool resync_due)
 	b->messages = 0;
 	b->route_bumps = 0;
 	b->bump = b->addrs = b->devices = b->rules = b->route_mtu = false;
-	b->routes = b->srcs = false;
+	b->routes = b->srcs = b->direct = false;
 	b->resync = keep_resync;
 	return err;
 }

@@ -75,6 +75,7 @@ struct burst {
 	bool route_mtu; /* a route with an MTU: the least one again */
 	bool routes; /* a route may make a key field matter: recount now */
 	bool srcs; /* an address, or an IPv4 route not unicast: src_checked */
+	bool direct; /* a route of the local table: direct_skip */
 	bool resync; /* everything: after an overrun */
 	unsigned int messages;
 };

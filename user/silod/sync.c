@@ -100,7 +100,8 @@ static int sync_genid(struct silod *d, unsigned int what)
 	pthread_mutex_lock(&d->genid_lock);
 	err = silo_sync_genid(d->maps.fd[SILO_MAP_GENID],
 			      d->maps.fd[SILO_MAP_ROUTE_MTUS],
-			      d->maps.fd[SILO_MAP_SRC_CHECKED], what);
+			      d->maps.fd[SILO_MAP_SRC_CHECKED],
+			      d->maps.fd[SILO_MAP_DIRECT_SKIP], what);
 	pthread_mutex_unlock(&d->genid_lock);
 	return err;
 }

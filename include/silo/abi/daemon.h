@@ -21,6 +21,7 @@
 #define SILO_HB_SRCS (1U << 3)
 #define SILO_HB_LOCAL_BITS (1U << 4)
 #define SILO_HB_SWEEPS (1U << 5)
+#define SILO_HB_DIRECT (1U << 6)
 
 struct silo_heartbeat {
 	__u64 last_ns;
@@ -36,7 +37,9 @@ struct silo_heartbeat {
 	 * destination is looked up in local_addrs), SILO_HB_SWEEPS
 	 * genid.sweeps, after every delete of entries and after its PMTU
 	 * marks (without it route_hot is not used: an earlier release's
-	 * silod deletes entries without moving it). */
+	 * silod deletes entries without moving it), SILO_HB_DIRECT
+	 * direct_skip and genid's SILO_GENID_DIRECT_* (without it every
+	 * lookup walks the rules). */
 	__u32 pmtu_watch;
 	__u8 cacheline_pad[44];
 };

@@ -24,7 +24,8 @@
 	X(FORWARDING_OFF, forwarding_off)   \
 	X(MPATH_HASH, mpath_hash)           \
 	X(UNKNOWN, unknown)                 \
-	X(TC, tc)
+	X(TC, tc)                           \
+	X(RULE_SUPPRESS, rule_suppress)
 
 enum silo_envelope_bit {
 #define SILO_X(name, field) SILO_ENV_BIT_##name,

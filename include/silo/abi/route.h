@@ -47,6 +47,13 @@
 /* src_checked holds every prefix it should (route.h, src_checked): an
  * IPv4 source outside it needs no source check under rp_filter 0. */
 #define SILO_GENID_SRCS_WHOLE (1U << 16)
+/* Per family: a lookup of the main table alone (BPF_FIB_LOOKUP_DIRECT)
+ * gives the rules' answer for a packet direct_skip does not hold (route.h,
+ * direct_skip); _SRC_: direct_skip holds source prefixes of the family. */
+#define SILO_GENID_DIRECT_V4 (1U << 17)
+#define SILO_GENID_DIRECT_V6 (1U << 18)
+#define SILO_GENID_DIRECT_SRC_V4 (1U << 19)
+#define SILO_GENID_DIRECT_SRC_V6 (1U << 20)
 
 /* outside[] index */
 #define SILO_FAM_V4 0
@@ -192,6 +199,35 @@ struct silo_src_key {
 	__u32 prefixlen;
 	__u8 addr[4]; /* IPv4, network order */
 };
+
+/*
+ * direct_skip: an LPM trie of the prefixes that make a packet take the
+ * whole policy-rule walk, by kind (SILO_DIRECT_*). The kernel's lookup
+ * walks the rules in order; the main table's answer is the rules' answer
+ * when no rule before main's can match and the local table (the rule
+ * before them all) has no route for the destination. silod sets
+ * genid.flags SILO_GENID_DIRECT_V4 or _V6 only when every rule before the
+ * first "lookup main" selects on a source or destination prefix (not
+ * inverted) and that rule selects on nothing: each such prefix is here
+ * (SRC from "from", else DST from "to"), with every route of the local
+ * table (DST). A packet whose source and destination fall outside them is
+ * looked up in main alone, which skips the rules' walk and the local
+ * table; any other takes the full lookup. IPv4 with only the default
+ * rules is left out: its local and main tables are one trie, already one
+ * lookup. Kept by user space from a walk of the rules and routes; past
+ * SILO_DIRECT_MAX prefixes the flags stay clear. The value is unused (1).
+ */
+#define SILO_DIRECT_MAX 4096
+#define SILO_DIRECT_SRC_V4 1
+#define SILO_DIRECT_DST_V4 2
+#define SILO_DIRECT_SRC_V6 3
+#define SILO_DIRECT_DST_V6 4
+
+struct silo_direct_key {
+	__u32 prefixlen; /* 8 (the kind) + the prefix's length */
+	__u8 kind; /* SILO_DIRECT_* */
+	__u8 addr[16];
+} __attribute__((packed));
 
 /* devices: per device state the forward path needs (of the ingress; of the
  * egress for a multi-buffer frame). */

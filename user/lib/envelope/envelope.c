@@ -525,6 +525,16 @@ static void eval_mpath_hash(struct silo_envelope *env)
 	}
 }
 
+static int eval_rules(struct silo_envelope *env)
+{
+	int rc = silo_nl_rules_suppress6();
+
+	if (rc > 0)
+		hold(env, FAM_V6, SILO_ENV(RULE_SUPPRESS),
+		     "an IPv6 rule suppresses results");
+	return rc < 0 ? rc : 0;
+}
+
 int silo_envelope_eval(struct silo_envelope *env)
 {
 	static const struct {
@@ -535,6 +545,7 @@ int silo_envelope_eval(struct silo_envelope *env)
 		{ "iptables-legacy tables", eval_iptables_legacy },
 		{ "xfrm policies", eval_xfrm },
 		{ "tc qdiscs and filters", eval_tc },
+		{ "policy rules", eval_rules },
 	};
 	unsigned int i;
 	int err, ret = 0;

@@ -38,6 +38,9 @@ static const struct {
 			      "(forwarding in XDP skips them)",
 			      "remove them, or load with --allow-firewall-bypass if XDP may "
 			      "skip them" },
+	[SILO_ENV_BIT_RULE_SUPPRESS] = { "an IPv6 policy rule with suppress_prefixlength or "
+					 "suppress_ifgroup, which bpf_fib_lookup does not apply",
+					 "silo stands aside for IPv6 while such a rule exists" },
 };
 
 const char *silo_envelope_name(unsigned int bit)

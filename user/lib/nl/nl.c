@@ -371,7 +371,8 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int silo_nl_rules_keys(__u32 *flags)
+int silo_nl_dump_rules(int family, int (*cb)(const struct nlmsghdr *, void *),
+		       void *data)
 {
 	static const int families[] = { AF_INET, AF_INET6 };
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -380,16 +381,23 @@ int silo_nl_rules_keys(__u32 *flags)
 	unsigned int i;
 	int err;
 
-	*flags = 0;
 	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		if (family != AF_UNSPEC && family != families[i])
+			continue;
 		nlh = mnl_nlmsg_put_header(buf);
 		nlh->nlmsg_type = RTM_GETRULE;
 		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 		frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
 		frh->family = families[i];
-		err = nl_request(nlh, rule_cb, flags);
+		err = nl_request(nlh, cb, data);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+int silo_nl_rules_keys(__u32 *flags)
+{
+	*flags = 0;
+	return silo_nl_dump_rules(AF_UNSPEC, rule_cb, flags);
 }

@@ -2,8 +2,9 @@
 /*
  * One walk of the IPv4 and IPv6 routes of every table (silo_sync_genid):
  * the unlocked route MTUs (route_mtus), the prefixes whose sources the
- * source check may refuse (src_checked), and which cache key fields the
- * routes make matter (multipath, IPv6 "from").
+ * source check may refuse (src_checked), the local table's routes
+ * (direct_skip), and which cache key fields the routes make matter
+ * (multipath, IPv6 "from").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -113,12 +114,35 @@ void silo_nl_srcs_add(struct silo_nl_routes *r, const struct silo_src_key *k)
 	r->srcs[r->nr_srcs++] = *k;
 }
 
+void silo_nl_direct_add(struct silo_nl_routes *r, __u8 kind, const void *addr,
+			__u8 len)
+{
+	size_t alen = kind == SILO_DIRECT_SRC_V4 || kind == SILO_DIRECT_DST_V4 ?
+			      4 :
+			      16;
+	struct silo_direct_key *m;
+
+	m = grow(r->direct, r->nr_direct, sizeof(*m), SILO_DIRECT_MAX,
+		 &r->direct_lost);
+	if (!m)
+		return;
+	r->direct = m;
+	m = &r->direct[r->nr_direct++];
+	memset(m, 0, sizeof(*m));
+	m->prefixlen = 8 + (len > alen * 8 ? alen * 8 : len);
+	m->kind = kind;
+	if (addr && len)
+		memcpy(m->addr, addr, alen);
+}
+
 void silo_nl_routes_free(struct silo_nl_routes *r)
 {
 	free(r->mtus);
 	free(r->srcs);
+	free(r->direct);
 	r->mtus = NULL;
 	r->srcs = NULL;
+	r->direct = NULL;
 }
 
 /*
@@ -176,6 +200,14 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		keep_mtu(w, rtm);
 	if (rtm->rtm_family == AF_INET)
 		keep_src(w, rtm);
+	/* The local table, which the kernel's rules look in first. */
+	if (rtm->rtm_table == RT_TABLE_LOCAL &&
+	    !(rtm->rtm_flags & RTM_F_CLONED))
+		silo_nl_direct_add(w->r,
+				   rtm->rtm_family == AF_INET ?
+					   SILO_DIRECT_DST_V4 :
+					   SILO_DIRECT_DST_V6,
+				   w->dst, rtm->rtm_dst_len);
 	mpath = rtm->rtm_family == AF_INET ? SILO_GENID_MPATH_V4 :
 					     SILO_GENID_MPATH_V6;
 	if (w->mpath)

@@ -120,8 +120,10 @@ static const char *fams_name(const struct silo_envelope *env, __u32 bit)
 }
 
 /* What blocks a forwarding load: conditions that hold, not bypassed. IPv6
- * forwarding off does not: the kernel does not forward it either. */
-#define ENV_REFUSE (~SILO_ENV(FORWARDING_OFF))
+ * forwarding off does not: the kernel does not forward it either; nor an
+ * IPv6 rule that suppresses, a common router's (wg-quick's): silo passes
+ * IPv6, which is exact, and forwards IPv4. */
+#define ENV_REFUSE (~(SILO_ENV(FORWARDING_OFF) | SILO_ENV(RULE_SUPPRESS)))
 
 /*
  * Evaluates the envelope for a load onto ifname; refuses a forwarding load
@@ -253,6 +255,7 @@ static int load_maps(struct xdp_load *l)
 			err = silo_sync_genid(maps->fd[SILO_MAP_GENID],
 					      maps->fd[SILO_MAP_ROUTE_MTUS],
 					      maps->fd[SILO_MAP_SRC_CHECKED],
+					      maps->fd[SILO_MAP_DIRECT_SKIP],
 					      SILO_SYNC_ALL);
 	}
 	return err;
