@@ -67,7 +67,7 @@ CONFIGS=(
 	accept-local "accept_local 1 on the ingress (local sources)"
 	local-src "accept_local 0, rp_filter 1 (local sources)"
 	local-route-src "a local route (AnyIP) 10.60.0.0/16 in a table a rule reaches first"
-	rules-direct "rules from and to prefixes before main's, one holding some corpus sources; unicast routes in the local table"
+	rules-direct "rules from and to prefixes before main's, holding some corpus frames; unicast routes in the local table"
 	rules-suppress "lookup main suppress_prefixlength 0 before a rule for every packet, a default route in main"
 	ecmp4-l3 "IPv4 ECMP, fib_multipath_hash_policy 0"
 	ecmp4-l4 "IPv4 ECMP, fib_multipath_hash_policy 1"
@@ -501,20 +501,22 @@ cfg_local-route-src() {
 
 # Rules that select on prefixes only: a packet outside them all (and
 # outside the local table's routes) is looked up in main directly, the
-# others through the rules: sources 10.10.0.128/25 (some of the corpus's)
-# and the destinations 10.40.1.0/24, fd40:0:0:1::/64 go out to server2;
-# so do 10.40.2.0/24, fd40:0:0:2::/64, unicast routes of the local table.
+# others through the rules, and each goes where the rules send it: the
+# sources 10.10.0.16/28 (frames 16 to 31 of the corpus) to 10.20.0.5 via
+# server2, 10.30.0.0/24 and fd30::/64 (a "to" rule) via the server, and
+# 10.40.1.0/24 and fd40:0:0:1::/64, unicast routes of the local table, via
+# server2 (main's routes say the other way each time).
 cfg_rules-direct() {
 	r rule add from 192.0.2.0/24 lookup 100 pref 100 &&
-		r rule add from 10.10.0.128/25 lookup 101 pref 101 &&
+		r rule add from 10.10.0.16/28 lookup 101 pref 101 &&
 		r route add 10.20.0.0/16 via 10.3.0.2 dev r-t table 101 &&
-		r rule add to 10.40.1.0/24 lookup 102 pref 102 &&
-		r route add 10.40.1.0/24 via 10.3.0.2 dev r-t table 102 &&
-		r route add 10.40.2.0/24 via 10.3.0.2 dev r-t table local &&
+		r rule add to 10.30.0.0/24 lookup 102 pref 102 &&
+		r route add 10.30.0.0/24 via 10.2.0.2 dev r-s table 102 &&
+		r route add 10.40.1.0/24 via 10.3.0.2 dev r-t table local &&
 		r -6 rule add from 2001:db8::/32 lookup 100 pref 100 &&
-		r -6 rule add to fd40:0:0:1::/64 lookup 102 pref 102 &&
-		r -6 route add fd40:0:0:1::/64 via fd03::2 dev r-t table 102 &&
-		r -6 route add fd40:0:0:2::/64 via fd03::2 dev r-t table local
+		r -6 rule add to fd30::/64 lookup 102 pref 102 &&
+		r -6 route add fd30::/64 via fd02::2 dev r-s table 102 &&
+		r -6 route add fd40:0:0:1::/64 via fd03::2 dev r-t table local
 }
 post_rules-direct() {
 	[[ $mode == silod ]] || return 0
