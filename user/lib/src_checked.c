@@ -4,10 +4,7 @@
  * take the full source check, written from a walk of the routes and the
  * addresses (silo_sync_genid).
  */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <bpf/bpf.h>
 #include <sys/socket.h>
 #include "maps.h"
 #include "nl.h"
@@ -27,13 +24,9 @@ static int add_addr(const struct silo_nl_addr *a, void *ctx)
 /* The bits past the prefix cleared: one key per prefix. */
 static void key_norm(struct silo_src_key *k)
 {
-	unsigned int i;
-
 	if (k->prefixlen > 32)
 		k->prefixlen = 32;
-	for (i = 0; i < 32; i++)
-		if (i >= k->prefixlen)
-			k->addr[i / 8] &= ~(0x80 >> (i % 8));
+	silo_prefix_clear(k->addr, 32, k->prefixlen);
 }
 
 int silo_src_checked_write(int fd, struct silo_nl_routes *r, bool *whole)

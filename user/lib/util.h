@@ -35,5 +35,8 @@ int silo_map_prune(int fd, size_t key_size,
  * key_size bytes; sorted, *n their number once duplicates went), each
  * with the value 1; 0 or -errno. */
 int silo_map_write_set(int fd, void *keys, size_t *n, size_t key_size);
+/* Clears the bits of addr (bits long) past its first len: one key per
+ * prefix. */
+void silo_prefix_clear(__u8 *addr, unsigned int bits, unsigned int len);
 
 #endif /* SILO_LIB_UTIL_H */

@@ -40,6 +40,14 @@ struct rule_info {
 	bool other; /* a selector other than the prefixes, or one unknown */
 };
 
+/* suppress_prefixlength, suppress_ifgroup: set (sent with -1 where unset,
+ * which some kernels always send). */
+static bool suppress_set(const struct nlattr *attr)
+{
+	return mnl_attr_get_payload_len(attr) < sizeof(__u32) ||
+	       mnl_attr_get_u32(attr) != (__u32)-1;
+}
+
 static int rule_attr_cb(const struct nlattr *attr, void *data)
 {
 	struct rule_info *ri = data;
@@ -66,9 +74,7 @@ static int rule_attr_cb(const struct nlattr *attr, void *data)
 		break;
 	case FRA_SUPPRESS_PREFIXLEN:
 	case FRA_SUPPRESS_IFGROUP:
-		/* Sent with -1 where unset (some kernels always send them). */
-		if (mnl_attr_get_payload_len(attr) < sizeof(__u32) ||
-		    mnl_attr_get_u32(attr) != (__u32)-1)
+		if (suppress_set(attr))
 			ri->other = true;
 		break;
 	default:
@@ -79,17 +85,18 @@ static int rule_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-/* Does the rule select on nothing (every packet matches it)? */
-static bool plain(const struct fib_rule_hdr *frh, const struct rule_info *ri)
+/* Does the rule select on nothing (every packet matches it) and look a
+ * table up? Then ri->table is the table every packet is looked up in. */
+static bool plain_lookup(const struct fib_rule_hdr *frh,
+			 const struct rule_info *ri)
 {
 	return !frh->src_len && !frh->dst_len && !frh->tos && !ri->other &&
-	       !(frh->flags & FIB_RULE_INVERT);
+	       !(frh->flags & FIB_RULE_INVERT) && frh->action == FR_ACT_TO_TBL;
 }
 
-static bool kernels(const struct fib_rule_hdr *frh, const struct rule_info *ri)
+/* One of the kernel's three, if a plain lookup. */
+static bool kernels(const struct rule_info *ri)
 {
-	if (!plain(frh, ri) || frh->action != FR_ACT_TO_TBL)
-		return false;
 	return (ri->pref == 0 && ri->table == RT_TABLE_LOCAL) ||
 	       (ri->pref == PREF_MAIN && ri->table == RT_TABLE_MAIN) ||
 	       (ri->pref == PREF_DEFAULT && ri->table == RT_TABLE_DEFAULT);
@@ -100,7 +107,7 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 	struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
 	struct rules_walk *w = data;
 	struct rule_info ri = {};
-	bool v4 = frh->family == AF_INET;
+	bool v4 = frh->family == AF_INET, lookup;
 	int f = v4 ? SILO_FAM_V4 : SILO_FAM_V6;
 
 	if (nlh->nlmsg_type != RTM_NEWRULE ||
@@ -113,15 +120,14 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 		ri.src = NULL;
 	if (ri.dst_bytes < (v4 ? 4 : 16))
 		ri.dst = NULL;
-	if (!kernels(frh, &ri))
+	lookup = plain_lookup(frh, &ri);
+	if (!lookup || !kernels(&ri))
 		w->custom[f] = true;
 	if (w->state[f])
 		return MNL_CB_OK;
-	if (plain(frh, &ri) && frh->action == FR_ACT_TO_TBL &&
-	    ri.table == RT_TABLE_MAIN) {
+	if (lookup && ri.table == RT_TABLE_MAIN) {
 		w->state[f] = 1;
-	} else if (plain(frh, &ri) && frh->action == FR_ACT_TO_TBL &&
-		   ri.table == RT_TABLE_LOCAL) {
+	} else if (lookup && ri.table == RT_TABLE_LOCAL) {
 		/* Its routes are in direct_skip, from the walk of routes. */
 	} else if ((frh->flags & FIB_RULE_INVERT) ||
 		   (!(frh->src_len && ri.src) && !(frh->dst_len && ri.dst))) {
@@ -174,11 +180,9 @@ static int suppress_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	mnl_attr_for_each(attr, nlh, sizeof(*frh))
 	{
-		if (mnl_attr_get_type(attr) != FRA_SUPPRESS_PREFIXLEN &&
-		    mnl_attr_get_type(attr) != FRA_SUPPRESS_IFGROUP)
-			continue;
-		if (mnl_attr_get_payload_len(attr) < sizeof(__u32) ||
-		    mnl_attr_get_u32(attr) != (__u32)-1)
+		if ((mnl_attr_get_type(attr) == FRA_SUPPRESS_PREFIXLEN ||
+		     mnl_attr_get_type(attr) == FRA_SUPPRESS_IFGROUP) &&
+		    suppress_set(attr))
 			*found = true;
 	}
 	return MNL_CB_OK;

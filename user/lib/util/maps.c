@@ -31,6 +31,14 @@ int silo_map_prune(int fd, size_t key_size,
 	return 0;
 }
 
+void silo_prefix_clear(__u8 *addr, unsigned int bits, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = len; i < bits; i++)
+		addr[i / 8] &= ~(0x80 >> (i % 8));
+}
+
 static int set_cmp(const void *a, const void *b, void *size)
 {
 	return memcmp(a, b, *(size_t *)size);
