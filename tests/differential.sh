@@ -68,6 +68,7 @@ CONFIGS=(
 	local-src "accept_local 0, rp_filter 1 (local sources)"
 	local-route-src "a local route (AnyIP) 10.60.0.0/16 in a table a rule reaches first"
 	rules-direct "rules from and to prefixes before main's, holding some corpus frames; unicast routes in the local table"
+	rules-tables "rules that look every packet up in a table before main's, one table with more routes than direct_skip takes"
 	rules-suppress "lookup main suppress_prefixlength 0 before a rule for every packet, a default route in main"
 	ecmp4-l3 "IPv4 ECMP, fib_multipath_hash_policy 0"
 	ecmp4-l4 "IPv4 ECMP, fib_multipath_hash_policy 1"
@@ -523,6 +524,31 @@ post_rules-direct() {
 	silo --netns "$R" -j genid show | jq -e '.direct_v4 and .direct_v6' >/dev/null ||
 		{ echo "want direct lookups: $(silo --netns "$R" -j genid show)"; return 1; }
 }
+# Rules that look every packet up in a table: a destination outside the
+# tables' routes is looked up in main directly, the others through the
+# rules, each where the tables send it (main's routes say the other way):
+# 10.30.0.0/24 via the server and fd20::/64 via server2 (table 103);
+# 10.40.1.0/24 and fd40:0:0:2::/64 via server2 among 300 more routes of
+# each family (table 104), which direct_skip takes as fewer, shorter
+# prefixes.
+cfg_rules-tables() {
+	local i
+	r rule add lookup 103 pref 103 &&
+		r route add 10.30.0.0/24 via 10.2.0.2 dev r-s table 103 &&
+		r -6 rule add lookup 103 pref 103 &&
+		r -6 route add fd20::/64 via fd03::2 dev r-t table 103 &&
+		r rule add lookup 104 pref 104 &&
+		r -6 rule add lookup 104 pref 104 || return 1
+	{
+		echo "route add 10.40.1.0/24 via 10.3.0.2 dev r-t table 104"
+		echo "route add fd40:0:0:2::/64 via fd03::2 dev r-t table 104"
+		for ((i = 0; i < 300; i++)); do
+			echo "route add 10.$((200 + i / 128)).$((i % 128 * 2)).0/24 via 10.3.0.2 dev r-t table 104"
+			echo "route add fd60:$i::/64 via fd03::2 dev r-t table 104"
+		done
+	} | r -batch -
+}
+post_rules-tables() { post_rules-direct; }
 # wg-quick's pair: main's routes but its default; the rest from table 100.
 cfg_rules-suppress() {
 	r route add default via 10.2.0.2 &&

@@ -2,10 +2,12 @@
 /*
  * libsilo's small shared helpers, on their own: the CPU list parser (sysfs
  * cpulist format, as silod's cpu-nodes uses it too), genid's advance (never
- * 0, also through the map), the monotonic clocks and the counter names.
+ * 0, also through the map), the monotonic clocks, the counter names and
+ * direct_skip's cover of a table's routes.
  */
 #include "test.h"
 #include "../user/lib/maps.h"
+#include "../user/lib/nl.h"
 #include "../user/lib/util.h"
 
 /* The CPUs set in bits, as "0,1,2" for the messages. */
@@ -203,6 +205,92 @@ static void test_envelope_texts(void)
 	      "SILO_ENV_BIT_TC is '%s'", silo_envelope_name(SILO_ENV_BIT_TC));
 }
 
+/* Does one of r's direct prefixes of kind hold addr/len? */
+static bool cover_holds(const struct silo_nl_routes *r, __u8 kind,
+			const __u8 *addr, unsigned int len)
+{
+	unsigned int l, i;
+	size_t k;
+
+	for (k = 0; k < r->nr_direct; k++) {
+		l = r->direct[k].prefixlen - 8;
+		if (r->direct[k].kind != kind || l > len)
+			continue;
+		for (i = 0; i < l; i++)
+			if ((r->direct[k].addr[i / 8] ^ addr[i / 8]) &
+			    (0x80 >> (i % 8)))
+				break;
+		if (i == l)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A table's routes, more than direct_skip takes of a family: a cover of at
+ * most SILO_DIRECT_COVER prefixes of each family that holds every route
+ * and not much more (no /8, nothing outside the routes' /16s). Routes
+ * that fit stay as they are, but two halves of one prefix.
+ */
+static void test_direct_cover(void)
+{
+	struct silo_nl_routes r = {};
+	__u8 a[16] = {}, far4[16] = { 10, 9 }, far6[16] = { 0xfd, 0x61 };
+	unsigned int i, n4 = 0, n6 = 0;
+	size_t k;
+
+	/* 600 IPv4 /24s, none beside another; 600 IPv6 /64s, fd60:i::. */
+	for (i = 0; i < 600; i++) {
+		a[0] = 10, a[1] = 200 + i / 128, a[2] = i % 128 * 2, a[3] = 0;
+		silo_nl_cover_add(&r, SILO_DIRECT_DST_V4, a, 24);
+	}
+	memset(a, 0, sizeof(a));
+	for (i = 0; i < 600; i++) {
+		a[0] = 0xfd, a[1] = 0x60, a[2] = i >> 8, a[3] = i & 0xFF;
+		silo_nl_cover_add(&r, SILO_DIRECT_DST_V6, a, 64);
+	}
+	CHECK_EQ(silo_direct_cover(&r), 0);
+	for (k = 0; k < r.nr_direct; k++) {
+		n4 += r.direct[k].kind == SILO_DIRECT_DST_V4;
+		n6 += r.direct[k].kind == SILO_DIRECT_DST_V6;
+		CHECK(r.direct[k].prefixlen > 8 + 8, "a cover as short as /%u",
+		      r.direct[k].prefixlen - 8);
+	}
+	CHECK(n4 >= 1 && n4 <= SILO_DIRECT_COVER, "%u IPv4 prefixes", n4);
+	CHECK(n6 >= 1 && n6 <= SILO_DIRECT_COVER, "%u IPv6 prefixes", n6);
+	for (i = 0; i < 600; i++) {
+		memset(a, 0, sizeof(a));
+		a[0] = 10, a[1] = 200 + i / 128, a[2] = i % 128 * 2;
+		CHECK(cover_holds(&r, SILO_DIRECT_DST_V4, a, 24),
+		      "10.%u.%u.0/24 left out", a[1], a[2]);
+		a[0] = 0xfd, a[1] = 0x60, a[2] = i >> 8, a[3] = i & 0xFF;
+		CHECK(cover_holds(&r, SILO_DIRECT_DST_V6, a, 64),
+		      "fd60:%x::/64 left out", i);
+	}
+	CHECK(!cover_holds(&r, SILO_DIRECT_DST_V4, far4, 32), "10.9.0.0 held");
+	CHECK(!cover_holds(&r, SILO_DIRECT_DST_V6, far6, 128), "fd61:: held");
+	silo_nl_routes_free(&r);
+
+	/* Few routes: each as it is, the two halves of one prefix as one. */
+	memset(&r, 0, sizeof(r));
+	memset(a, 0, sizeof(a));
+	a[0] = 10, a[1] = 7;
+	silo_nl_cover_add(&r, SILO_DIRECT_DST_V4, a, 24);
+	a[2] = 1;
+	silo_nl_cover_add(&r, SILO_DIRECT_DST_V4, a, 24);
+	a[2] = 4;
+	silo_nl_cover_add(&r, SILO_DIRECT_DST_V4, a, 24);
+	CHECK_EQ(silo_direct_cover(&r), 0);
+	CHECK_EQ(r.nr_direct, 2);
+	if (r.nr_direct == 2) {
+		CHECK_EQ(r.direct[0].prefixlen, 8 + 23);
+		CHECK_EQ(r.direct[0].addr[2], 0);
+		CHECK_EQ(r.direct[1].prefixlen, 8 + 24);
+		CHECK_EQ(r.direct[1].addr[2], 4);
+	}
+	silo_nl_routes_free(&r);
+}
+
 int main(void)
 {
 	RUN(test_cpulist_parses);
@@ -214,5 +302,6 @@ int main(void)
 	RUN(test_clock_ns);
 	RUN(test_counter_names);
 	RUN(test_envelope_texts);
+	RUN(test_direct_cover);
 	return 0;
 }

@@ -1214,18 +1214,29 @@ static int wait_direct_skip(__u8 kind, const char *addr, __u32 len, int want)
 	return fwd_direct_skip(kind, addr, len) == want;
 }
 
-/*
- * direct_skip follows the rules and the local table as they come and go:
- * a rule "from" a prefix before main's, a route of the local table; a
- * packet of either then takes the rules' table, the kernel's answer.
- */
-static void test_direct_skip_follows_rules(void)
+/* src (NULL: the spec's) -> dst: forwarded through gw. */
+static void forwarded_via(const char *src, const char *dst, const uint8_t *gw)
 {
-	struct pkt_spec sp = spec4("10.98.1.1");
+	struct pkt_spec sp = spec4(dst);
 	uint8_t pkt[PKT_MAX];
 	struct result r;
 	size_t len;
 
+	if (src)
+		v4(sp.src, src);
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	check_forwarded(&sp, &r, gw);
+}
+
+/*
+ * direct_skip follows the rules and the local table as they come and go:
+ * a rule "from" a prefix before main's, a route of the local table, a
+ * route of a table a rule looks every packet up in; a packet of each then
+ * takes the rules' table, the kernel's answer.
+ */
+static void test_direct_skip_follows_rules(void)
+{
 	REQUIRE(!sh("ip route add 10.98.0.0/16 via 10.2.0.3 table 64 && "
 		    "ip rule add from 10.64.0.0/16 lookup 64 pref 64"),
 		"rule 64");
@@ -1236,26 +1247,30 @@ static void test_direct_skip_follows_rules(void)
 	CHECK(wait_direct_skip(SILO_DIRECT_DST_V4, "10.98.9.0", 24, 1),
 	      "the local table's route did not come");
 	silod_quiet();
-	v4(sp.src, "10.64.0.9");
-	len = pkt_build(pkt, &sp);
-	run_pkt(pkt, len, &r);
-	check_forwarded(&sp, &r, mac_gw2);
-	sp = spec4("10.98.9.1");
-	len = pkt_build(pkt, &sp);
-	run_pkt(pkt, len, &r);
-	check_forwarded(&sp, &r, mac_gw2);
+	forwarded_via("10.64.0.9", "10.98.1.1", mac_gw2);
+	forwarded_via(NULL, "10.98.9.1", mac_gw2);
+	/* A table a rule looks every packet up in: its routes, added
+	 * after the rule, come too. */
+	REQUIRE(!sh("ip rule add lookup 65 pref 65"), "rule 65");
+	silod_quiet();
+	REQUIRE(!sh("ip route add 10.98.10.0/24 via 10.2.0.3 table 65"),
+		"table 65");
+	CHECK(wait_direct_skip(SILO_DIRECT_DST_V4, "10.98.10.0", 24, 1),
+	      "the route of the rule's table did not come");
+	silod_quiet();
+	forwarded_via(NULL, "10.98.10.1", mac_gw2);
 	REQUIRE(!sh("ip route del 10.98.9.0/24 table local && "
-		    "ip rule del pref 64 && ip route flush table 64"),
+		    "ip rule del pref 64 && ip route flush table 64 && "
+		    "ip rule del pref 65 && ip route flush table 65"),
 		"clean up");
 	CHECK(wait_direct_skip(SILO_DIRECT_SRC_V4, "10.64.0.0", 16, 0),
 	      "the rule's prefix stayed");
 	CHECK(wait_direct_skip(SILO_DIRECT_DST_V4, "10.98.9.0", 24, 0),
 	      "the local table's route stayed");
+	CHECK(wait_direct_skip(SILO_DIRECT_DST_V4, "10.98.10.0", 24, 0),
+	      "the rule's table's route stayed");
 	silod_quiet();
-	sp = spec4("10.98.9.2");
-	len = pkt_build(pkt, &sp);
-	run_pkt(pkt, len, &r);
-	check_forwarded(&sp, &r, mac_gw);
+	forwarded_via(NULL, "10.98.9.2", mac_gw);
 }
 
 /*

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Lookups of the main table alone (direct_skip, BPF_FIB_LOOKUP_DIRECT):
- * where every rule before main's selects on a prefix, a packet outside
- * them all and outside the local table's routes is looked up in main
- * alone; the others walk the rules. Each answer is the kernel's ("ip route
+ * where every rule before main's selects on a prefix or looks a table up,
+ * a packet outside the prefixes, outside the tables' routes and outside
+ * the local table's is looked up in main alone; the others walk the
+ * rules. Each answer is the kernel's ("ip route
  * get ... iif in0" says which gateway). Through BPF_PROG_TEST_RUN, in this
  * test's namespace.
  */
 #include <stdio.h>
 #include "fwd.h"
+#include "../user/lib/nl.h"
 
 static int setup(void)
 {
@@ -131,8 +133,10 @@ static void forget(__u8 kind, const char *addr, __u32 len)
 	int fd = fwd_pin_get(SILO_PIN_DIRECT_SKIP);
 
 	REQUIRE(fd >= 0, "direct_skip");
-	inet_pton(kind == SILO_DIRECT_SRC_V4 ? AF_INET : AF_INET6, addr,
-		  k.addr);
+	inet_pton(kind == SILO_DIRECT_SRC_V4 || kind == SILO_DIRECT_DST_V4 ?
+			  AF_INET :
+			  AF_INET6,
+		  addr, k.addr);
 	REQUIRE(!bpf_map_delete_elem(fd, &k), "delete %s/%u", addr, len);
 	close(fd);
 }
@@ -158,18 +162,19 @@ static const uint8_t *sent_through(const char *src, const char *dst)
 /*
  * The lookup is direct where the map says so: with the rule's prefix gone
  * from it (which silod never does), a new source of the rule gets main's
- * answer; not with a silod that does not keep the map (the heartbeat).
+ * answer; not with a silod that does not keep the map with the tables'
+ * routes (an earlier release's beats SILO_HB_DIRECT alone).
  */
 static void test_map_decides(void)
 {
 	forget(SILO_DIRECT_SRC_V4, "10.10.5.0", 24);
 	CHECK(sent_through("10.10.5.20", "10.99.1.1") == mac_gw,
 	      "the lookup walked the rules with the prefix gone");
-	fwd_hb_keeps &= ~SILO_HB_DIRECT;
+	fwd_hb_keeps &= ~SILO_HB_DIRECT_TABLES;
 	REQUIRE(!fwd_heartbeat(1), "heartbeat");
 	CHECK(sent_through("10.10.5.21", "10.99.1.1") == mac_gw2,
-	      "direct without a silod that keeps direct_skip");
-	fwd_hb_keeps |= SILO_HB_DIRECT;
+	      "direct under a silod that keeps direct_skip without tables");
+	fwd_hb_keeps |= SILO_HB_DIRECT_TABLES;
 	REQUIRE(!fwd_heartbeat(1), "heartbeat");
 	resync();
 	CHECK_EQ(fwd_direct_skip(SILO_DIRECT_SRC_V4, "10.10.5.0", 24), 1);
@@ -210,6 +215,69 @@ static void test_rule_without_prefix_walks(void)
 	expect_gw("10.10.0.31", "10.99.1.1", mac_gw);
 }
 
+/*
+ * A rule that looks every packet up in a table: a destination the table
+ * has a route for gets the table's answer, one outside its routes main's,
+ * directly (with the table's prefix gone from the map, main's answer: the
+ * map decides). A table with a default route holds every destination:
+ * nothing is direct. Table 103: 10.99.3.0/24 and fd99:0:3::/48 via the
+ * second gateway.
+ */
+static void test_table_rule(void)
+{
+	REQUIRE(!sh("ip route add 10.99.3.0/24 via 10.2.0.3 table 103 && "
+		    "ip -6 route add fd99:0:3::/48 via fd02::3 table 103 && "
+		    "ip rule add lookup 103 pref 103 && "
+		    "ip -6 rule add lookup 103 pref 103"),
+		"table 103");
+	resync();
+	CHECK(genid_flags() & SILO_GENID_DIRECT_V4, "IPv4 not direct");
+	CHECK(genid_flags() & SILO_GENID_DIRECT_V6, "IPv6 not direct");
+	CHECK_EQ(fwd_direct_skip(SILO_DIRECT_DST_V4, "10.99.3.0", 24), 1);
+	CHECK_EQ(fwd_direct_skip(SILO_DIRECT_DST_V6, "fd99:0:3::", 48), 1);
+	CHECK_EQ(fwd_direct_skip(SILO_DIRECT_DST_V4, "10.99.4.0", 24), 0);
+	expect_gw("10.10.0.40", "10.99.3.1", mac_gw2);
+	expect_gw("10.10.0.40", "10.99.4.1", mac_gw);
+	expect_gw("fd01::9", "fd99:0:3::1", mac_gw2);
+	expect_gw("fd01::9", "fd99:0:4::1", mac_gw);
+	forget(SILO_DIRECT_DST_V4, "10.99.3.0", 24);
+	CHECK(sent_through("10.10.0.41", "10.99.3.2") == mac_gw,
+	      "the lookup walked the rules with the table's prefix gone");
+	REQUIRE(!sh("ip route add default via 10.2.0.3 table 103"), "default");
+	resync();
+	CHECK(!(genid_flags() & SILO_GENID_DIRECT_V4),
+	      "direct past a table with a default route");
+	CHECK(genid_flags() & SILO_GENID_DIRECT_V6, "IPv6 not direct");
+	expect_gw("10.10.0.42", "10.99.4.1", mac_gw2);
+	REQUIRE(!sh("ip rule del pref 103 && ip -6 rule del pref 103 && "
+		    "ip route flush table 103 && ip -6 route flush table 103"),
+		"clean up");
+	resync();
+}
+
+/* More tables than a walk reads (SILO_NL_TABLES_MAX): the rules are
+ * walked, and the last table's route is taken. */
+static void test_too_many_tables_walk(void)
+{
+	int i;
+
+	for (i = 0; i <= SILO_NL_TABLES_MAX; i++)
+		REQUIRE(!sh("ip rule add lookup %d pref %d", 110 + i, 110 + i),
+			"rule %d", i);
+	REQUIRE(!sh("ip route add 10.99.5.0/24 via 10.2.0.3 table %d",
+		    110 + SILO_NL_TABLES_MAX),
+		"the last table's route");
+	resync();
+	CHECK(!(genid_flags() & SILO_GENID_DIRECT_V4), "direct");
+	expect_gw("10.10.0.50", "10.99.5.1", mac_gw2);
+	for (i = 0; i <= SILO_NL_TABLES_MAX; i++)
+		REQUIRE(!sh("ip rule del pref %d", 110 + i), "rule del %d", i);
+	REQUIRE(!sh("ip route flush table %d", 110 + SILO_NL_TABLES_MAX),
+		"flush");
+	resync();
+	CHECK(genid_flags() & SILO_GENID_DIRECT_V4, "not direct again");
+}
+
 /* IPv4 under the kernel's three rules alone: not direct (its local and
  * main tables are one lookup); IPv6: direct, past the local table. */
 static void test_kernels_rules_only(void)
@@ -238,6 +306,8 @@ int main(void)
 	RUN(test_each_gets_the_rules_table);
 	RUN(test_map_decides);
 	RUN(test_rule_without_prefix_walks);
+	RUN(test_table_rule);
+	RUN(test_too_many_tables_walk);
 	RUN(test_kernels_rules_only);
 	fwd_teardown();
 	return 0;

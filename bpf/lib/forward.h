@@ -336,7 +336,8 @@ static __always_inline __u32 fib_flags(const struct pkt *p, const struct fwd *f)
 	 * of main alone would take the VRF's table, even with no l3mdev
 	 * rule to send the kernel's there. */
 	if (!(f->flags & (v4 ? SILO_GENID_DIRECT_V4 : SILO_GENID_DIRECT_V6)) ||
-	    !(f->watch & SILO_HB_DIRECT) || !f->dev || f->dev->rp_ifindex > 1)
+	    !(f->watch & SILO_HB_DIRECT_TABLES) || !f->dev ||
+	    f->dev->rp_ifindex > 1)
 		return 0;
 	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
 	if (bpf_map_lookup_elem(&direct_skip, &k))

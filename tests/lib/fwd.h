@@ -128,8 +128,8 @@ static inline int fwd_run_on_cpu0(cpu_set_t *was)
 static __u32 fwd_pmtu_watch;
 /* And what it always keeps, as this release's silod does (an earlier
  * release's does not). */
-static __u32 fwd_hb_keeps =
-	SILO_HB_LOCAL_BITS | SILO_HB_SWEEPS | SILO_HB_DIRECT;
+static __u32 fwd_hb_keeps = SILO_HB_LOCAL_BITS | SILO_HB_SWEEPS |
+			    SILO_HB_DIRECT | SILO_HB_DIRECT_TABLES;
 
 /*
  * Stands in for silod's heartbeat: the data path uses the route cache only

@@ -17,6 +17,9 @@ int silo_src_checked_write(int fd, struct silo_nl_routes *r, bool *whole);
 /* direct_skip from a walk of the routes and the rules (direct_skip.c;
  * sorts r's). */
 int silo_direct_skip_write(int fd, struct silo_nl_routes *r);
+/* r's cover (every route of the rules' tables) into r's direct as at most
+ * SILO_DIRECT_COVER prefixes a family that hold them all; 0 or -ENOMEM. */
+int silo_direct_cover(struct silo_nl_routes *r);
 /* Points every map of obj named like a shared map at the shared one. */
 int silo_maps_reuse(const struct silo_maps *m, struct bpf_object *obj);
 /* Makes the pinned maps that hold redirect targets take this release's

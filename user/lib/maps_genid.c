@@ -142,15 +142,19 @@ static int sync_srcs(struct silo_genid *g, int srcs_fd,
 }
 
 /* direct_skip, and genid's flags that allow it: the rules read now, the
- * local table's routes by the walk. Clear where the map is not there. */
+ * local table's and the rules' tables' routes by the walk (tables: which
+ * it read). Clear where the map is not there. */
 static int sync_direct(struct silo_genid *g, int direct_fd,
-		       struct silo_nl_routes *routes)
+		       struct silo_nl_routes *routes,
+		       const struct silo_nl_tables *tables)
 {
 	__u32 flags = 0;
 	int err = 0;
 
 	if (direct_fd >= 0) {
-		err = silo_nl_rules_direct(routes, &flags);
+		err = silo_direct_cover(routes);
+		if (!err)
+			err = silo_nl_rules_direct(routes, tables, &flags);
 		if (!err && flags)
 			err = silo_direct_skip_write(direct_fd, routes);
 	}
@@ -168,9 +172,19 @@ static int sync_walk(struct silo_genid *g, const int *fds, unsigned int what,
 {
 	int mtus_fd = fds[0], srcs_fd = fds[1], direct_fd = fds[2];
 	struct silo_nl_routes routes = {};
+	struct silo_nl_tables tables = {};
 	int err;
 
-	err = silo_nl_routes_scan(&routes);
+	/* The tables whose routes direct_skip takes, before the walk. */
+	if ((what & SILO_SYNC_DIRECT) && direct_fd >= 0) {
+		err = silo_nl_rules_tables(&tables);
+		if (err) {
+			pr_err("cannot read the policy rules: %s\n",
+			       strerror(-err));
+			return err;
+		}
+	}
+	err = silo_nl_routes_scan(&routes, &tables);
 	if (err) {
 		pr_err("cannot read the routes: %s\n", strerror(-err));
 		goto free_routes;
@@ -192,7 +206,7 @@ static int sync_walk(struct silo_genid *g, const int *fds, unsigned int what,
 		}
 	}
 	if (what & SILO_SYNC_DIRECT) {
-		err = sync_direct(g, direct_fd, &routes);
+		err = sync_direct(g, direct_fd, &routes, &tables);
 		if (err) {
 			pr_err("cannot write the rules' prefixes: %s\n",
 			       strerror(-err));

@@ -67,20 +67,41 @@ struct silo_nl_routes {
 	size_t nr_srcs;
 	bool srcs_lost;
 	/* For direct_skip (route.h): every route of the local table, then
+	 * (silo_direct_cover) the cover of the rules' tables' routes and
 	 * (silo_nl_rules_direct) the prefixes of the rules before main's;
 	 * free() it. Past SILO_DIRECT_MAX, or out of memory, direct_lost. */
 	struct silo_direct_key *direct;
 	size_t nr_direct;
 	bool direct_lost;
+	/* Every route of the tables the scan was asked to read (DST kinds;
+	 * free() it). Past SILO_NL_COVER_MAX, or out of memory,
+	 * direct_lost. */
+	struct silo_direct_key *cover;
+	size_t nr_cover;
+};
+#define SILO_NL_COVER_MAX (1U << 20)
+/* The tables rules before main's look every packet up in ("lookup T"
+ * selecting on nothing), per family: read by a walk of the rules before
+ * the walk of the routes, which collects their routes. */
+#define SILO_NL_TABLES_MAX 16
+struct silo_nl_tables {
+	__u32 id[2][SILO_NL_TABLES_MAX]; /* [SILO_FAM_*] */
+	unsigned int nr[2];
 };
 /* Adds a prefix of kind (SILO_DIRECT_*) to r's direct. */
 void silo_nl_direct_add(struct silo_nl_routes *r, __u8 kind, const void *addr,
 			__u8 len);
+/* Adds a route's prefix of kind to r's cover. */
+void silo_nl_cover_add(struct silo_nl_routes *r, __u8 kind, const void *addr,
+		       __u8 len);
 /* Adds k to r's srcs (srcs_lost when it cannot). */
 void silo_nl_srcs_add(struct silo_nl_routes *r, const struct silo_src_key *k);
 /* Frees what a walk collected. */
 void silo_nl_routes_free(struct silo_nl_routes *r);
-int silo_nl_routes_scan(struct silo_nl_routes *r);
+/* Walks the routes into r; the routes of tables (NULL: none) into r's
+ * cover. */
+int silo_nl_routes_scan(struct silo_nl_routes *r,
+			const struct silo_nl_tables *tables);
 /* Runs cb on every policy rule of family (AF_INET, AF_INET6, AF_UNSPEC:
  * both, IPv4's first), each family's in order of priority. */
 int silo_nl_dump_rules(int family, int (*cb)(const struct nlmsghdr *, void *),
@@ -88,10 +109,16 @@ int silo_nl_dump_rules(int family, int (*cb)(const struct nlmsghdr *, void *),
 /* What the policy rules select on: SILO_GENID_RULES_L4 (ipproto, ports),
  * SILO_GENID_RULES_SRC_V4 and _V6 (a source prefix). */
 int silo_nl_rules_keys(__u32 *flags);
+/* The tables looked up by rules before each family's main lookup, for
+ * the walk of the routes (nl_rules.c). */
+int silo_nl_rules_tables(struct silo_nl_tables *t);
 /* The rules before each family's main lookup (nl_rules.c): their prefixes
  * into r's direct; *flags the SILO_GENID_DIRECT_* bits they allow (with
- * the local table's routes in r's direct, and r's direct whole). */
-int silo_nl_rules_direct(struct silo_nl_routes *r, __u32 *flags);
+ * the local table's routes and the cover of tables' in r's direct, and r's
+ * direct whole). A table not in tables (a rule added since it was read)
+ * allows none of its family. */
+int silo_nl_rules_direct(struct silo_nl_routes *r,
+			 const struct silo_nl_tables *tables, __u32 *flags);
 /* 1 when an IPv6 rule suppresses results (suppress_prefixlength,
  * suppress_ifgroup), which bpf_fib_lookup does not apply; else 0. */
 int silo_nl_rules_suppress6(void);

@@ -127,13 +127,15 @@ static bool route_refuses_srcs(const struct nlmsghdr *nlh)
 	       silo_nl_route_refuses_srcs(rtm->rtm_type);
 }
 
-/* A route of the local table, which every rule walk looks in first:
- * direct_skip holds its prefix. */
-static bool route_is_local_table(const struct nlmsghdr *nlh)
+/* A route of a table other than main's: of the local table, which every
+ * rule walk looks in first, or of one a rule before main's may look every
+ * packet up in. direct_skip holds its prefix (or one that holds it). Main's
+ * routes, which churn, cost no walk. */
+static bool route_outside_main(const struct nlmsghdr *nlh)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 
-	return rtm->rtm_table == RT_TABLE_LOCAL;
+	return rtm->rtm_table != RT_TABLE_MAIN;
 }
 
 static __u32 genid_flags(struct silod *d)
@@ -298,7 +300,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 			b->route_mtu = true;
 		if (route_refuses_srcs(nlh))
 			b->srcs = true;
-		if (route_is_local_table(nlh))
+		if (route_outside_main(nlh))
 			b->direct = true;
 		route_keys(d, nlh, b);
 		if (d->cfg.global)

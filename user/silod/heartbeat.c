@@ -49,7 +49,8 @@ bool beat(struct silod *d)
 		.timeout_ns = (__u64)d->cfg.timeout_ms * 1000000,
 		.pmtu_watch = d->pmtu.watch | SILO_HB_ROUTE_MTUS |
 			      SILO_HB_SRCS | SILO_HB_LOCAL_BITS |
-			      SILO_HB_SWEEPS | SILO_HB_DIRECT,
+			      SILO_HB_SWEEPS | SILO_HB_DIRECT |
+			      SILO_HB_DIRECT_TABLES,
 	};
 	bool written = false;
 	__u32 zero = 0;

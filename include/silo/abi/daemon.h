@@ -22,6 +22,7 @@
 #define SILO_HB_LOCAL_BITS (1U << 4)
 #define SILO_HB_SWEEPS (1U << 5)
 #define SILO_HB_DIRECT (1U << 6)
+#define SILO_HB_DIRECT_TABLES (1U << 7)
 
 struct silo_heartbeat {
 	__u64 last_ns;
@@ -38,8 +39,11 @@ struct silo_heartbeat {
 	 * genid.sweeps, after every delete of entries and after its PMTU
 	 * marks (without it route_hot is not used: an earlier release's
 	 * silod deletes entries without moving it), SILO_HB_DIRECT
-	 * direct_skip and genid's SILO_GENID_DIRECT_* (without it every
-	 * lookup walks the rules). */
+	 * direct_skip and genid's SILO_GENID_DIRECT_* (what an earlier
+	 * release's program reads), SILO_HB_DIRECT_TABLES the same with the
+	 * routes of the tables rules look every packet up in (what this
+	 * release's reads: without it every lookup walks the rules; an
+	 * earlier release's silod leaves a table's new routes out). */
 	__u32 pmtu_watch;
 	__u8 cacheline_pad[44];
 };

@@ -206,18 +206,25 @@ struct silo_src_key {
  * walks the rules in order; the main table's answer is the rules' answer
  * when no rule before main's can match and the local table (the rule
  * before them all) has no route for the destination. silod sets
- * genid.flags SILO_GENID_DIRECT_V4 or _V6 only when every rule before the
- * first "lookup main" selects on a source or destination prefix (not
- * inverted) and that rule selects on nothing: each such prefix is here
- * (SRC from "from", else DST from "to"), with every route of the local
- * table (DST). A packet whose source and destination fall outside them is
- * looked up in main alone, which skips the rules' walk and the local
- * table; any other takes the full lookup. IPv4 with only the default
- * rules is left out: its local and main tables are one trie, already one
- * lookup. Kept by user space from a walk of the rules and routes; past
- * SILO_DIRECT_MAX prefixes the flags stay clear. The value is unused (1).
+ * genid.flags SILO_GENID_DIRECT_V4 or _V6 only when the first "lookup
+ * main" rule selects on nothing and every rule before it either selects on
+ * a source or destination prefix alone (not inverted) or looks a table up
+ * for every packet ("lookup T" selecting on nothing, which goes on to the
+ * next rule when T has no route for the destination): each such prefix is
+ * here (SRC from "from", else DST from "to"), with every route of the
+ * local table and of each such table T (DST; T's, when there are more than
+ * SILO_DIRECT_COVER of a family, as fewer, shorter prefixes that hold them
+ * all). A packet whose source and destination fall outside them is
+ * looked up in main alone, which skips the rules' walk and the tables; any
+ * other takes the full lookup. IPv4 with only the default rules is left
+ * out: its local and main tables are one trie, already one lookup. Kept by
+ * user space from a walk of the rules and routes; past SILO_DIRECT_MAX
+ * prefixes the flags stay clear. The value is unused (1).
  */
 #define SILO_DIRECT_MAX 4096
+/* The most prefixes of a family that the routes of the tables looked up by
+ * rules before main's take here: a lookup's cost grows with the trie. */
+#define SILO_DIRECT_COVER 256
 #define SILO_DIRECT_SRC_V4 1
 #define SILO_DIRECT_DST_V4 2
 #define SILO_DIRECT_SRC_V6 3

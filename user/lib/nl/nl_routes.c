@@ -2,9 +2,9 @@
 /*
  * One walk of the IPv4 and IPv6 routes of every table (silo_sync_genid):
  * the unlocked route MTUs (route_mtus), the prefixes whose sources the
- * source check may refuse (src_checked), the local table's routes
- * (direct_skip), and which cache key fields the routes make matter
- * (multipath, IPv6 "from").
+ * source check may refuse (src_checked), the local table's routes and
+ * those of the tables rules look every packet up in (direct_skip), and
+ * which cache key fields the routes make matter (multipath, IPv6 "from").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +17,9 @@
 /* What one walk of the routes collects. */
 struct route_walk {
 	struct silo_nl_routes *r;
+	const struct silo_nl_tables *tables; /* whose routes go to cover */
 	__u32 nh_ids; /* families with a route through a nexthop object */
-	__u32 mtu, lock; /* of the route being read */
+	__u32 mtu, lock, table; /* of the route being read */
 	const void *dst; /* RTA_DST, NULL: the default route */
 	bool mpath, nh_id;
 };
@@ -53,6 +54,10 @@ static int route_attr_cb(const struct nlattr *attr, void *data)
 	case RTA_DST:
 		if (mnl_attr_get_payload_len(attr) >= 4)
 			w->dst = mnl_attr_get_payload(attr);
+		break;
+	case RTA_TABLE: /* past 255, rtm_table says RT_TABLE_COMPAT */
+		if (mnl_attr_get_payload_len(attr) >= sizeof(__u32))
+			w->table = mnl_attr_get_u32(attr);
 		break;
 	}
 	return MNL_CB_OK;
@@ -114,20 +119,20 @@ void silo_nl_srcs_add(struct silo_nl_routes *r, const struct silo_src_key *k)
 	r->srcs[r->nr_srcs++] = *k;
 }
 
-void silo_nl_direct_add(struct silo_nl_routes *r, __u8 kind, const void *addr,
-			__u8 len)
+/* A prefix of kind added to keys (*n of them, at most max). */
+static void direct_key_add(struct silo_direct_key **keys, size_t *n, size_t max,
+			   bool *lost, __u8 kind, const void *addr, __u8 len)
 {
 	size_t alen = kind == SILO_DIRECT_SRC_V4 || kind == SILO_DIRECT_DST_V4 ?
 			      4 :
 			      16;
 	struct silo_direct_key *m;
 
-	m = grow(r->direct, r->nr_direct, sizeof(*m), SILO_DIRECT_MAX,
-		 &r->direct_lost);
+	m = grow(*keys, *n, sizeof(*m), max, lost);
 	if (!m)
 		return;
-	r->direct = m;
-	m = &r->direct[r->nr_direct++];
+	*keys = m;
+	m = &m[(*n)++];
 	memset(m, 0, sizeof(*m));
 	m->prefixlen = 8 + (len > alen * 8 ? alen * 8 : len);
 	m->kind = kind;
@@ -135,14 +140,30 @@ void silo_nl_direct_add(struct silo_nl_routes *r, __u8 kind, const void *addr,
 		memcpy(m->addr, addr, alen);
 }
 
+void silo_nl_direct_add(struct silo_nl_routes *r, __u8 kind, const void *addr,
+			__u8 len)
+{
+	direct_key_add(&r->direct, &r->nr_direct, SILO_DIRECT_MAX,
+		       &r->direct_lost, kind, addr, len);
+}
+
+void silo_nl_cover_add(struct silo_nl_routes *r, __u8 kind, const void *addr,
+		       __u8 len)
+{
+	direct_key_add(&r->cover, &r->nr_cover, SILO_NL_COVER_MAX,
+		       &r->direct_lost, kind, addr, len);
+}
+
 void silo_nl_routes_free(struct silo_nl_routes *r)
 {
 	free(r->mtus);
 	free(r->srcs);
 	free(r->direct);
+	free(r->cover);
 	r->mtus = NULL;
 	r->srcs = NULL;
 	r->direct = NULL;
+	r->cover = NULL;
 }
 
 /*
@@ -175,6 +196,31 @@ static void keep_src(struct route_walk *w, const struct rtmsg *rtm)
 	silo_nl_srcs_add(w->r, &k);
 }
 
+/* Is table one of tables' of the family (SILO_FAM_*)? */
+static bool table_in(const struct silo_nl_tables *tables, int f, __u32 table)
+{
+	unsigned int i;
+
+	for (i = 0; tables && i < tables->nr[f]; i++)
+		if (tables->id[f][i] == table)
+			return true;
+	return false;
+}
+
+/* The local table, which the kernel's rules look in first, and the
+ * tables rules before main's look every packet up in (cover). */
+static void keep_direct(struct route_walk *w, const struct rtmsg *rtm)
+{
+	int f = rtm->rtm_family == AF_INET ? SILO_FAM_V4 : SILO_FAM_V6;
+	__u8 kind = f == SILO_FAM_V4 ? SILO_DIRECT_DST_V4 : SILO_DIRECT_DST_V6;
+	struct silo_nl_routes *r = w->r;
+
+	if (w->table == RT_TABLE_LOCAL)
+		silo_nl_direct_add(r, kind, w->dst, rtm->rtm_dst_len);
+	else if (table_in(w->tables, f, w->table))
+		silo_nl_cover_add(r, kind, w->dst, rtm->rtm_dst_len);
+}
+
 /* A locked MTU bpf_fib_lookup applies itself: only the others count. */
 static int route_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -188,6 +234,7 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
 		return MNL_CB_OK;
 	w->mtu = w->lock = 0;
+	w->table = rtm->rtm_table;
 	w->dst = NULL;
 	w->mpath = w->nh_id = false;
 	mnl_attr_parse(nlh, sizeof(*rtm), route_attr_cb, w);
@@ -200,14 +247,8 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		keep_mtu(w, rtm);
 	if (rtm->rtm_family == AF_INET)
 		keep_src(w, rtm);
-	/* The local table, which the kernel's rules look in first. */
-	if (rtm->rtm_table == RT_TABLE_LOCAL &&
-	    !(rtm->rtm_flags & RTM_F_CLONED))
-		silo_nl_direct_add(w->r,
-				   rtm->rtm_family == AF_INET ?
-					   SILO_DIRECT_DST_V4 :
-					   SILO_DIRECT_DST_V6,
-				   w->dst, rtm->rtm_dst_len);
+	if (!(rtm->rtm_flags & RTM_F_CLONED))
+		keep_direct(w, rtm);
 	mpath = rtm->rtm_family == AF_INET ? SILO_GENID_MPATH_V4 :
 					     SILO_GENID_MPATH_V6;
 	if (w->mpath)
@@ -220,11 +261,12 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int silo_nl_routes_scan(struct silo_nl_routes *r)
+int silo_nl_routes_scan(struct silo_nl_routes *r,
+			const struct silo_nl_tables *tables)
 {
 	static const int families[] = { AF_INET, AF_INET6 };
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct route_walk w = { .r = r };
+	struct route_walk w = { .r = r, .tables = tables };
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
 	unsigned int i;

@@ -6,9 +6,11 @@
  * selectors does. So where every rule before the first "lookup main" that
  * selects on nothing else selects on a source or destination prefix, a
  * packet outside those prefixes reaches main's rule having matched none,
- * and the main table's answer is the rules' answer; the local table's
- * rule, which matches every packet, finds nothing for a destination
- * outside the local table's routes (walked with the routes).
+ * and the main table's answer is the rules' answer. A rule that looks a
+ * table up for every packet (the local table's, "lookup T") goes on to the
+ * next when the table has no route for the destination
+ * (fib_rules_lookup(): -EAGAIN from the table's lookup): a destination
+ * outside the table's routes (walked with the routes) passes it too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,11 @@
 #define PREF_DEFAULT 32767
 
 struct rules_walk {
-	struct silo_nl_routes *r;
+	struct silo_nl_routes *r; /* NULL: only the tables are read */
+	/* The tables of plain lookups before main's: read into (tables),
+	 * or checked against what the walk of routes read (want). */
+	struct silo_nl_tables *tables;
+	const struct silo_nl_tables *want;
 	/* Per family (SILO_FAM_*): 0 before main's rule, 1 main's rule
 	 * reached, -1 a rule that may match any packet came first. */
 	int state[2];
@@ -102,6 +108,36 @@ static bool kernels(const struct rule_info *ri)
 	       (ri->pref == PREF_DEFAULT && ri->table == RT_TABLE_DEFAULT);
 }
 
+/* A plain lookup of table before main's (family f): can a packet pass
+ * it? Where the walk of routes read the table's routes into the cover. */
+static bool table_passed(struct rules_walk *w, int f, __u32 table)
+{
+	struct silo_nl_tables *t = w->tables;
+	unsigned int i;
+
+	if (w->want) {
+		for (i = 0; i < w->want->nr[f]; i++)
+			if (w->want->id[f][i] == table)
+				return true;
+		return false;
+	}
+	for (i = 0; i < t->nr[f]; i++)
+		if (t->id[f][i] == table)
+			return true;
+	if (t->nr[f] == SILO_NL_TABLES_MAX)
+		return false;
+	t->id[f][t->nr[f]++] = table;
+	return true;
+}
+
+/* A prefix of a rule's into r's direct, where the walk fills one. */
+static void prefix_add(struct rules_walk *w, __u8 kind, const void *addr,
+		       __u8 len)
+{
+	if (w->r)
+		silo_nl_direct_add(w->r, kind, addr, len);
+}
+
 static int rule_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);
@@ -129,25 +165,48 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 		w->state[f] = 1;
 	} else if (lookup && ri.table == RT_TABLE_LOCAL) {
 		/* Its routes are in direct_skip, from the walk of routes. */
+	} else if (lookup) {
+		if (!table_passed(w, f, ri.table))
+			w->state[f] = -1;
 	} else if ((frh->flags & FIB_RULE_INVERT) ||
 		   (!(frh->src_len && ri.src) && !(frh->dst_len && ri.dst))) {
 		w->state[f] = -1;
 	} else if (frh->src_len && ri.src) {
-		silo_nl_direct_add(w->r,
-				   v4 ? SILO_DIRECT_SRC_V4 : SILO_DIRECT_SRC_V6,
-				   ri.src, frh->src_len);
+		prefix_add(w, v4 ? SILO_DIRECT_SRC_V4 : SILO_DIRECT_SRC_V6,
+			   ri.src, frh->src_len);
 		w->srcs[f] = true;
 	} else {
-		silo_nl_direct_add(w->r,
-				   v4 ? SILO_DIRECT_DST_V4 : SILO_DIRECT_DST_V6,
-				   ri.dst, frh->dst_len);
+		prefix_add(w, v4 ? SILO_DIRECT_DST_V4 : SILO_DIRECT_DST_V6,
+			   ri.dst, frh->dst_len);
 	}
 	return MNL_CB_OK;
 }
 
-int silo_nl_rules_direct(struct silo_nl_routes *r, __u32 *flags)
+int silo_nl_rules_tables(struct silo_nl_tables *t)
 {
-	struct rules_walk w = { .r = r };
+	struct rules_walk w = { .tables = t };
+
+	memset(t, 0, sizeof(*t));
+	return silo_nl_dump_rules(AF_UNSPEC, rule_cb, &w);
+}
+
+/* Does r's direct hold every destination of the family (a table with a
+ * default route)? Then no lookup would be direct. */
+static bool holds_all(const struct silo_nl_routes *r, __u8 kind)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_direct; i++)
+		if (r->direct[i].kind == kind && r->direct[i].prefixlen == 8)
+			return true;
+	return false;
+}
+
+int silo_nl_rules_direct(struct silo_nl_routes *r,
+			 const struct silo_nl_tables *tables, __u32 *flags)
+{
+	static const struct silo_nl_tables none;
+	struct rules_walk w = { .r = r, .want = tables ? tables : &none };
 	int err;
 
 	*flags = 0;
@@ -156,6 +215,10 @@ int silo_nl_rules_direct(struct silo_nl_routes *r, __u32 *flags)
 		return err;
 	if (r->direct_lost)
 		return 0;
+	if (holds_all(r, SILO_DIRECT_DST_V4))
+		w.state[SILO_FAM_V4] = -1;
+	if (holds_all(r, SILO_DIRECT_DST_V6))
+		w.state[SILO_FAM_V6] = -1;
 	/* IPv4 under the kernel's rules alone looks its local and main
 	 * tables up as one (they are merged until a rule is added). */
 	if (w.state[SILO_FAM_V4] == 1 && w.custom[SILO_FAM_V4])
