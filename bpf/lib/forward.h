@@ -476,11 +476,15 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	int rc;
 
 	/* The source check, cached on its own: by source, not by route.
-	 * Source entries live in the node's cache too. */
-	if (f->use_cache && !f->cache && source_checked(p, f->dev))
-		f->cache = node_cache(&f->node);
-	rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen, f->flags,
-			    f->watch, f->now, f->key, f->adm, st);
+	 * Source entries live in the node's cache too, which a storm of
+	 * sources that need no check does not read. */
+	rc = 0;
+	if (source_needed(p, f->dev, f->flags, f->watch)) {
+		if (f->use_cache && !f->cache)
+			f->cache = node_cache(&f->node);
+		rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen,
+				    f->flags, f->now, f->key, f->adm, st);
+	}
 	/* Constants: the verifier keeps no bounds on a byte from a map. */
 	if (rc == SILO_STAT_PASS_RP_FILTER)
 		return pass(st, SILO_STAT_PASS_RP_FILTER);

@@ -110,6 +110,15 @@ static __always_inline int source_unchecked(const struct pkt *p,
 	return !bpf_map_lookup_elem(&src_checked, &k);
 }
 
+/* Does this packet's source take the check (cached or not)? */
+static __always_inline int source_needed(const struct pkt *p,
+					 const struct silo_device *dev,
+					 __u32 flags, __u32 watch)
+{
+	return source_checked(p, dev) &&
+	       !source_unchecked(p, dev, flags, watch);
+}
+
 /*
  * A source entry's key: what source_check() looks up with. The route back
  * is looked up from the destination: it depends on that only when a rule
@@ -131,24 +140,24 @@ static __always_inline void fill_src_key(struct silo_route_key *key,
 }
 
 /*
- * The source check's verdict (0, or the pass reason), from a source entry
- * when the cache holds a current one, else from source_check(), cached.
+ * The source check's verdict (0, or the pass reason) for a source that
+ * needs it (source_needed()), from a source entry when the cache holds a
+ * current one, else from source_check(), cached.
  * key is the caller's, no longer needed: the stack has no room for
  * another, and a new entry is built in per-CPU scratch space. a: this
  * CPU's admission state, or NULL when not read yet (now: the coarse
  * clock it is refilled by).
  */
-static __always_inline int source_verdict(
-	struct xdp_md *ctx, const struct pkt *p, const struct silo_device *dev,
-	void *cache, __u32 node, __u64 gen, __u32 flags, __u32 watch, __u64 now,
-	struct silo_route_key *key, struct silo_admit *a, struct silo_stats *st)
+static __always_inline int
+source_verdict(struct xdp_md *ctx, const struct pkt *p,
+	       const struct silo_device *dev, void *cache, __u32 node,
+	       __u64 gen, __u32 flags, __u64 now, struct silo_route_key *key,
+	       struct silo_admit *a, struct silo_stats *st)
 {
 	struct silo_route_entry *e = NULL, *n;
 	__u32 zero = 0, h = 0;
 	int rc, ok;
 
-	if (!source_checked(p, dev) || source_unchecked(p, dev, flags, watch))
-		return 0;
 	if (!cache)
 		return source_check(ctx, p, dev);
 	if (!a)
