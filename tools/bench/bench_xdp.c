@@ -22,8 +22,9 @@
  *                      of its own destination (inside the routes), through
  *                      silo with the cache, without it and the reference
  *                      forwarder: ns per packet and their ratios (target
- *                      <= 1.05, against no cache and against the
- *                      reference: miss_storm_vs_ref); then again with a
+ *                      <= 1.05 against the reference: miss_storm_vs_ref;
+ *                      against no cache, what the cache's bookkeeping
+ *                      costs a storm: a control); then again with a
  *                      rule "from" that puts the source into the key, so
  *                      that every packet is a route miss and only
  *                      admission keeps it cheap
@@ -67,7 +68,6 @@
 #include "bench_xdp/xdp.h"
 
 #define TARGET_RATIO 0.35
-#define STORM_TARGET 1.05
 #define SCALE_TARGET 1.05
 #define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -351,22 +351,19 @@ static void print_results(const struct setup *su, const struct args *a,
 		else
 			printf(",\"control\":true}\n");
 	}
+	/* Against silo's own mode without the cache: what the cache's
+	 * bookkeeping costs a storm, a control; the storms' targets are
+	 * against the reference (miss_storm_vs_ref). */
 	for (c = 0; su->storm_n && c < 2; c++)
-		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"key\":\"without the source\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
+		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"key\":\"without the source\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"control\":true}\n",
 		       c ? "destinations" : "sources", su->storm_n, su->cpus,
-		       k->st[c][0], k->st[c][1], k->st[c][0] / k->st[c][1],
-		       STORM_TARGET,
-		       k->st[c][0] / k->st[c][1] <= STORM_TARGET ? "true" :
-								   "false");
+		       k->st[c][0], k->st[c][1], k->st[c][0] / k->st[c][1]);
 	for (c = 0; su->storm_n && c < 2; c++)
-		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"key\":\"with the source (a rule from)\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
+		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"key\":\"with the source (a rule from)\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"control\":true,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
 		       c ? "destinations" : "sources", su->storm_n, su->cpus,
 		       keyed->st[c][0], keyed->st[c][1],
-		       keyed->st[c][0] / keyed->st[c][1], STORM_TARGET,
-		       keyed->st[c][0] / keyed->st[c][1] <= STORM_TARGET ?
-			       "true" :
-			       "false",
-		       keyed->inserts, keyed->refused, keyed->evicted);
+		       keyed->st[c][0] / keyed->st[c][1], keyed->inserts,
+		       keyed->refused, keyed->evicted);
 	for (i = 0; su->storm_n && i < nr; i++) {
 		k = &runs[i];
 		printf("{\"bench\":\"cache_kind\",\"cache\":\"%s\",\"hit_ns\":%.1f,\"hit_ratio\":%.3f,\"storm_src_ratio\":%.3f,\"storm_dst_ratio\":%.3f,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
