@@ -134,12 +134,18 @@ static const char topo[] =
 	"ip -6 route add fd40::/48 via fd02::2\n"
 	"ip -6 route add fd30::/64 via fd03::2\n"
 	"ip -6 route add fd40:0:0:3::/64 nexthop via fd02::2 dev r-s nexthop via fd03::2 dev r-t\n"
-	/* Rules on prefixes before main's: the frames outside them are
-	 * looked up in main directly, the others through the rules. */
+	/* Rules on prefixes before main's, and rules that look every packet
+	 * up in a table: the frames outside the prefixes and the table's
+	 * routes are looked up in main directly, the others through the
+	 * rules. */
 	"ip rule add from 10.10.0.16/28 lookup 100 pref 100\n"
 	"ip route add 10.20.0.0/16 via 10.3.0.2 table 100\n"
 	"ip -6 rule add to fd40:0:0:1::/64 lookup 100 pref 100\n"
-	"ip -6 route add fd40:0:0:1::/64 via fd03::2 table 100\n";
+	"ip -6 route add fd40:0:0:1::/64 via fd03::2 table 100\n"
+	"ip rule add lookup 101 pref 101\n"
+	"ip route add 10.40.2.0/24 via 10.3.0.2 table 101\n"
+	"ip -6 rule add lookup 101 pref 101\n"
+	"ip -6 route add fd40:0:0:2::/64 via fd03::2 table 101\n";
 
 /* The longest frame made: a VLAN-tagged jumbo packet and some. Above a
  * page, BPF_PROG_TEST_RUN hands silo's program a multi-buffer frame. */
