@@ -220,6 +220,27 @@ free_routes:
 	return err;
 }
 
+int silo_direct_tables(__u32 *ids)
+{
+	struct silo_nl_tables t;
+	unsigned int f, i, j, n = 0;
+	int err;
+
+	_Static_assert(2 * SILO_NL_TABLES_MAX <= SILO_DIRECT_TABLES_MAX,
+		       "both families' tables");
+	err = silo_nl_rules_tables(&t);
+	if (err)
+		return err;
+	for (f = 0; f < 2; f++)
+		for (i = 0; i < t.nr[f]; i++) {
+			for (j = 0; j < n && ids[j] != t.id[f][i]; j++)
+				;
+			if (j == n)
+				ids[n++] = t.id[f][i];
+		}
+	return n;
+}
+
 int silo_sync_genid(int genid_fd, int mtus_fd, int srcs_fd, int direct_fd,
 		    unsigned int what)
 {

@@ -98,6 +98,11 @@ int silo_maps_set_nodes(struct silo *s, struct silo_maps *m, __u32 nr_nodes);
  * the rules). */
 int silo_sync_genid(int genid_fd, int mtus_fd, int srcs_fd, int direct_fd,
 		    unsigned int what);
+/* The tables that rules before main's look every packet up in, both
+ * families' (at most SILO_DIRECT_TABLES_MAX), into ids: a route of one
+ * changes direct_skip. Their number, or -errno. */
+#define SILO_DIRECT_TABLES_MAX 32
+int silo_direct_tables(__u32 *ids);
 /* Fill the maps from the kernel's state. */
 /* local_addrs, then local_bits (bits_fd; -1: none). */
 int silo_fill_local_addrs(int map_fd, int bits_fd);

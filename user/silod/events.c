@@ -127,15 +127,39 @@ static bool route_refuses_srcs(const struct nlmsghdr *nlh)
 	       silo_nl_route_refuses_srcs(rtm->rtm_type);
 }
 
-/* A route of a table other than main's: of the local table, which every
- * rule walk looks in first, or of one a rule before main's may look every
- * packet up in. direct_skip holds its prefix (or one that holds it). Main's
- * routes, which churn, cost no walk. */
-static bool route_outside_main(const struct nlmsghdr *nlh)
+/* The route's table (past 255, rtm_table says RT_TABLE_COMPAT). */
+static __u32 route_table(const struct nlmsghdr *nlh)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *attr;
 
-	return rtm->rtm_table != RT_TABLE_MAIN;
+	mnl_attr_for_each(attr, nlh, sizeof(*rtm))
+	{
+		if (mnl_attr_get_type(attr) == RTA_TABLE &&
+		    mnl_attr_get_payload_len(attr) >= sizeof(__u32))
+			return mnl_attr_get_u32(attr);
+	}
+	return rtm->rtm_table;
+}
+
+/* A route of the local table, which every rule walk looks in first, or of
+ * a table a rule before main's looks every packet up in (as the last sync
+ * read them; while unknown, any but main's): direct_skip holds its prefix,
+ * or one that holds it. Other tables' routes (a VRF's) cost no walk. */
+static bool route_in_direct_table(const struct silod *d,
+				  const struct nlmsghdr *nlh)
+{
+	__u32 table = route_table(nlh);
+	int i;
+
+	if (table == RT_TABLE_LOCAL)
+		return true;
+	if (d->nr_dtables < 0)
+		return table != RT_TABLE_MAIN;
+	for (i = 0; i < d->nr_dtables; i++)
+		if (d->dtables[i] == table)
+			return true;
+	return false;
 }
 
 static __u32 genid_flags(struct silod *d)
@@ -300,7 +324,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 			b->route_mtu = true;
 		if (route_refuses_srcs(nlh))
 			b->srcs = true;
-		if (route_outside_main(nlh))
+		if (route_in_direct_table(d, nlh))
 			b->direct = true;
 		route_keys(d, nlh, b);
 		if (d->cfg.global)

@@ -21,7 +21,7 @@
 #include "config.h"
 #include "silod.h"
 
-static struct silod daemon_state;
+static struct silod daemon_state = { .nr_dtables = -1 };
 bool use_syslog;
 static int log_level = SILO_LOG_INFO;
 

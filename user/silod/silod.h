@@ -142,6 +142,11 @@ struct silod {
 	 * recounted at the next config_poll (the key keeps the field until
 	 * then, which is only slower). */
 	bool routes_lazy;
+	/* The tables whose routes direct_skip holds besides the local
+	 * table's, as the last sync of it read them (events.c); unknown
+	 * (-1): every table but main's. */
+	__u32 dtables[SILO_DIRECT_TABLES_MAX];
+	int nr_dtables;
 	bool nh_lazy; /* a nexthop went: nh_groups again too */
 	bool nh_groups; /* a nexthop group may exist */
 	void *rx_buf; /* netlink notifications */
