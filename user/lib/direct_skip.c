@@ -92,7 +92,7 @@ static int cover_kind(struct silo_nl_routes *r, struct silo_direct_key *in,
 		      __u8 kind)
 {
 	struct silo_direct_key *out;
-	unsigned int level = 0;
+	unsigned int level = 0, lo = 0, mid;
 	size_t i, n = 0, k;
 
 	for (i = 0; i < r->nr_cover; i++)
@@ -109,9 +109,19 @@ static int cover_kind(struct silo_nl_routes *r, struct silo_direct_key *in,
 	if (!out)
 		return -ENOMEM;
 	qsort(in, n, sizeof(*in), by_prefix);
-	/* The longest cut that fits: one level shorter is never more. */
-	while ((k = cover_at(in, n, level, out)) > SILO_DIRECT_COVER)
-		level--;
+	/* The longest cut that fits, by halves (one level shorter is never
+	 * more; at level 0 there is one): a pass reads every route. */
+	if (cover_at(in, n, level, out) > SILO_DIRECT_COVER) {
+		while (level - lo > 1) {
+			mid = lo + (level - lo) / 2;
+			if (cover_at(in, n, mid, out) > SILO_DIRECT_COVER)
+				level = mid;
+			else
+				lo = mid;
+		}
+		level = lo;
+	}
+	k = cover_at(in, n, level, out);
 	for (i = 0; i < k; i++)
 		silo_nl_direct_add(r, kind, out[i].addr, plen(&out[i]));
 	free(out);
