@@ -168,35 +168,50 @@ void route_key_str(char *buf, size_t len, __u32 flags)
 		appendf(buf, len, &n, ", flow label (IPv6 multipath hash)");
 }
 
+/* A JSON boolean of route_key_json(): one genid flag. */
+struct flag_bool {
+	const char *name;
+	__u32 bit;
+};
+
+static const struct flag_bool key_bools[] = {
+	{ "key_l4", SILO_GENID_KEY_L4 },
+	{ "key_src_v4", SILO_GENID_KEY_SRC_V4 },
+	{ "key_src_v6", SILO_GENID_KEY_SRC_V6 },
+	{ "key_flowlabel", SILO_GENID_KEY_FLOWLABEL },
+};
+
+/* Misses looked up in the main table alone (route.h, direct_skip). */
+static const struct flag_bool lookup_bools[] = {
+	{ "direct_v4", SILO_GENID_DIRECT_V4 },
+	{ "direct_v6", SILO_GENID_DIRECT_V6 },
+};
+
+static void add_flag_bools(json_object *o, const struct flag_bool *b, size_t n,
+			   __u32 flags)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_object_add(
+			o, b[i].name,
+			json_object_new_boolean(flags & b[i].bit));
+}
+
 void route_key_json(json_object *o, __u32 flags)
 {
 	json_object *why = json_object_new_array();
 	unsigned int i;
 
-	json_object_object_add(
-		o, "key_l4",
-		json_object_new_boolean(flags & SILO_GENID_KEY_L4));
-	json_object_object_add(
-		o, "key_src_v4",
-		json_object_new_boolean(flags & SILO_GENID_KEY_SRC_V4));
-	json_object_object_add(
-		o, "key_src_v6",
-		json_object_new_boolean(flags & SILO_GENID_KEY_SRC_V6));
-	json_object_object_add(
-		o, "key_flowlabel",
-		json_object_new_boolean(flags & SILO_GENID_KEY_FLOWLABEL));
+	add_flag_bools(o, key_bools, sizeof(key_bools) / sizeof(key_bools[0]),
+		       flags);
 	for (i = 0; i < sizeof(key_why) / sizeof(key_why[0]); i++)
 		if (flags & key_why[i].bit)
 			json_object_array_add(
 				why, json_object_new_string(key_why[i].name));
 	json_object_object_add(o, "why", why);
-	/* Misses looked up in the main table alone (route.h, direct_skip). */
-	json_object_object_add(
-		o, "direct_v4",
-		json_object_new_boolean(flags & SILO_GENID_DIRECT_V4));
-	json_object_object_add(
-		o, "direct_v6",
-		json_object_new_boolean(flags & SILO_GENID_DIRECT_V6));
+	add_flag_bools(o, lookup_bools,
+		       sizeof(lookup_bools) / sizeof(lookup_bools[0]), flags);
 }
 
 void route_lookup_str(char *buf, size_t len, __u32 flags)
