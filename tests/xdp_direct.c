@@ -129,14 +129,10 @@ static void test_each_gets_the_rules_table(void)
 /* Removes direct_skip's key of the prefix, as a broken writer would. */
 static void forget(__u8 kind, const char *addr, __u32 len)
 {
-	struct silo_direct_key k = { .prefixlen = 8 + len, .kind = kind };
+	struct silo_direct_key k = fwd_direct_key(kind, addr, len);
 	int fd = fwd_pin_get(SILO_PIN_DIRECT_SKIP);
 
 	REQUIRE(fd >= 0, "direct_skip");
-	inet_pton(kind == SILO_DIRECT_SRC_V4 || kind == SILO_DIRECT_DST_V4 ?
-			  AF_INET :
-			  AF_INET6,
-		  addr, k.addr);
 	REQUIRE(!bpf_map_delete_elem(fd, &k), "delete %s/%u", addr, len);
 	close(fd);
 }

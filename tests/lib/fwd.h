@@ -56,20 +56,29 @@ static inline int fwd_src_checked(const char *addr, __u32 len)
 	return found;
 }
 
+/* direct_skip's key of the prefix addr/len of kind (SILO_DIRECT_*). */
+static inline struct silo_direct_key fwd_direct_key(__u8 kind, const char *addr,
+						    __u32 len)
+{
+	struct silo_direct_key k = { .prefixlen = 8 + len, .kind = kind };
+
+	inet_pton(kind == SILO_DIRECT_SRC_V4 || kind == SILO_DIRECT_DST_V4 ?
+			  AF_INET :
+			  AF_INET6,
+		  addr, k.addr);
+	return k;
+}
+
 /* Does direct_skip hold the prefix addr/len of kind (SILO_DIRECT_*), this
  * key exactly? */
 static inline int fwd_direct_skip(__u8 kind, const char *addr, __u32 len)
 {
-	struct silo_direct_key k = { .prefixlen = 8 + len, .kind = kind }, n;
+	struct silo_direct_key k = fwd_direct_key(kind, addr, len), n;
 	int fd = fwd_pin_get(SILO_PIN_DIRECT_SKIP), found = 0;
 	void *prev = NULL;
 
 	if (fd < 0)
 		return fd;
-	inet_pton(kind == SILO_DIRECT_SRC_V4 || kind == SILO_DIRECT_DST_V4 ?
-			  AF_INET :
-			  AF_INET6,
-		  addr, k.addr);
 	while (!found && !bpf_map_get_next_key(fd, prev, &n)) {
 		found = !memcmp(&n, &k, sizeof(k));
 		prev = &n;
