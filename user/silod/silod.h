@@ -144,7 +144,7 @@ struct silod {
 	bool routes_lazy;
 	/* The tables whose routes direct_skip holds besides the local
 	 * table's, as the last sync of it read them (events.c); unknown
-	 * (-1): every table but main's. */
+	 * (< 0): every table but main's. */
 	__u32 dtables[SILO_DIRECT_TABLES_MAX];
 	int nr_dtables;
 	bool nh_lazy; /* a nexthop went: nh_groups again too */

@@ -126,12 +126,10 @@ int sync_routes(struct silod *d, unsigned int what)
 	err = sync_genid(d, what);
 	if (!err && (what & SILO_SYNC_ROUTES))
 		d->routes_lazy = false;
-	/* After the sync: a rule added since is a message of its own. */
-	if (what & SILO_SYNC_DIRECT) {
+	/* After the sync: a rule added since is a message of its own. A
+	 * failure (< 0) leaves them unknown. */
+	if (what & SILO_SYNC_DIRECT)
 		d->nr_dtables = err ? -1 : silo_direct_tables(d->dtables);
-		if (d->nr_dtables < 0)
-			d->nr_dtables = -1;
-	}
 	return err;
 }
 
