@@ -82,14 +82,24 @@ only_on 1 900 && ok "IPv6: every datagram processed on CPU 1" ||
 	not_ok "IPv6: every datagram processed on CPU 1" "$cpus"
 
 # A sender that leaves its checksums to offload (veth's default) sends sums
-# only the stack here can complete: passed, never steered, all delivered.
+# only the stack here can complete: passed, all delivered. Such a sum holds
+# the pseudo-header's sum alone, and for about one datagram in 65,536 (the
+# payload changes with each) that is the whole sum: a valid one, steered and
+# accepted there like any. So at most 2 of the 1,000 may be steered
+# (3 or more by chance: under one run in a million).
 ip netns exec "$C" ethtool -K svl-c tx on >/dev/null
+steered0=$(sstat 0 steered) csum0=$(sstat 0 pass_csum)
 udp "checksum offloaded" 10.77.0.2 1000
-only_on 0 900 && ok "checksum offloaded: processed where it arrived" ||
-	not_ok "checksum offloaded: processed where it arrived" "$cpus"
-csum=$(sstat 0 pass_csum)
-((csum >= 1000)) && ok "checksum offloaded: counted ($csum)" ||
-	not_ok "checksum offloaded: counted" "pass_csum $csum"
+csum=$(($(sstat 0 pass_csum) - csum0))
+lucky=$(($(sstat 0 steered) - steered0))
+[[ $(jq -r 'del(."0", ."1") | length' <<<"$cpus") == 0 &&
+	$(jq -r '."0" // 0' <<<"$cpus") -ge 900 &&
+	$(jq -r '."1" // 0' <<<"$cpus") -le $lucky ]] && ((lucky <= 2)) &&
+	ok "checksum offloaded: processed where it arrived ($lucky whole by chance)" ||
+	not_ok "checksum offloaded: processed where it arrived" \
+		"$cpus, steered $lucky"
+((csum + lucky == 1000)) && ok "checksum offloaded: counted ($csum)" ||
+	not_ok "checksum offloaded: counted" "pass_csum $csum, steered $lucky"
 ip netns exec "$C" ethtool -K svl-c tx off >/dev/null
 
 # Jumbo datagrams (the storage case): MTU 9000 on both ends of the veth,
