@@ -110,11 +110,17 @@ static __always_inline void front_rewrite(struct xdp_md *ctx,
 	struct ethhdr *eth = (void *)(long)ctx->data;
 	struct ipv6hdr *ip6 = (void *)(eth + 1);
 	struct iphdr *iph = (void *)(eth + 1);
+	__u64 lo;
+	__u32 hi;
 
 	if ((void *)(iph + 1) > data_end)
 		return;
-	__builtin_memcpy(eth->h_dest, s->dmac, sizeof(eth->h_dest));
-	__builtin_memcpy(eth->h_source, s->smac, sizeof(eth->h_source));
+	/* The frame's words are read as such in hot_match() too: the JIT
+	 * makes an unaligned access where the CPU takes one. */
+	__builtin_memcpy(&lo, s->eth, sizeof(lo));
+	__builtin_memcpy(&hi, s->eth + sizeof(lo), sizeof(hi));
+	*(__u64 *)(void *)eth = lo;
+	*(__u32 *)((void *)eth + sizeof(lo)) = hi;
 	if (family == SILO_AF_INET)
 		ipv4_decrease_ttl(iph);
 	else if ((void *)(ip6 + 1) <= data_end)

@@ -160,8 +160,8 @@ static __always_inline void hot_fill(struct xdp_md *ctx, struct silo_hot *s,
 	s->ifindex = r->ifindex;
 	s->watch = watch;
 	s->mtu = r->mtu;
-	__builtin_memcpy(s->smac, r->smac, sizeof(s->smac));
-	__builtin_memcpy(s->dmac, r->dmac, sizeof(s->dmac));
+	__builtin_memcpy(s->eth, r->dmac, sizeof(r->dmac));
+	__builtin_memcpy(s->eth + sizeof(r->dmac), r->smac, sizeof(r->smac));
 	s->pmtu_stamp = pmtu_stamp;
 	s->pmtu_clean = pmtu_clean;
 }

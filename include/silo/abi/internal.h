@@ -154,10 +154,12 @@ struct silo_hot {
 	 * keeps decides how the source check and the PMTU guard are made. */
 	__u32 watch;
 	__u16 mtu;
-	__u8 smac[6];
-	__u8 dmac[6];
 	__u8 pmtu_clean;
-	__u8 pad[13]; /* two cache lines */
+	__u8 pad0;
+	/* The frame's new Ethernet addresses in its order, the next hop's
+	 * then the egress's: one 8-byte and one 4-byte copy (front.h). */
+	__u8 eth[12] __attribute__((aligned(8)));
+	__u8 pad[12]; /* two cache lines */
 };
 
 _Static_assert(sizeof(struct silo_hot) == 128, "route_hot's slot");
