@@ -115,8 +115,8 @@ static __always_inline void front_rewrite(struct xdp_md *ctx,
 
 	if ((void *)(iph + 1) > data_end)
 		return;
-	/* The frame's words are read as such in hot_match() too: the JIT
-	 * makes an unaligned access where the CPU takes one. */
+	/* Unaligned, as hot_match()'s reads of the frame's words: the
+	 * verifier allows it where the CPU does it well (x86-64, arm64). */
 	__builtin_memcpy(&lo, s->eth, sizeof(lo));
 	__builtin_memcpy(&hi, s->eth + sizeof(lo), sizeof(hi));
 	*(__u64 *)(void *)eth = lo;
