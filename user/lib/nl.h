@@ -88,6 +88,9 @@ struct silo_nl_tables {
 	__u32 id[2][SILO_NL_TABLES_MAX]; /* [SILO_FAM_*] */
 	unsigned int nr[2];
 };
+/* Is table one of tables' (NULL: none) of family f (SILO_FAM_*)? */
+bool silo_nl_tables_has(const struct silo_nl_tables *tables, int f,
+			__u32 table);
 /* Adds a prefix of kind (SILO_DIRECT_*) to r's direct. */
 void silo_nl_direct_add(struct silo_nl_routes *r, __u8 kind, const void *addr,
 			__u8 len);

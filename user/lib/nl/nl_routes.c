@@ -196,8 +196,7 @@ static void keep_src(struct route_walk *w, const struct rtmsg *rtm)
 	silo_nl_srcs_add(w->r, &k);
 }
 
-/* Is table one of tables' of the family (SILO_FAM_*)? */
-static bool table_in(const struct silo_nl_tables *tables, int f, __u32 table)
+bool silo_nl_tables_has(const struct silo_nl_tables *tables, int f, __u32 table)
 {
 	unsigned int i;
 
@@ -217,7 +216,7 @@ static void keep_direct(struct route_walk *w, const struct rtmsg *rtm)
 
 	if (w->table == RT_TABLE_LOCAL)
 		silo_nl_direct_add(r, kind, w->dst, rtm->rtm_dst_len);
-	else if (table_in(w->tables, f, w->table))
+	else if (silo_nl_tables_has(w->tables, f, w->table))
 		silo_nl_cover_add(r, kind, w->dst, rtm->rtm_dst_len);
 }
 

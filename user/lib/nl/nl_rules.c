@@ -113,17 +113,11 @@ static bool kernels(const struct rule_info *ri)
 static bool table_passed(struct rules_walk *w, int f, __u32 table)
 {
 	struct silo_nl_tables *t = w->tables;
-	unsigned int i;
 
-	if (w->want) {
-		for (i = 0; i < w->want->nr[f]; i++)
-			if (w->want->id[f][i] == table)
-				return true;
-		return false;
-	}
-	for (i = 0; i < t->nr[f]; i++)
-		if (t->id[f][i] == table)
-			return true;
+	if (w->want)
+		return silo_nl_tables_has(w->want, f, table);
+	if (silo_nl_tables_has(t, f, table))
+		return true;
 	if (t->nr[f] == SILO_NL_TABLES_MAX)
 		return false;
 	t->id[f][t->nr[f]++] = table;
