@@ -33,12 +33,12 @@ const volatile __u32 cache_size = SILO_ROUTE_CACHE_DEFAULT; /* per node */
 
 /* Parse, local or forwarded: every frame the front did not take. */
 static __always_inline int silo_full(struct xdp_md *ctx, struct silo_stats *st,
-				     bool hidden)
+				     bool hidden, __u32 frame_len)
 {
 	struct pkt p = {};
 	int reason;
 
-	reason = parse_packet(ctx, &p);
+	reason = parse_packet(ctx, &p, frame_len);
 	if (hidden || reason) {
 		pmtu_watch(ctx, &p, reason);
 		if (hidden)
@@ -58,24 +58,28 @@ static __always_inline int silo_full(struct xdp_md *ctx, struct silo_stats *st,
 static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
 {
 	struct silo_stats *st;
-	__u32 zero = 0;
+	__u32 zero = 0, frame_len;
 	bool hidden;
 	int verdict;
 
+	/* The two calls first: nothing else is yet held that a call would
+	 * make the program save and reload. A tag beside the frame: the VLAN
+	 * device's, not ours to forward; the PMTU errors it carries are
+	 * still the host's. The frame's whole length is read once for both
+	 * paths. */
+	hidden = bound && hidden_tag(ctx);
+	frame_len = bpf_xdp_get_buff_len(ctx);
 	st = bpf_map_lookup_elem(&stats, &zero);
 	if (!st)
 		return XDP_PASS;
 	count(st, SILO_STAT_RX);
-	/* A tag beside the frame: the VLAN device's, not ours to forward;
-	 * the PMTU errors it carries are still the host's. */
-	hidden = bound && hidden_tag(ctx);
 	/* A frame of a flow this CPU forwards from route_hot: no parsing. */
 	if (forward && cache_enabled && !hidden) {
-		verdict = front_forward(ctx, st);
+		verdict = front_forward(ctx, st, frame_len);
 		if (verdict >= 0)
 			return verdict;
 	}
-	return silo_full(ctx, st, hidden);
+	return silo_full(ctx, st, hidden, frame_len);
 }
 
 /*

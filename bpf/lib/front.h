@@ -39,9 +39,10 @@ static __always_inline int front_l4_ok(void *l4, __u8 proto, void *l3_end,
  * shape): the IP header, with p->l3_len set, else NULL (p->frame_len: the
  * whole frame's length, bpf_xdp_get_buff_len()).
  */
-static __always_inline void *front_frame(struct xdp_md *ctx, void *data,
-					 void *data_end, struct pkt *p)
+static __always_inline void *front_frame(struct xdp_md *ctx, struct pkt *p)
 {
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
 	void *l3 = data + sizeof(struct ethhdr), *l4;
 	__u32 len = p->frame_len;
 	__u8 proto;
@@ -115,10 +116,12 @@ static __always_inline void front_rewrite(struct xdp_md *ctx,
 
 	if ((void *)(iph + 1) > data_end)
 		return;
-	/* Unaligned, as hot_match()'s reads of the frame's words: the
-	 * verifier allows it where the CPU does it well (x86-64, arm64). */
-	__builtin_memcpy(&lo, s->eth, sizeof(lo));
-	__builtin_memcpy(&hi, s->eth + sizeof(lo), sizeof(hi));
+	/* Read as words (eth is aligned in the slot: a memcpy of its tail
+	 * compiled to four byte loads); stored unaligned, as hot_match()
+	 * reads the frame's words: the verifier allows it where the CPU does
+	 * it well (x86-64, arm64). */
+	lo = *(const __u64 *)(const void *)s->eth;
+	hi = *(const __u32 *)(const void *)(s->eth + sizeof(lo));
 	*(__u64 *)(void *)eth = lo;
 	*(__u32 *)((void *)eth + sizeof(lo)) = hi;
 	if (family == SILO_AF_INET)
@@ -141,37 +144,33 @@ static __always_inline void front_rewrite(struct xdp_md *ctx,
  * record, the local addresses, src_checked) or the watch. What may still
  * differ is checked here, as the full path would: genid.outside (written
  * with no bump), silod alive, the frame (front_frame()) and its size
- * (front_size_ok()); a trailer is trimmed. On anything else, or any
- * doubt, -1: the full path takes the frame and counts why.
+ * (front_size_ok()); a trailer is trimmed. frame_len: the whole frame's,
+ * bpf_xdp_get_buff_len(). On anything else, or any doubt, -1: the full
+ * path takes the frame and counts why.
  */
-static __always_inline int front_forward(struct xdp_md *ctx,
-					 struct silo_stats *st)
+static __always_inline int front_serve(struct xdp_md *ctx,
+				       struct silo_stats *st, __u32 frame_len,
+				       struct fwd_bufs *b, __u8 family)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
 	const struct silo_genid *g;
-	struct fwd_bufs *b;
-	struct silo_hot *s;
 	__u32 zero = 0, watch = 0, trailer;
+	struct silo_hot *s;
 	struct pkt p;
 	__u64 now;
 
-	b = bpf_map_lookup_elem(&fwd_bufs, &zero);
-	if (!b)
-		return -1;
-	s = hot_match(ctx, b->hot_tags, &p.family);
+	s = hot_match(ctx, b->hot_tags, family);
 	if (!s)
 		return -1;
 	g = bpf_map_lookup_elem(&genid, &zero);
 	if (!g || s->genid != READ_ONCE(g->genid) ||
 	    s->sweeps != READ_ONCE(g->sweeps) ||
-	    READ_ONCE(g->outside[pmtu_fam(p.family)]))
+	    READ_ONCE(g->outside[pmtu_fam(family)]))
 		return -1;
 	if (!daemon_live(&b->clock, &now, &watch) || watch != s->watch)
 		return -1;
-	p.frame_len = bpf_xdp_get_buff_len(ctx);
-	if (!front_frame(ctx, data, data_end, &p) ||
-	    !front_size_ok(&p, g, s, watch))
+	p.family = family;
+	p.frame_len = frame_len;
+	if (!front_frame(ctx, &p) || !front_size_ok(&p, g, s, watch))
 		return -1;
 	/* What follows the IP packet (Ethernet's padding of a small IPv4
 	 * frame), trimmed as the stack and fwd_redirect() trim it; taken from
@@ -187,10 +186,30 @@ static __always_inline int front_forward(struct xdp_md *ctx,
 	 * device is not there (trimmed, as fwd_redirect() would leave it). */
 	if (bpf_redirect_map(&tx_ports, s->ifindex, XDP_PASS) != XDP_REDIRECT)
 		return -1;
-	front_rewrite(ctx, s, p.family);
+	front_rewrite(ctx, s, family);
 	count(st, SILO_STAT_CACHE_HIT);
 	count(st, SILO_STAT_REDIRECT);
 	return XDP_REDIRECT;
+}
+
+/* One front_serve() for each family, the family a constant in each: no
+ * branch on it past the match. */
+static __always_inline int front_forward(struct xdp_md *ctx,
+					 struct silo_stats *st, __u32 frame_len)
+{
+	struct fwd_bufs *b;
+	__u32 zero = 0;
+	__u8 family;
+
+	b = bpf_map_lookup_elem(&fwd_bufs, &zero);
+	if (!b)
+		return -1;
+	family = hot_family(ctx);
+	if (family == SILO_AF_INET)
+		return front_serve(ctx, st, frame_len, b, SILO_AF_INET);
+	if (family == SILO_AF_INET6)
+		return front_serve(ctx, st, frame_len, b, SILO_AF_INET6);
+	return -1;
 }
 
 #endif /* SILO_BPF_LIB_FRONT_H */

@@ -65,14 +65,32 @@ static __always_inline struct silo_hot *hot_tagged(const __u16 *tags, __u32 h)
 }
 
 /*
+ * The frame's Ethernet type, as its shape has it: SILO_AF_INET for IPv4,
+ * SILO_AF_INET6 for any other (the slot's of an IPv6 shape is not its), 0
+ * where the frame is too short for a shape. The caller inlines
+ * hot_match() for each, with the family a constant.
+ */
+static __always_inline __u8 hot_family(struct xdp_md *ctx)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	const __u64 *w = (void *)(long)ctx->data;
+
+	if ((void *)(w + SILO_SHAPE_WORDS_V4) > data_end)
+		return 0;
+	if ((__u16)(w[1] >> 32) == bpf_htons(ETH_P_IP))
+		return SILO_AF_INET;
+	return SILO_AF_INET6;
+}
+
+/*
  * The slot whose shape is the frame's, from the same ingress device, else
- * NULL; current or not is the caller's to see. The frame's words as
- * hot_shape() takes them, compared where they are (no copy), the tag
- * first. Two shapes of one family differ in a masked word; of two
- * families, in the Ethernet type.
+ * NULL; current or not is the caller's to see. family: hot_family()'s. The
+ * frame's words as hot_shape() takes them, compared where they are (no
+ * copy), the tag first. Two shapes of one family differ in a masked word;
+ * of two families, in the Ethernet type.
  */
 static __always_inline struct silo_hot *
-hot_match(struct xdp_md *ctx, const __u16 *tags, __u8 *family)
+hot_match(struct xdp_md *ctx, const __u16 *tags, __u8 family)
 {
 	void *data_end = (void *)(long)ctx->data_end;
 	const __u64 *w = (void *)(long)ctx->data;
@@ -81,7 +99,7 @@ hot_match(struct xdp_md *ctx, const __u16 *tags, __u8 *family)
 
 	if ((void *)(w + SILO_SHAPE_WORDS_V4) > data_end)
 		return NULL;
-	if ((__u16)(w[1] >> 32) == bpf_htons(ETH_P_IP)) {
+	if (family == SILO_AF_INET) {
 		s = hot_tagged(tags, silo_hot_hash(w[3] & SILO_SHAPE_V4_M3,
 						   w[4] & SILO_SHAPE_V4_M4, 0,
 						   0, 0, 0));
@@ -90,9 +108,7 @@ hot_match(struct xdp_md *ctx, const __u16 *tags, __u8 *family)
 		d = ((w[2] & SILO_SHAPE_V4_M2) ^ s->shape[2]) |
 		    ((w[3] & SILO_SHAPE_V4_M3) ^ s->shape[3]) |
 		    ((w[4] & SILO_SHAPE_V4_M4) ^ s->shape[4]);
-		*family = SILO_AF_INET;
 	} else {
-		/* Any other type, too: the slot's (IPv6) is not its. */
 		if ((void *)(w + SILO_SHAPE_WORDS) > data_end)
 			return NULL;
 		s = hot_tagged(tags, silo_hot_hash(w[2] & SILO_SHAPE_V6_M2,
@@ -104,7 +120,6 @@ hot_match(struct xdp_md *ctx, const __u16 *tags, __u8 *family)
 		    (w[3] ^ s->shape[3]) | (w[4] ^ s->shape[4]) |
 		    (w[5] ^ s->shape[5]) | (w[6] ^ s->shape[6]) |
 		    ((w[7] & SILO_SHAPE_V6_M7) ^ s->shape[7]);
-		*family = SILO_AF_INET6;
 	}
 	/* Words 0 and 1: the MACs and the Ethernet type. */
 	if (d | (w[0] ^ s->shape[0]) | (w[1] ^ s->shape[1]) ||

@@ -207,8 +207,13 @@ l4:
 	return parse_l4(p, cur, l3_end, data_end);
 }
 
-/* Returns 0 for a TCP/UDP packet over IPv4/IPv6, else a pass reason. */
-static __always_inline int parse_packet(struct xdp_md *ctx, struct pkt *p)
+/*
+ * Returns 0 for a TCP/UDP packet over IPv4/IPv6, else a pass reason.
+ * frame_len: bpf_xdp_get_buff_len(), which the caller has read once (a
+ * helper call) for every length here and for the front.
+ */
+static __always_inline int parse_packet(struct xdp_md *ctx, struct pkt *p,
+					__u32 frame_len)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -217,8 +222,7 @@ static __always_inline int parse_packet(struct xdp_md *ctx, struct pkt *p)
 	__be16 proto;
 	int i;
 
-	/* Read once: a helper call, and every length below needs it. */
-	p->frame_len = bpf_xdp_get_buff_len(ctx);
+	p->frame_len = frame_len;
 	if (cur > data_end)
 		return SILO_STAT_PASS_TRUNCATED;
 	proto = eth->h_proto;

@@ -24,7 +24,7 @@ int test_l4_csum(struct xdp_md *ctx)
 	struct pkt p = {};
 	__u32 zero = 0;
 
-	if (parse_packet(ctx, &p))
+	if (parse_packet(ctx, &p, bpf_xdp_get_buff_len(ctx)))
 		return XDP_ABORTED;
 	cs = bpf_map_lookup_elem(&csum_scratch, &zero);
 	if (!cs)
