@@ -65,10 +65,11 @@ static __always_inline struct silo_hot *hot_tagged(const __u16 *tags, __u32 h)
 }
 
 /*
- * The frame's Ethernet type, as its shape has it: SILO_AF_INET for IPv4,
- * SILO_AF_INET6 for any other (the slot's of an IPv6 shape is not its), 0
- * where the frame is too short for a shape. The caller inlines
- * hot_match() for each, with the family a constant.
+ * The family the frame's shape would be of: SILO_AF_INET for an IPv4
+ * Ethernet type, SILO_AF_INET6 for any other (no IPv6 slot matches a
+ * frame of another type: its word 1 holds the type), 0 where the frame is
+ * too short for a shape. The caller inlines hot_match() for each, with the
+ * family a constant.
  */
 static __always_inline __u8 hot_family(struct xdp_md *ctx)
 {
