@@ -110,8 +110,10 @@ static int cover_kind(struct silo_nl_routes *r, struct silo_direct_key *in,
 		return -ENOMEM;
 	qsort(in, n, sizeof(*in), by_prefix);
 	/* The longest cut that fits, by halves (one level shorter is never
-	 * more; at level 0 there is one): a pass reads every route. */
-	if (cover_at(in, n, level, out) > SILO_DIRECT_COVER) {
+	 * more; at level 0 there is one): a pass reads every route. The
+	 * longest is made once where it fits, as it mostly does. */
+	k = cover_at(in, n, level, out);
+	if (k > SILO_DIRECT_COVER) {
 		while (level - lo > 1) {
 			mid = lo + (level - lo) / 2;
 			if (cover_at(in, n, mid, out) > SILO_DIRECT_COVER)
@@ -119,9 +121,8 @@ static int cover_kind(struct silo_nl_routes *r, struct silo_direct_key *in,
 			else
 				lo = mid;
 		}
-		level = lo;
+		k = cover_at(in, n, lo, out);
 	}
-	k = cover_at(in, n, level, out);
 	for (i = 0; i < k; i++)
 		silo_nl_direct_add(r, kind, out[i].addr, plen(&out[i]));
 	free(out);
