@@ -127,7 +127,12 @@ SILOD := $(OUTPUT)/silod
 # land in $(OUTPUT)/tools/, whatever their folder (tests, benchmarks and
 # silod_child.h's ../silod find them there); their objects follow the tree.
 TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(wildcard tests/*.c))
-TOOL_SRCS := $(wildcard tools/*.c tools/*/*.c)
+# tools/lib/ is no tool: its files (the traffic source, source.h) are
+# linked into every test's and tool's binary.
+TOOLLIB := tools/lib
+TOOLLIB_SRCS := $(wildcard $(TOOLLIB)/*.c)
+TOOLLIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOLLIB_SRCS))
+TOOL_SRCS := $(filter-out $(TOOLLIB_SRCS),$(wildcard tools/*.c tools/*/*.c))
 TOOL_BINS := $(addprefix $(OUTPUT)/tools/,$(notdir $(TOOL_SRCS:.c=)))
 TOOL_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_SRCS))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%, \
@@ -137,7 +142,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%, \
 TOOL_PART_SRCS := $(wildcard tools/*/*/*.c)
 TOOL_PART_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(TOOL_PART_SRCS))
 BIN_OBJS := $(addsuffix .o,$(TEST_BINS) $(EXAMPLE_BINS)) $(TOOL_OBJS) \
-	    $(TOOL_PART_OBJS)
+	    $(TOOL_PART_OBJS) $(TOOLLIB_OBJS)
 ifneq ($(words $(TOOL_BINS)),$(words $(sort $(TOOL_BINS))))
 $(error two tools under tools/ share a name: $(sort $(notdir $(TOOL_SRCS))))
 endif
@@ -149,7 +154,8 @@ endif
 # builders, the test and forwarding helpers, silod as a child. Not the
 # product's: only the tests' and tools' objects see it.
 TESTLIB := tests/lib
-$(OUTPUT)/tests/%.o $(OUTPUT)/tools/%.o: private SILO_CPPFLAGS += -I$(TESTLIB)
+$(OUTPUT)/tests/%.o $(OUTPUT)/tools/%.o: private SILO_CPPFLAGS += -I$(TESTLIB) \
+							     -I$(TOOLLIB)
 
 .PHONY: all clean test mutate bench lab vmlinux format lint install uninstall \
 	fuzz man man-skip
@@ -210,10 +216,12 @@ $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_DIR)/vmlinux.h $(FLAGS_STAMP) | \
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# A test program may include the contract of the tool that drives it
+# (tools/lib/source_abi.h, say).
 $(OUTPUT)/bpf/%.bpf.o: bpf/tests/%.bpf.c $(VMLINUX_DIR)/vmlinux.h \
 		       $(FLAGS_STAMP) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Itools/lib -c $< -o $@
 
 # Each bpf/lib header compiles alone (with the headers it includes), so a
 # program or a unit test in bpf/tests/ may include any one of them.
@@ -272,7 +280,11 @@ $(SILOD): $(SILOD_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(TEST_BINS) $(EXAMPLE_BINS): %: %.o $(LIBSILO)
+$(EXAMPLE_BINS): %: %.o $(LIBSILO)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(TEST_BINS): %: %.o $(TOOLLIB_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -280,7 +292,7 @@ $(TEST_BINS) $(EXAMPLE_BINS): %: %.o $(LIBSILO)
 $(foreach s,$(TOOL_SRCS),$(eval \
 	$(OUTPUT)/tools/$(notdir $(s:.c=)): $(OUTPUT)/$(s:.c=.o) \
 	$(patsubst %.c,$(OUTPUT)/%.o,$(wildcard $(s:.c=)/*.c))))
-$(TOOL_BINS): $(LIBSILO)
+$(TOOL_BINS): $(TOOLLIB_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $(filter %.o,$^) $(LIBSILO) $(LDLIBS) -o $@
 

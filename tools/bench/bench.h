@@ -77,24 +77,6 @@ static inline int bench_service_stats(struct silo *s, __u32 id,
 	return err;
 }
 
-/* IPv6 datagrams the stack of the caller's namespace forwarded
- * (Ip6OutForwDatagrams): a baseline that forwarded through it measures
- * the kernel. */
-static inline __u64 bench_ip6_forwarded(void)
-{
-	unsigned long long n = 0;
-	char line[256];
-	FILE *f = fopen("/proc/self/net/snmp6", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Ip6OutForwDatagrams %llu", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
 /* Pins the calling thread to cpu: 0 or -errno. */
 static inline int bench_pin_cpu(int cpu)
 {

@@ -196,7 +196,7 @@ static __u64 sink_count(void)
 /* IPv6 datagrams the router's stack forwarded (read in the router). */
 static __u64 stack_forwarded(void)
 {
-	return bench_enter("bench_jumbo", B.ns_r) ? 0 : bench_ip6_forwarded();
+	return bench_enter("bench_jumbo", B.ns_r) ? 0 : ip6_forwarded();
 }
 
 /* The variant's program on the router's ingress. */

@@ -306,7 +306,7 @@ int measure(struct cell *c, int t, int round, double warmup, double secs)
 	double pps;
 
 	gen_traffic(t);
-	fwd0 = bench_ip6_forwarded();
+	fwd0 = ip6_forwarded();
 	all0 = sink_count(NULL);
 	if (bench_enter("bench_live", L.ns_client))
 		return -1;
@@ -334,7 +334,7 @@ int measure(struct cell *c, int t, int round, double warmup, double secs)
 			100 * c->share[round]);
 	c->pkts += sink_count(NULL) - c0;
 	c->all_pkts += sink_count(NULL) - all0;
-	c->stack_fwd += bench_ip6_forwarded() - fwd0;
+	c->stack_fwd += ip6_forwarded() - fwd0;
 	stats_add(&c->d, &before, &after);
 	return 0;
 }
