@@ -213,21 +213,25 @@ static void test_ring_through_a_redirect(void)
 	ring_turns(fwd->progs.xdp_bounce, "a bare redirect");
 }
 
-/* A ring that loses its frames says so when drained. */
+/* A ring that loses its frames says so when drained, and why: in takes
+ * redirected frames no more (no program, no GRO), the entry's flush
+ * counts every one it refused. */
 static void test_ring_lost_frames_are_counted(void)
 {
 	static const __u8 pat[] = { 0 };
 	struct source *src = ring_open(1, pat, 1);
+	struct source_counts c;
 	__u64 lost = 0;
 
 	REQUIRE(src, "cannot open a ring");
 	REQUIRE(!router(fwd->progs.xdp_bounce), "bounce on in");
 	REQUIRE(!source_seed(src), "seeding");
 	usleep(20000);
-	/* in takes redirected frames no more: every frame is dropped. */
 	router(NULL);
 	CHECK_EQ(source_drain(src, 100, &lost), 0);
 	CHECK_EQ(lost, 128);
+	source_counts(src, &c);
+	CHECK_EQ(c.refused, 128);
 	source_close(src);
 }
 

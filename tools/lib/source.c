@@ -11,9 +11,11 @@
 #include <net/if.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <linux/ethtool.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/if_packet.h>
+#include <linux/sockios.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "test.h"
@@ -33,6 +35,8 @@ struct source {
 	int ns; /* the namespace of the devices */
 	int tx; /* AF_PACKET: seeds, source_send() */
 	__u32 entry_ifindex;
+	char entry[IFNAMSIZ];
+	__u64 taken0; /* the entry's XDP transmits at open */
 	int frames, cpu;
 	__u32 seq_off;
 	char loop[LOOP_NAME_MAX + 1];
@@ -186,6 +190,8 @@ static long send_frames(struct source *src, long n)
 	return sent;
 }
 
+static int entry_taken(const struct source *src, __u64 *taken);
+
 static int packet_socket(struct source *src, const char *dev)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
@@ -276,6 +282,7 @@ static int open_shape(struct source *src, const struct source_opts *o)
 		fprintf(stderr, "source: no device %s here\n", o->entry);
 		return -ENODEV;
 	}
+	snprintf(src->entry, sizeof(src->entry), "%s", o->entry);
 	if (o->shape == SOURCE_PACKET)
 		return packet_socket(src, o->entry);
 	src->skel = test_source__open();
@@ -332,6 +339,10 @@ int source_open(struct source **srcp, const struct source_opts *o)
 		return err;
 	}
 	err = open_shape(src, o);
+	if (!err && src->skel && entry_taken(src, &src->taken0))
+		fprintf(stderr,
+			"source: %s's XDP transmit counters cannot be read: frames it refuses are not counted\n",
+			src->entry);
 	if (err) {
 		source_close(src);
 		return err;
@@ -638,8 +649,75 @@ int source_drain(struct source *src, int timeout_ms, __u64 *lost)
 	return 0;
 }
 
+/*
+ * Frames that entry's peer took from entry's XDP transmit (ndo_xdp_xmit),
+ * all queues: veth's tx_queue_N_xdp_xmit, kept by the peer. A frame sent
+ * and not taken was refused: a veth takes none while its peer has no NAPI
+ * (no XDP program, no GRO), and redirects skip it, and it refuses those
+ * that do not fit its ring. 0, or -errno where the stats cannot be read.
+ */
+static int entry_taken(const struct source *src, __u64 *taken)
+{
+	struct ethtool_sset_info *info;
+	struct ethtool_gstrings *names = NULL;
+	struct ethtool_stats *stats = NULL;
+	struct ifreq ifr = {};
+	__u32 n, i;
+	int err = -ENOMEM;
+
+	info = calloc(1, sizeof(*info) + sizeof(__u32));
+	if (!info)
+		return -ENOMEM;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", src->entry);
+	info->cmd = ETHTOOL_GSSET_INFO;
+	info->sset_mask = 1ULL << ETH_SS_STATS;
+	ifr.ifr_data = (void *)info;
+	if (ioctl(src->tx, SIOCETHTOOL, &ifr)) {
+		err = -errno;
+		goto free_info;
+	}
+	n = info->sset_mask ? info->data[0] : 0;
+	names = calloc(1, sizeof(*names) + n * ETH_GSTRING_LEN);
+	stats = calloc(1, sizeof(*stats) + n * sizeof(__u64));
+	if (!names || !stats)
+		goto free_all;
+	names->cmd = ETHTOOL_GSTRINGS;
+	names->string_set = ETH_SS_STATS;
+	names->len = n;
+	stats->cmd = ETHTOOL_GSTATS;
+	stats->n_stats = n;
+	ifr.ifr_data = (void *)names;
+	if (ioctl(src->tx, SIOCETHTOOL, &ifr)) {
+		err = -errno;
+		goto free_all;
+	}
+	ifr.ifr_data = (void *)stats;
+	if (ioctl(src->tx, SIOCETHTOOL, &ifr)) {
+		err = -errno;
+		goto free_all;
+	}
+	*taken = 0;
+	for (i = 0; i < n && i < stats->n_stats; i++) {
+		const char *name = (char *)names->data + i * ETH_GSTRING_LEN;
+		size_t l = strnlen(name, ETH_GSTRING_LEN);
+
+		if (!strncmp(name, "tx_queue_", 9) && l > 13 &&
+		    !strncmp(name + l - 9, "_xdp_xmit", 9))
+			*taken += stats->data[i];
+	}
+	err = 0;
+free_all:
+	free(names);
+	free(stats);
+free_info:
+	free(info);
+	return err;
+}
+
 void source_counts(const struct source *src, struct source_counts *c)
 {
+	__u64 taken;
+
 	memset(c, 0, sizeof(*c));
 	c->seeded = src->seeded;
 	if (!src->skel)
@@ -650,4 +728,6 @@ void source_counts(const struct source *src, struct source_counts *c)
 		__atomic_load_n(&src->skel->bss->src_other, __ATOMIC_RELAXED);
 	c->retired =
 		__atomic_load_n(&src->skel->bss->src_retired, __ATOMIC_RELAXED);
+	if (!entry_taken(src, &taken) && c->sent >= taken - src->taken0)
+		c->refused = c->sent - (taken - src->taken0);
 }

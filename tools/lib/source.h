@@ -73,6 +73,7 @@ struct source_counts {
 	__u64 back; /* ring: frames that came back forwarded */
 	__u64 other; /* frames that were not the source's, dropped */
 	__u64 retired; /* frames that left the round */
+	__u64 refused; /* frames sent that entry's peer did not take */
 	__u64 seeded; /* frames put in through AF_PACKET (source_send's too) */
 };
 
