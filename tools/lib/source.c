@@ -46,6 +46,7 @@ struct source {
 	int ncls;
 	uint8_t *cls_frame[SOURCE_CLASSES];
 	size_t cls_len[SOURCE_CLASSES];
+	__u32 cls_sum[SOURCE_CLASSES]; /* frame_sum(), as the program's */
 	__u8 pat[SOURCE_PAT_MAX];
 	int npat;
 	__u32 base, nsrc;
@@ -54,6 +55,9 @@ struct source {
 	__u64 seq;
 	__u64 seeded; /* frames put in, AF_PACKET's sends too */
 	__u64 written_off; /* frames of a drained round that never came back */
+	/* send_frames()' buffers, and the class each holds (-1: none). */
+	uint8_t *buf;
+	int buf_cls[SEND_BATCH];
 };
 
 static const char *const shape_names[] = { "ring", "pump", "af_packet" };
@@ -96,20 +100,16 @@ static __u32 frame_sum(const uint8_t *frame, size_t len, __u32 seq_off)
 	return sum;
 }
 
-size_t source_frame(const struct source *src, uint8_t *buf, int c, __u32 k,
-		    __u32 seq)
+/* Class c's frame in buf gets its source word, number and checksum, from
+ * the class's sum: a few stores, whatever the frame's size. */
+static void stamp(const struct source *src, uint8_t *buf, int c, __u32 k,
+		  __u32 seq)
 {
-	__u32 word = htonl(src->base + k), sum;
+	__u32 word = htonl(src->base + k), sum = src->cls_sum[c];
 	__u16 csum;
-	size_t len;
 
-	if (c < 0 || c >= src->ncls)
-		return 0;
-	len = src->cls_len[c];
-	memcpy(buf, src->cls_frame[c], len);
 	memcpy(buf + SOURCE_ADDR_OFF, &word, 4);
-	sum = frame_sum(buf, len, src->seq_off) + (word & 0xFFFF) +
-	      (word >> 16);
+	sum += (word & 0xFFFF) + (word >> 16);
 	if (src->seq_off) {
 		seq = htonl(seq);
 		memcpy(buf + src->seq_off, &seq, 4);
@@ -121,7 +121,16 @@ size_t source_frame(const struct source *src, uint8_t *buf, int c, __u32 k,
 	if (!csum)
 		csum = 0xFFFF;
 	memcpy(buf + SOURCE_CSUM_OFF, &csum, 2);
-	return len;
+}
+
+size_t source_frame(const struct source *src, uint8_t *buf, int c, __u32 k,
+		    __u32 seq)
+{
+	if (c < 0 || c >= src->ncls)
+		return 0;
+	memcpy(buf, src->cls_frame[c], src->cls_len[c]);
+	stamp(src, buf, c, k, seq);
+	return src->cls_len[c];
 }
 
 /* Runs fn with the caller's thread on the source's CPU, then puts its
@@ -153,22 +162,33 @@ static long on_cpu(struct source *src, long (*fn)(struct source *, long),
  * the number sent, or -errno when none could be. */
 static long send_frames(struct source *src, long n)
 {
-	static uint8_t buf[SEND_BATCH][PKT_MAX];
 	struct mmsghdr msg[SEND_BATCH];
 	struct iovec iov[SEND_BATCH];
 	long sent = 0;
 	int i, b, r, c;
 
+	if (!src->buf) {
+		src->buf = malloc(SEND_BATCH * (size_t)PKT_MAX);
+		if (!src->buf)
+			return -ENOMEM;
+	}
 	memset(msg, 0, sizeof(msg));
 	while (sent < n) {
 		b = n - sent < SEND_BATCH ? n - sent : SEND_BATCH;
 		for (i = 0; i < b; i++) {
+			uint8_t *buf = src->buf + i * (size_t)PKT_MAX;
+
 			c = src->pat[src->j < (__u32)src->npat ? src->j : 0];
 			src->j = (src->j + 1) % src->npat;
-			iov[i].iov_base = buf[i];
-			iov[i].iov_len = source_frame(src, buf[i], c, src->k,
-						      src->seq + i);
+			/* The class's bytes once; then only the stamp. */
+			if (src->buf_cls[i] != c) {
+				memcpy(buf, src->cls_frame[c], src->cls_len[c]);
+				src->buf_cls[i] = c;
+			}
+			stamp(src, buf, c, src->k, src->seq + i);
 			src->k = (src->k + 1) % src->nsrc;
+			iov[i].iov_base = buf;
+			iov[i].iov_len = src->cls_len[c];
 			msg[i].msg_hdr.msg_iov = &iov[i];
 			msg[i].msg_hdr.msg_iovlen = 1;
 		}
@@ -377,6 +397,7 @@ void source_close(struct source *src)
 	close(src->ns);
 	for (i = 0; i < src->ncls; i++)
 		free(src->cls_frame[i]);
+	free(src->buf);
 	free(src);
 }
 
@@ -435,16 +456,19 @@ int source_set_classes(struct source *src, const struct source_class *cls,
 			return -ENOMEM;
 		memcpy(src->cls_frame[i], cls[i].frame, cls[i].len);
 		src->cls_len[i] = cls[i].len;
+		src->cls_sum[i] =
+			frame_sum(cls[i].frame, cls[i].len, src->seq_off);
 		src->ncls = i + 1;
 	}
+	for (i = 0; i < SEND_BATCH; i++)
+		src->buf_cls[i] = -1;
 	if (!src->skel)
 		return 0;
 	for (i = 0; i < n; i++) {
 		struct test_source__bss *bss = src->skel->bss;
 
 		memcpy(bss->src_tmpl[i], cls[i].frame, SOURCE_HDR);
-		bss->src_csum[i] =
-			frame_sum(cls[i].frame, cls[i].len, src->seq_off);
+		bss->src_csum[i] = src->cls_sum[i];
 		bss->src_len[i] = cls[i].len;
 	}
 	return 0;
