@@ -16,44 +16,43 @@ const char *const set_name[NR_SETS] = { "lookup_tables", "from_rules" };
 struct live L = { .ns_orig = -1,
 		  .ns_client = -1,
 		  .ns_router = -1,
-		  .ns_sink = -1,
-		  .silod = -1 };
+		  .silod = -1,
+		  .variant = -1 };
 
 /* Removes the namespaces (their veths and XDP attachments) and the pins. */
 void lab_down(void)
 {
-	sh("for n in %s %s %s; do ip netns del $n 2>/dev/null; done; rm -rf %s; true",
-	   NS_CLIENT, NS_ROUTER, NS_SINK, PIN_ROOT);
+	sh("for n in %s %s; do ip netns del $n 2>/dev/null; done; rm -rf %s; true",
+	   NS_CLIENT, NS_ROUTER, PIN_ROOT);
 }
 
-/* The namespaces, veths and addresses; routes come with lab_routes(). */
+/*
+ * The namespaces, veths and addresses; routes come with lab_routes(). The
+ * client holds both ends of the source: blc0, whose peer is the router's
+ * ingress, and bls0, the peer of its egress.
+ */
 int lab_up(void)
 {
 	return sh(
 		"set -e\n"
-		"for n in %1$s %2$s %3$s; do ip netns add $n; ip -n $n link set lo up; done\n"
-		/* Client and sink stay silent: no IPv6 (MLD, DAD, RS). */
-		"for n in %1$s %3$s; do\n"
-		"  ip netns exec $n sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1\n"
-		"done\n"
+		"for n in %1$s %2$s; do ip netns add $n; ip -n $n link set lo up; done\n"
+		/* The client stays silent: no IPv6 (MLD, DAD, RS). */
+		"ip netns exec %1$s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1\n"
 		"ip netns exec %2$s sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.forwarding=1\n"
-		"ip -n %1$s link add %4$s type veth peer name %5$s netns %2$s\n"
-		"ip -n %1$s link add %8$s type veth peer name %8$sp\n"
-		"ip -n %3$s link add %7$s type veth peer name %6$s netns %2$s\n"
-		"ip -n %2$s addr add fd01::1/64 dev %5$s nodad\n"
-		"ip -n %2$s addr add fd02::1/64 dev %6$s nodad\n"
+		"ip -n %1$s link add %3$s type veth peer name %4$s netns %2$s\n"
+		"ip -n %1$s link add %6$s type veth peer name %5$s netns %2$s\n"
+		"ip -n %2$s addr add fd01::1/64 dev %4$s nodad\n"
+		"ip -n %2$s addr add fd02::1/64 dev %5$s nodad\n"
 		/* GRO off (veth's default, made sure of): see bench_live.c. */
-		"ip netns exec %1$s ethtool -K %4$s gro off\n"
+		"ip netns exec %1$s ethtool -K %3$s gro off\n"
+		"ip netns exec %2$s ethtool -K %4$s gro off\n"
 		"ip netns exec %2$s ethtool -K %5$s gro off\n"
-		"ip netns exec %2$s ethtool -K %6$s gro off\n"
-		"ip netns exec %3$s ethtool -K %7$s gro off\n"
-		"ip -n %1$s link set %4$s up\n"
+		"ip netns exec %1$s ethtool -K %6$s gro off\n"
+		"ip -n %1$s link set %3$s up\n"
+		"ip -n %2$s link set %4$s up\n"
 		"ip -n %2$s link set %5$s up\n"
-		"ip -n %2$s link set %6$s up\n"
-		"ip -n %3$s link set %7$s up\n"
-		"ip -n %2$s neigh add fd02::2 lladdr $(ip netns exec %3$s cat /sys/class/net/%7$s/address) dev %6$s nud permanent\n",
-		NS_CLIENT, NS_ROUTER, NS_SINK, DEV_CLIENT, DEV_IN, DEV_OUT,
-		DEV_SINK, DEV_KEEP);
+		"ip -n %1$s link set %6$s up\n",
+		NS_CLIENT, NS_ROUTER, DEV_CLIENT, DEV_IN, DEV_OUT, DEV_SINK);
 }
 
 /*
@@ -96,10 +95,10 @@ int lab_routes(int set, int routes, int rules)
 }
 
 /*
- * The programs at both ends and silo on the router's egress: the generator
- * in the client's namespace, the sink in the sink's, the reference
- * forwarder's devmap holding the router's egress, silo loaded on blr-out for
- * good and silod. Returns in the router's namespace.
+ * The source at both ends (traffic.c), the reference forwarder's devmap
+ * holding the router's egress, silo loaded on blr-out for good and silod
+ * (on the other CPUs than the path's, as this thread is from here on).
+ * Returns in the router's namespace.
  */
 int lab_endpoints(void)
 {
@@ -108,20 +107,20 @@ int lab_endpoints(void)
 	struct pkt_spec sp = { .family = AF_INET6, .ttl = HOP_LIMIT };
 	int fd;
 
-	L.skel = silo_test__open();
+	if (bench_pin_other_cpus(L.cpu))
+		return -1;
+	L.skel = silo_test__open_and_load();
 	if (!L.skel || bench_enter("bench_live", L.ns_client) ||
-	    read_mac(DEV_CLIENT, sp.smac))
+	    read_mac(DEV_CLIENT, sp.smac) || read_mac(DEV_SINK, L.sink_mac))
 		return -1;
-	L.skel->rodata->tx_ifindex = if_nametoindex(DEV_CLIENT);
-	if (bench_enter("bench_live", L.ns_sink) ||
-	    read_mac(DEV_SINK, L.sink_mac))
-		return -1;
-	if (bench_enter("bench_live", L.ns_router) || read_mac(DEV_IN, sp.dmac))
+	if (bench_enter("bench_live", L.ns_router) ||
+	    read_mac(DEV_IN, sp.dmac) ||
+	    sh("ip neigh add fd02::2 lladdr %02x:%02x:%02x:%02x:%02x:%02x dev %s nud permanent",
+	       L.sink_mac[0], L.sink_mac[1], L.sink_mac[2], L.sink_mac[3],
+	       L.sink_mac[4], L.sink_mac[5], DEV_OUT))
 		return -1;
 	L.in_ifindex = if_nametoindex(DEV_IN);
 	L.out_ifindex = if_nametoindex(DEV_OUT);
-	if (silo_test__load(L.skel))
-		return -1;
 	L.skel->bss->bounce_ifindex = L.out_ifindex;
 	/* A devmap resolves its ifindex in the namespace of the update. */
 	fd = bpf_map__fd(L.skel->maps.ref_tx);
@@ -129,27 +128,10 @@ int lab_endpoints(void)
 		fprintf(stderr, "bench_live: ref_tx: %s\n", strerror(errno));
 		return -1;
 	}
-	inet_pton(AF_INET6, "fd01::", sp.src);
+	inet_pton(AF_INET6, "fd01::100:0", sp.src);
 	inet_pton(AF_INET6, "fd20::1", sp.dst);
 	frames_build(&sp);
-	if (gen_setup())
-		return -1;
-
-	/*
-	 * Attached somewhere (a veth that stays down), the generator stays in
-	 * the kernel's XDP dispatcher; otherwise each BPF_PROG_RUN adds and
-	 * removes it, and waits for RCU each time: the thread would sleep
-	 * for much of the run.
-	 */
-	if (bench_enter("bench_live", L.ns_client) ||
-	    bpf_xdp_attach(if_nametoindex(DEV_KEEP),
-			   bpf_program__fd(L.skel->progs.xdp_gen),
-			   XDP_FLAGS_DRV_MODE, NULL))
-		return -1;
-	if (bench_enter("bench_live", L.ns_sink) ||
-	    bpf_xdp_attach(if_nametoindex(DEV_SINK),
-			   bpf_program__fd(L.skel->progs.xdp_count),
-			   XDP_FLAGS_DRV_MODE, NULL))
+	if (source_up())
 		return -1;
 	if (bench_enter("bench_live", L.ns_orig) || silo_open(&L.s, &sopts) ||
 	    silo_xdp_load(L.s, DEV_OUT, &fwd))
@@ -202,6 +184,9 @@ int set_variant(int v)
 	struct bpf_program *p;
 	int err, i;
 
+	if (v == L.variant)
+		return 0;
+	L.variant = -1;
 	if (L.in_silo) {
 		err = silo_xdp_unload(L.s, DEV_IN);
 		if (err)
@@ -221,6 +206,7 @@ int set_variant(int v)
 		err = bpf_xdp_attach(L.in_ifindex, bpf_program__fd(p),
 				     XDP_FLAGS_DRV_MODE, NULL);
 		L.in_prog = !err;
+		L.variant = err ? -1 : v;
 		return err;
 	}
 	err = silo_xdp_load(L.s, DEV_IN, &o);
@@ -230,35 +216,22 @@ int set_variant(int v)
 	/* silo forwards only while silod beats and trusts the cache. */
 	for (i = 0; i < 100; i++) {
 		if (!silo_daemon_info(L.s, &di) && di.running &&
-		    di.cache_trusted)
+		    di.cache_trusted) {
+			L.variant = v;
 			return 0;
+		}
 		usleep(20000);
 	}
 	fprintf(stderr, "bench_live: silod is not running\n");
 	return -ESRCH;
 }
 
-/* Forwarded frames the sink has counted. */
-__u64 sink_count(__u64 *other)
-{
-	int ncpus = libbpf_num_possible_cpus(), fd, cpu;
-	__u64 v[ncpus > 0 ? ncpus : 1], sum[2] = {};
-	__u32 k;
-
-	fd = bpf_map__fd(L.skel->maps.count_pkts);
-	for (k = 0; k < 2; k++)
-		if (!bpf_map_lookup_elem(fd, &k, v))
-			for (cpu = 0; cpu < ncpus; cpu++)
-				sum[k] += v[cpu];
-	if (other)
-		*other = sum[1];
-	return sum[0];
-}
-
 void lab_cleanup(void)
 {
 	silod_child_stop(L.silod);
 	L.silod = -1;
+	source_close(L.src);
+	L.src = NULL;
 	if (L.s) {
 		if (L.ns_router >= 0)
 			bench_enter("bench_live", L.ns_router);
@@ -277,10 +250,7 @@ void lab_cleanup(void)
 		close(L.ns_client);
 	if (L.ns_router >= 0)
 		close(L.ns_router);
-	if (L.ns_sink >= 0)
-		close(L.ns_sink);
 	if (L.ns_orig >= 0)
 		close(L.ns_orig);
-	clock_close();
 	lab_down();
 }

@@ -2,7 +2,7 @@
 /*
  * bench_live's parts (tools/bench/bench_live.c says what it measures): the
  * lab (namespaces, route sets, the variants on the router's ingress) in
- * lab.c, the generator's traffic and the measurement in traffic.c.
+ * lab.c, the traffic source's frames and the measurement in traffic.c.
  */
 #ifndef SILO_BENCH_LIVE_H
 #define SILO_BENCH_LIVE_H
@@ -13,17 +13,16 @@
 #include <bpf/libbpf.h>
 #include "test.h"
 #include "pkt.h"
+#include "source.h"
 #include "silo_test.skel.h"
 
 #define NS_CLIENT "silo-bl-client"
 #define NS_ROUTER "silo-bl-router"
-#define NS_SINK "silo-bl-sink"
 #define PIN_ROOT "/sys/fs/bpf/silo-bl"
-#define DEV_CLIENT "blc0"
+#define DEV_CLIENT "blc0" /* the source's entry: its peer is blr-in */
 #define DEV_IN "blr-in"
 #define DEV_OUT "blr-out"
-#define DEV_SINK "bls0"
-#define DEV_KEEP "blk0" /* holds xdp_gen in the XDP dispatcher */
+#define DEV_SINK "bls0" /* the source's back: its peer is blr-out */
 
 #define HOP_LIMIT 255
 #define SRC_BASE 0x01000000U /* sources fd01::100:0 + k */
@@ -52,9 +51,13 @@ extern struct traffic traffic[NR_TRAFFIC];
 
 /* What bench_live made, for cleanup on every path. */
 struct live {
-	int ns_orig, ns_client, ns_router, ns_sink;
+	int ns_orig, ns_client, ns_router;
 	struct silo *s;
 	struct silo_test *skel;
+	struct source *src;
+	enum source_shape shape; /* SOURCE_RING, or SOURCE_PACKET */
+	int cpu; /* the path's */
+	int variant; /* on the router's ingress now, or -1 */
 	pid_t silod;
 	__u32 in_ifindex, out_ifindex;
 	bool in_silo, in_prog, out_silo;
@@ -69,11 +72,12 @@ extern bool verbose;
 
 /* One measurement of a variant under a traffic, over the rounds. */
 struct cell {
-	double pps[MAX_ROUNDS];
-	double share[MAX_ROUNDS]; /* of wall time the path had the CPU */
+	double pps[MAX_ROUNDS]; /* per second of the path's time on its CPU */
+	double share[MAX_ROUNDS]; /* of wall time that was */
 	__u64 pkts; /* at the sink, over the measured intervals */
 	__u64 all_pkts; /* at the sink, warm-ups included */
 	__u64 stack_fwd; /* the router's stack forwarded, warm-ups included */
+	__u64 lost; /* ring frames that never came back */
 	struct silo_stats d; /* silo's counters over the measured intervals */
 };
 
@@ -88,16 +92,12 @@ __u64 sink_count(__u64 *other);
 void lab_cleanup(void);
 
 /* traffic.c */
-struct clock_opts {
-	bool wall; /* --wall: wall time only */
-};
-extern struct clock_opts clk_opts;
+extern bool wall_time; /* --wall: rates per second of wall time */
+extern int softirq_measures;
 
 void frames_build(const struct pkt_spec *sp);
-int gen_setup(void);
-int gen_check(int t);
-int clock_open(int cpu);
-void clock_close(void);
+int source_up(void);
+int traffic_check(int t);
 int measure(struct cell *c, int t, int round, double warmup, double secs);
 double traffic_frame_bytes(int t);
 

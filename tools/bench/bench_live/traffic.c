@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench_live's traffic: the generator's frames (xdp_gen of
- * bpf/tests/silo_test.bpf.c) in three sizes, each kind of traffic as a
- * pattern of them, the check that the generator writes what it should, and
- * the measurement of the sink's rate over the path's time on its CPU.
+ * bench_live's traffic: the source's frames (tools/lib/source.h: a ring
+ * through the router, or AF_PACKET's sends) in three sizes, each kind of
+ * traffic a pattern of them, the check that the source sends what it
+ * should, and the measurement of the sink's rate over the path CPU's busy
+ * time.
  */
-#include <dirent.h>
-#include <fcntl.h>
+#include <linux/if_link.h>
 #include "live.h"
 #include "../bench.h"
 
-#define GEN_HDR BENCH_GEN_HDR /* bytes xdp_gen writes: GEN_WORDS * 8 */
-#define FRAMES_PER_CALL (1 << 14)
-#define UDP6_HDRS (14 + 40 + 8)
+#define SEND_CALL 256 /* AF_PACKET: frames a source_send() */
+#define DRAIN_MS 200
+
+bool wall_time;
+int softirq_measures; /* measurements timed by the path CPU's softirqs */
 
 /* Frames of 64 bytes, of IP length 576 and of IP length 1500 (no FCS). */
 const size_t size_bytes[NR_SIZES] = { 64, 14 + 576, 14 + 1500 };
@@ -33,30 +35,17 @@ struct traffic traffic[NR_TRAFFIC] = {
 	[FLOOD] = { "flood_1m_src", 1000000, 1, { SIZE_64 } },
 };
 
-/* The frames for source SRC_BASE: the headers xdp_gen writes, then the
- * same payload bytes for every size (pkt_build() counts them from 0). */
+/* The frames for source SRC_BASE, the same payload bytes at every size
+ * (pkt_build() counts them from 0); the source fills in the checksums. */
 void frames_build(const struct pkt_spec *spec)
 {
 	struct pkt_spec sp = *spec;
 	int z;
 
 	for (z = 0; z < NR_SIZES; z++) {
-		sp.payload = size_bytes[z] - UDP6_HDRS;
+		sp.payload = size_bytes[z] - (14 + 40 + 8);
 		pkt_build(L.frame[z], &sp);
-		bench_gen_frame(L.frame[z], L.frame[z], size_bytes[z],
-				SRC_BASE);
 	}
-}
-
-/* The largest size traffic t sends: the frame a run sends, cut down. */
-static int traffic_max(int t)
-{
-	int j, z = 0;
-
-	for (j = 0; j < traffic[t].npat; j++)
-		if (traffic[t].pat[j] > z)
-			z = traffic[t].pat[j];
-	return z;
 }
 
 /* The mean size of traffic t's frames, and on the wire (WIRE_EXTRA). */
@@ -70,218 +59,106 @@ double traffic_frame_bytes(int t)
 	return sum / traffic[t].npat;
 }
 
-/* Every CPU's generator state back to the first source and frame. */
-static int gen_reset(void)
+/*
+ * The source in the client's namespace: its entry blc0, and a ring's back
+ * bls0, where frames arrive forwarded (hop limit 254); AF_PACKET's frames
+ * end there in xdp_count. Returns in the client's namespace.
+ */
+int source_up(void)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	__u64 zero[ncpus > 0 ? ncpus : 1];
-	__u32 k = 0;
+	struct source_opts o = { .shape = L.shape,
+				 .entry = DEV_CLIENT,
+				 .back = DEV_SINK,
+				 .back_hlim = HOP_LIMIT - 1,
+				 .cpu = L.shape == SOURCE_RING ? L.cpu : -1 };
+	struct source_class cls[NR_SIZES];
+	int z, err;
 
-	memset(zero, 0, sizeof(zero));
-	return bpf_map_update_elem(bpf_map__fd(L.skel->maps.gen_next), &k, zero,
-				   BPF_ANY);
-}
-
-/* The generator's settings for traffic t. */
-static void gen_traffic(int t)
-{
-	struct silo_test__bss *bss = L.skel->bss;
-	int z, top = traffic_max(t);
-
-	bss->gen_nsrc = traffic[t].nsrc;
-	bss->gen_npat = traffic[t].npat;
-	memcpy(bss->gen_pat, traffic[t].pat, traffic[t].npat);
-	for (z = 0; z < NR_SIZES; z++)
-		bss->gen_cut[z] =
-			z <= top ? size_bytes[top] - size_bytes[z] : 0;
-}
-
-/* The templates, one per size; the sink counts what arrives forwarded. */
-int gen_setup(void)
-{
-	struct silo_test__bss *bss = L.skel->bss;
-	int z;
-
-	if (NR_SIZES > sizeof(bss->gen_csum) / sizeof(bss->gen_csum[0]) ||
-	    sizeof(traffic[0].pat) > sizeof(bss->gen_pat))
+	if (bench_enter("bench_live", L.ns_client))
 		return -1;
-	for (z = 0; z < NR_SIZES; z++) {
-		memcpy(bss->gen_tmpl[z], L.frame[z], GEN_HDR);
-		bss->gen_csum[z] = bench_gen_csum(L.frame[z]);
+	err = source_open(&L.src, &o);
+	for (z = 0; !err && z < NR_SIZES; z++)
+		cls[z] = (struct source_class){ L.frame[z], size_bytes[z] };
+	if (!err)
+		err = source_set_classes(L.src, cls, NR_SIZES);
+	if (!err && L.shape == SOURCE_PACKET) {
+		L.skel->bss->count_hlim = HOP_LIMIT - 1;
+		err = bpf_xdp_attach(if_nametoindex(DEV_SINK),
+				     bpf_program__fd(L.skel->progs.xdp_count),
+				     XDP_FLAGS_DRV_MODE, NULL);
 	}
-	bss->gen_src = SRC_BASE;
-	bss->count_hlim = HOP_LIMIT - 1;
-	return gen_reset();
+	return err ? -1 : 0;
+}
+
+static int traffic_pattern(int t)
+{
+	return source_set_pattern(L.src, traffic[t].pat, traffic[t].npat,
+				  SRC_BASE, traffic[t].nsrc);
 }
 
 /*
- * Through BPF_PROG_TEST_RUN without live frames, on this thread's CPU (the
- * state is per CPU: call it pinned), a check that the generator writes
- * exactly the frames traffic t should send, in turn (every header byte,
- * the source, the checksum, the length), over junk headers.
+ * Through BPF_PROG_TEST_RUN (no live frames), that the source's program
+ * writes exactly the frames traffic t should send, in turn, over junk
+ * headers: every header byte, the source, the checksum, the length.
  */
-int gen_check(int t)
+int traffic_check(int t)
 {
-	static const __u32 srcs[] = { SRC_BASE, SRC_BASE + 1, SRC_BASE + 0xFFFF,
-				      SRC_BASE + 999999, 0xFFFFFFFF };
-	struct silo_test__bss *bss = L.skel->bss;
-	uint8_t in[PKT_MAX], out[PKT_MAX], want[PKT_MAX];
-	int top = traffic_max(t), j, z;
-	size_t len = size_bytes[top];
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_out = out,
-		    .data_size_in = len, .repeat = 1);
-	unsigned int i;
-
-	gen_traffic(t);
-	bss->gen_nsrc = 1;
-	for (i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
-		bss->gen_src = srcs[i];
-		if (gen_reset())
-			return -1;
-		for (j = 0; j < 2 * traffic[t].npat; j++) {
-			z = traffic[t].pat[j % traffic[t].npat];
-			memset(in, 0xA5, GEN_HDR);
-			memcpy(in + GEN_HDR, L.frame[top] + GEN_HDR,
-			       len - GEN_HDR);
-			o.data_size_out = sizeof(out);
-			bench_gen_frame(want, L.frame[z], size_bytes[z],
-					srcs[i]);
-			if (bpf_prog_test_run_opts(
-				    bpf_program__fd(L.skel->progs.xdp_gen),
-				    &o) ||
-			    o.retval != XDP_REDIRECT ||
-			    o.data_size_out != size_bytes[z] ||
-			    memcmp(out, want, size_bytes[z])) {
-				fprintf(stderr,
-					"bench_live: %s: xdp_gen does not write the frame it should (source %#x, frame %d)\n",
-					traffic[t].name, srcs[i], j);
-				return -1;
-			}
-		}
-	}
-	bss->gen_src = SRC_BASE;
-	return gen_reset();
-}
-
-/*
- * The time the path had the CPU: the generator thread's time there (the
- * softirqs it runs on leaving each batch count in it), and the time that
- * ksoftirqd, which runs what softirqs defer, had it meanwhile. Measured as
- * wall time less the thread's wait for the CPU (schedstat's run delay) plus
- * ksoftirqd's run time, so it holds with or without IRQ time accounting;
- * the thread does not sleep (see DEV_KEEP).
- */
-struct clock_opts clk_opts;
-static struct {
-	int self, ksoftirqd; /* /proc/.../schedstat */
-} clk = { -1, -1 };
-
-int clock_open(int cpu)
-{
-	char path[PATH_MAX], comm[32], want[32];
-	struct dirent *de;
-	DIR *d;
-	int fd;
-
-	clk.self = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	if (clk.self < 0)
-		return -errno;
-	snprintf(want, sizeof(want), "ksoftirqd/%d\n", cpu);
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while (clk.ksoftirqd < 0 && (de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memset(comm, 0, sizeof(comm));
-		if (read(fd, comm, sizeof(comm) - 1) > 0 &&
-		    !strcmp(comm, want)) {
-			snprintf(path, sizeof(path), "/proc/%s/schedstat",
-				 de->d_name);
-			clk.ksoftirqd = open(path, O_RDONLY | O_CLOEXEC);
-		}
-		close(fd);
-	}
-	closedir(d);
-	return clk.ksoftirqd < 0 ? -ENOENT : 0;
-}
-
-void clock_close(void)
-{
-	if (clk.self >= 0)
-		close(clk.self);
-	if (clk.ksoftirqd >= 0)
-		close(clk.ksoftirqd);
-	clk.self = clk.ksoftirqd = -1;
-}
-
-/* schedstat: run time and run delay (waiting for the CPU), in ns. */
-static int schedstat(int fd, double *run, double *wait)
-{
-	unsigned long long r, w;
-	char buf[128];
-	ssize_t n;
-
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
+	if (traffic_pattern(t) || source_check(L.src)) {
+		fprintf(stderr,
+			"bench_live: %s: the source does not send what it should\n",
+			traffic[t].name);
 		return -1;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu", &r, &w) != 2)
-		return -1;
-	*run = r / 1e9;
-	*wait = w / 1e9;
+	}
 	return 0;
 }
 
-/* Seconds of the path's time on the CPU since (the same call's) zero. */
-static double busy_now(void)
+/* Forwarded frames the sink has counted (*other: frames not the
+ * source's). */
+__u64 sink_count(__u64 *other)
 {
-	double run, wait, soft, dummy;
+	int ncpus = libbpf_num_possible_cpus(), fd, cpu;
+	__u64 v[ncpus > 0 ? ncpus : 1], sum[2] = {};
+	struct source_counts c;
+	__u32 k;
 
-	if (clk_opts.wall || schedstat(clk.self, &run, &wait) ||
-	    schedstat(clk.ksoftirqd, &soft, &dummy))
-		return bench_mono();
-	return bench_mono() - wait + soft;
+	if (L.shape == SOURCE_RING) {
+		source_counts(L.src, &c);
+		if (other)
+			*other = c.other;
+		return c.back;
+	}
+	fd = bpf_map__fd(L.skel->maps.count_pkts);
+	for (k = 0; k < 2; k++)
+		if (!bpf_map_lookup_elem(fd, &k, v))
+			for (cpu = 0; cpu < ncpus; cpu++)
+				sum[k] += v[cpu];
+	if (other)
+		*other = sum[1];
+	return sum[0];
 }
 
 /*
- * Sends traffic t for secs of wall time; returns the sink's rate in packets
- * per second of the path's time on the CPU (*share: that time / wall
- * time), or < 0.
+ * Traffic for secs of wall time: a ring turns by itself (this thread
+ * sleeps, on another CPU); AF_PACKET's frames are this thread's to send,
+ * from the path's CPU. 0, or -1 (said).
  */
-static double send_for(int t, double secs, double *share)
+static int run_for(double secs)
 {
-	int top = traffic_max(t);
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = L.frame[top],
-		    .data_size_in = size_bytes[top],
-		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
-		    .repeat = FRAMES_PER_CALL);
-	int fd = bpf_program__fd(L.skel->progs.xdp_gen);
-	double t0, t1, b0, b1;
-	__u64 c0, c1;
+	double t0 = bench_mono();
+	long n;
 
-	t0 = bench_mono();
-	b0 = busy_now();
-	c0 = sink_count(NULL);
-	do {
-		if (bpf_prog_test_run_opts(fd, &o) && errno != EINTR) {
-			fprintf(stderr, "bench_live: live frames: %s\n",
-				strerror(errno));
-			return -1;
-		}
-	} while (!stopping && bench_mono() - t0 < secs);
-	c1 = sink_count(NULL);
-	b1 = busy_now();
-	t1 = bench_mono();
-	if (stopping || b1 <= b0)
+	if (L.shape == SOURCE_RING) {
+		while (!stopping && bench_mono() - t0 < secs)
+			usleep(10000);
+		return stopping ? -1 : 0;
+	}
+	if (bench_pin_cpu(L.cpu))
 		return -1;
-	if (share)
-		*share = (b1 - b0) / (t1 - t0);
-	return (c1 - c0) / (b1 - b0);
+	do {
+		n = source_send(L.src, SEND_CALL);
+	} while (n > 0 && !stopping && bench_mono() - t0 < secs);
+	bench_pin_other_cpus(L.cpu);
+	return n > 0 && !stopping ? 0 : -1;
 }
 
 /* Adds after - before of silo's counters to sum. */
@@ -294,47 +171,90 @@ static void stats_add(struct silo_stats *sum, const struct silo_stats *before,
 		((__u64 *)sum)[i] += ((__u64 *)after)[i] - ((__u64 *)before)[i];
 }
 
+/* What one measured interval reads at its start and at its end. */
+struct snap {
+	__u64 sink;
+	double busy, softirq, wall;
+	struct silo_stats st;
+};
+
+static int snap(struct snap *s)
+{
+	s->sink = sink_count(NULL);
+	s->wall = bench_mono();
+	return bench_cpu_busy(L.cpu, &s->busy, &s->softirq) ||
+			       bench_silo_stats(L.s, &s->st) ?
+		       -1 :
+		       0;
+}
+
 /*
- * Traffic t through the variant in place: a warm-up, then the sink's rate
- * over secs, into round round of c. Called in the router's namespace
- * (where the stack's forwarding counter is read), and returns there.
+ * The path's time between a and b. A ring runs in softirqs alone, so its
+ * time is the CPU's softirq time, whatever else ran there meanwhile; a
+ * kernel that does not account IRQ time (softirqs then count as the time
+ * of what they interrupted, ksoftirqd's as system time) leaves the CPU's
+ * busy time. AF_PACKET's path includes its sender's system calls: busy
+ * time. Or wall time (--wall).
+ */
+static double path_time(const struct snap *a, const struct snap *b)
+{
+	double soft = b->softirq - a->softirq, busy = b->busy - a->busy;
+
+	if (wall_time)
+		return b->wall - a->wall;
+	if (L.shape == SOURCE_RING && soft > busy / 2) {
+		softirq_measures++;
+		return soft;
+	}
+	return busy;
+}
+
+/*
+ * Traffic t through the variant in place: the source started (a ring
+ * seeded), a warm-up, the sink's rate over secs, the source stopped (a
+ * ring drained), into round round of c. The rate is per second of the
+ * path's time on its CPU (path_time()), which on an idle machine is the
+ * wall time: everything the path does runs there. Called in the router's
+ * namespace (where the stack's forwarding counter is read).
  */
 int measure(struct cell *c, int t, int round, double warmup, double secs)
 {
-	struct silo_stats before, after;
-	__u64 c0 = 0, all0, fwd0;
-	double pps;
+	struct snap a, b;
+	__u64 all0, fwd0, lost = 0;
+	double time;
+	int err;
 
-	gen_traffic(t);
+	if (traffic_pattern(t))
+		return -1;
 	fwd0 = ip6_forwarded();
 	all0 = sink_count(NULL);
-	if (bench_enter("bench_live", L.ns_client))
+	err = L.shape == SOURCE_RING ? source_seed(L.src) : 0;
+	if (!err)
+		err = run_for(warmup) ?: snap(&a) ?: run_for(secs) ?: snap(&b);
+	if (L.shape == SOURCE_RING && source_drain(L.src, DRAIN_MS, &lost))
+		err = -1;
+	if (err)
 		return -1;
-	pps = send_for(t, warmup, NULL);
-	if (pps >= 0) {
-		c0 = sink_count(NULL);
-		if (bench_silo_stats(L.s, &before))
-			pps = -1;
-		else
-			pps = send_for(t, secs, &c->share[round]);
-		if (pps >= 0 && bench_silo_stats(L.s, &after))
-			pps = -1;
-	}
-	if (bench_enter("bench_live", L.ns_router) || pps < 0)
-		return -1;
-	if (pps == 0) {
+	if (b.sink == a.sink) {
 		fprintf(stderr, "bench_live: no packet reached the sink\n");
 		return -1;
 	}
-	c->pps[round] = pps;
+	time = path_time(&a, &b);
+	if (time <= 0) {
+		fprintf(stderr, "bench_live: CPU %d was not busy\n", L.cpu);
+		return -1;
+	}
+	c->pps[round] = (b.sink - a.sink) / time;
+	c->share[round] = time / (b.wall - a.wall);
 	if (verbose)
 		fprintf(stderr,
-			"bench_live: round %d, %s: %.3f Mpps, %.0f %% of the CPU\n",
-			round, traffic[t].name, pps / 1e6,
+			"bench_live: round %d, %s: %.3f Mpps, CPU %d %.0f %% busy\n",
+			round, traffic[t].name, c->pps[round] / 1e6, L.cpu,
 			100 * c->share[round]);
-	c->pkts += sink_count(NULL) - c0;
+	c->pkts += b.sink - a.sink;
 	c->all_pkts += sink_count(NULL) - all0;
 	c->stack_fwd += ip6_forwarded() - fwd0;
-	stats_add(&c->d, &before, &after);
+	c->lost += lost;
+	stats_add(&c->d, &a.st, &b.st);
 	return 0;
 }

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench_live runs on the traffic source's ring (no live frames) and reports
+# what docs/BENCHMARKS.md says it does, in one short round (no figure is
+# judged here: make bench measures): every variant forwards, the ring
+# loses no frame, silo forwards every packet itself, the targets are
+# there, every line names its source and the kernel; AF_PACKET's source
+# runs too. It leaves nothing: no namespace, no pin, also when
+# interrupted.
+. "$TESTS_DIR/lib.sh"
+
+BENCH="$BUILD/tools/bench_live"
+trap 'rm -rf "$TMP"' EXIT
+
+# left WHY: nothing of bench_live's is left.
+left() {
+	local ns pins
+	ns=$(ip netns list | grep -c '^silo-bl-')
+	pins=$([[ -e /sys/fs/bpf/silo-bl ]] && echo yes || echo no)
+	[[ $ns == 0 && $pins == no ]] && ok "$1: nothing left" ||
+		not_ok "$1: nothing left" "namespaces $ns, pins $pins"
+}
+
+short=(--rounds 1 --secs 0.2 --warmup 0.1 --routes 1000)
+for src in ring af_packet; do
+	if "$BENCH" "${short[@]}" --source "$src" --sets from \
+		--traffic steady_64,flood >"$TMP/$src.json" 2>"$TMP/$src.err"; then
+		ok "$src: runs"
+	else
+		not_ok "$src: runs" "$(tail -3 "$TMP/$src.err")"
+		continue
+	fi
+	jq -se --arg s "$src" --arg k "$(uname -r)" \
+		'length > 0 and all(.source == $s and .kernel == $k)' \
+		"$TMP/$src.json" >/dev/null &&
+		ok "$src: every line names the source and the kernel" ||
+		not_ok "$src: every line names the source and the kernel" \
+			"$(head -c 300 "$TMP/$src.json")"
+	jq -se 'map(select(.bench == "forward_live")) | length == 2 and
+		all(.mpps | .kernel > 0 and .silo > 0 and .ref > 0 and .floor > 0)' \
+		"$TMP/$src.json" >/dev/null &&
+		ok "$src: every variant forwards" ||
+		not_ok "$src: every variant forwards" \
+			"$(jq -c 'select(.bench == "forward_live") | .mpps' "$TMP/$src.json")"
+	left "$src"
+done
+
+# The ring: no frame lost, silo forwarded what the sink counted.
+jq -se 'map(select(.bench == "forward_live")) | all(.ring_lost == 0 and
+	.silo_counters.redirect >= .silo_counters.sink_pkts * 0.99)' \
+	"$TMP/ring.json" >/dev/null &&
+	ok "ring: no frame lost, every packet forwarded by silo" ||
+	not_ok "ring: no frame lost, every packet forwarded by silo" \
+		"$(jq -c 'select(.bench == "forward_live") | {traffic, ring_lost, silo_counters}' "$TMP/ring.json")"
+jq -se 'map(select(.bench == "forward_live_target")) | length == 3 and
+	all(.met | type == "boolean")' "$TMP/ring.json" >/dev/null &&
+	ok "ring: the targets, each met or not" ||
+	not_ok "ring: the targets, each met or not" \
+		"$(grep target "$TMP/ring.json")"
+jq -se 'map(select(.bench == "forward_live_setup")) | length == 1 and
+	.[0].cpu_share > 0.5' "$TMP/ring.json" >/dev/null &&
+	ok "ring: the path's CPU was the ring's" ||
+	not_ok "ring: the path's CPU was the ring's" \
+		"$(grep setup "$TMP/ring.json")"
+
+expect "a source it does not know" 2 "bad arguments" \
+	"$BENCH" --source live
+
+# Interrupted while it measures: stops, says so, leaves nothing.
+"$BENCH" --rounds 20 --routes 1000 --sets from >/dev/null 2>"$TMP/int.err" &
+pid=$!
+for _ in $(seq 100); do
+	ip netns list | grep -q '^silo-bl-router' && break
+	sleep 0.1
+done
+sleep 3
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+((rc == 1)) && grep -q "interrupted" "$TMP/int.err" &&
+	ok "SIGINT: stops, says so" || not_ok "SIGINT: stops, says so" "exit $rc: $(tail -2 "$TMP/int.err")"
+left "SIGINT"
