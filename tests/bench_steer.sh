@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# bench_steer runs and reports what docs/BENCHMARKS.md says it does, in
-# one short round of two of its cases (no figure is judged here: make
-# bench measures): every variant of each, a summary with its targets, and
+# bench_steer runs on the traffic source's pump (no live frames) and
+# reports what docs/BENCHMARKS.md says it does, in one short round of two
+# of its cases (no figure is judged here: make bench measures): every
+# variant of each, a summary with its targets, the source named, and
 # with steering every datagram of a steered service processed on its
 # reader's CPU and every TCP segment on the reader's. It leaves nothing:
 # no namespace, no pin, the host's rps_sock_flow_entries as it was, also
@@ -42,6 +43,13 @@ for c in services one_tcp; do
 	v=$(jq -rs 'map(select(.bench == "steer") | .variant) | join(",")' "$TMP/$c.json")
 	[[ $v == no_silo,rps,rfs,steering ]] && ok "$c: every variant" ||
 		not_ok "$c: every variant" "$v"
+	want_src=pump
+	[[ $c == one_tcp ]] && want_src=tcp_socket
+	jq -se --arg s "$want_src" --arg k "$(uname -r)" \
+		'all(.source == $s and .kernel == $k)' "$TMP/$c.json" >/dev/null &&
+		ok "$c: every line names the source ($want_src) and the kernel" ||
+		not_ok "$c: every line names the source ($want_src) and the kernel" \
+			"$(head -c 300 "$TMP/$c.json")"
 	jq -se 'map(select(.bench == "steer_summary")) | length == 1 and
 		(.[0].met | has("share") and has("vs_best_kernel"))' \
 		"$TMP/$c.json" >/dev/null && ok "$c: a summary with its targets" ||

@@ -44,29 +44,31 @@
  *     bsc0 ------------------------- bss0 fd03::2, UDP [::]:7500 + i
  *     generator, pinned to CPU 0       reader threads
  *
- * The generator is bench_live's: xdp_gen of bpf/tests/silo_test.bpf.c run
- * with BPF_PROG_RUN and BPF_F_TEST_XDP_LIVE_FRAMES in the client namespace,
- * on CPU 0, 80-byte IPv6/UDP frames with full checksums (as a NIC receives
- * them; silo steers only those) out of bsc0, to each service in turn, from
- * 16 sources (one, when the readers are connected). veth runs what it
- * receives in a NAPI poll on the sending CPU, as a NIC queue whose IRQ is
- * on CPU 0 would; it takes redirected frames only with an XDP program on
- * the receiving end, hence XDP_PASS when silo is not there. silo stays
- * loaded on a device that stays down (bsh0) in every variant, so its pins,
- * the groups and the services live through the rounds; only the receiving
- * veth's program changes.
+ * The generator is the traffic source's pump (tools/lib/source.h: no
+ * BPF_PROG_RUN, which some kernels refuse): frames going round a loop of
+ * two veths in the client namespace (bsp-a, bsp-b), each turn sending a
+ * copy out of bsc0, run on CPU 0: 80-byte IPv6/UDP frames with full
+ * checksums (as a NIC receives them; silo steers only those), to each
+ * service in turn, from 16 sources (one, when the readers are connected).
+ * They reach bss0 as XDP frames, no skb and no copy, as a NIC's DMA
+ * delivers them. veth runs what it receives in a NAPI poll on the sending
+ * CPU, as a NIC queue whose IRQ is on CPU 0 would; it takes redirected
+ * frames only with an XDP program on the receiving end, hence XDP_PASS
+ * when silo is not there. silo stays loaded on a device that stays down
+ * (bsh0) in every variant, so its pins, the groups and the services live
+ * through the rounds; only the receiving veth's program changes.
  *
  * The generator keeps the readers busy without flooding the sockets: it
- * sends 1,024 frames a call and holds at most --window (2,048) datagrams
+ * gives the pump credit for 1,024 frames at a time (a pump whose frames
+ * left its loop for want of credit is seeded again, 32 frames through
+ * AF_PACKET) and holds at most --window (2,048) datagrams
  * sent and not yet read, below what a socket buffer (32 MiB forced) or a
  * service's cpumap queue (4,096) holds, so the readers always find
  * datagrams waiting and nothing is dropped for want of room; what is
  * measured is what the busiest CPU can carry. While the window is full
  * the generator sleeps (20 us naps), so a reader on its CPU runs and each
  * CPU's idle time is its own. Drops are reported anyway: lost (sent,
- * never read) and the namespace's UdpRcvbufErrors. (Each live-frame call
- * makes and destroys a page pool: at 64 frames a call that cost, not the
- * path, limited CPU 0.)
+ * never read) and the namespace's UdpRcvbufErrors.
  *
  * Where a datagram was processed: SO_INCOMING_CPU is kept only for
  * connected UDP sockets, and a connected socket bypasses the reuseport
@@ -96,7 +98,8 @@
  * no_silo. See docs/BENCHMARKS.md, "bench_steer", for the figures and for
  * why two CPUs cannot show the gain in the one-service cases.
  *
- * Output, one JSON object per line: per case and variant its rate, the
+ * Output, one JSON object per line, each naming the source and the
+ * kernel: per case and variant its rate, the
  * datagrams sent, read and lost, UdpRcvbufErrors, the CPUs' time, per
  * service its share and (steering) its counters; then per case a summary
  * with the targets and "met" for each. A target not met is "met":false;
@@ -194,6 +197,8 @@ static void cleanup(void)
 	}
 	if (L.filter_map >= 0)
 		close(L.filter_map);
+	source_close(L.src);
+	L.src = NULL;
 	silo_test__destroy(L.skel);
 	L.skel = NULL;
 	if (L.ns_orig >= 0 && rfs_restore())
@@ -271,8 +276,10 @@ static void print_summary(const struct steer_case *k, const struct cell *cells,
 			share = cell_share(&cells[STEERING], i);
 	p99 = k->tcp ? 0 : best_kernel_p99(k, lats);
 	p99 = p99 ? lats[STEERING].p99 / p99 : 0;
-	printf("{\"bench\":\"steer_summary\",\"case\":\"%s\",\"gen_cpu\":%d,\"reader_cpus\":[",
-	       k->name, GEN_CPU);
+	bench_line("steer_summary",
+		   k->tcp ? "tcp_socket" : source_shape_name(SOURCE_PUMP));
+	printf(",\"case\":\"%s\",\"gen_cpu\":%d,\"reader_cpus\":[", k->name,
+	       GEN_CPU);
 	for (i = 0; i < L.nsvc; i++)
 		printf("%s%d", i ? "," : "", L.svc[i].cpu);
 	printf("],\"rounds\":%d,\"secs\":%.2f,\"warmup_secs\":%.2f,", rounds,
@@ -445,22 +452,20 @@ static void usage(FILE *f)
 		MAX_SVC);
 }
 
-/* The generator, its frame from fd03::100:0 + k to fd03::2. */
+/* The generator, its frames from fd03::100:0 + k to fd03::2 port PORT + i;
+ * xdp_pass for the variants without silo. */
 static int gen_up(void)
 {
 	struct pkt_spec *sp = &L.spec;
 
-	L.skel = silo_test__open();
+	L.skel = silo_test__open_and_load();
 	if (!L.skel || bench_enter("bench_steer", L.ns_client) ||
 	    read_mac(DEV_CLIENT, sp->smac))
 		return -1;
-	L.skel->rodata->tx_ifindex = if_nametoindex(DEV_CLIENT);
 	if (bench_enter("bench_steer", L.ns_server) ||
 	    read_mac(DEV_SERVER, sp->dmac))
 		return -1;
 	L.server_ifindex = if_nametoindex(DEV_SERVER);
-	if (silo_test__load(L.skel))
-		return -1;
 	sp->family = AF_INET6;
 	sp->payload = PAYLOAD;
 	sp->sport = SPORT;
@@ -468,14 +473,7 @@ static int gen_up(void)
 	inet_pton(AF_INET6, "fd03::", sp->src);
 	inet_pton(AF_INET6, "fd03::2", sp->dst);
 	L.frame_len = pkt_build(L.frame, sp);
-	if (gen_setup())
-		return -1;
-	/* Kept in the XDP dispatcher: see bench_live. */
-	if (bench_enter("bench_steer", L.ns_client))
-		return -1;
-	return bpf_xdp_attach(if_nametoindex(DEV_KEEP),
-			      bpf_program__fd(L.skel->progs.xdp_gen),
-			      XDP_FLAGS_DRV_MODE, NULL);
+	return gen_setup();
 }
 
 int main(int argc, char **argv)

@@ -23,8 +23,7 @@ int lab_up(void)
 		"ip netns exec %1$s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1\n"
 		"ip netns exec %2$s sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0\n"
 		"ip -n %1$s link add %3$s type veth peer name %4$s netns %2$s\n"
-		"ip -n %1$s link add %5$s type veth peer name %5$sp\n"
-		"ip -n %2$s link add %6$s type veth peer name %6$sp\n"
+		"ip -n %2$s link add %5$s type veth peer name %5$sp\n"
 		"ip -n %2$s addr add fd03::2/64 dev %4$s nodad\n"
 		/* The prober's address, on bsc0 only, and no chatter: no
 		 * link-local address, DAD or solicitations. */
@@ -36,8 +35,7 @@ int lab_up(void)
 		"ip -n %1$s link set %3$s up\n"
 		"ip -n %2$s link set %4$s up\n"
 		"ip -n %1$s route add fd03::2/128 dev %3$s\n",
-		NS_CLIENT, NS_SERVER, DEV_CLIENT, DEV_SERVER, DEV_KEEP,
-		DEV_HOLD);
+		NS_CLIENT, NS_SERVER, DEV_CLIENT, DEV_SERVER, DEV_HOLD);
 }
 
 /* Each side's neighbour, for the prober's requests and their answers. */
@@ -53,56 +51,52 @@ int lab_neighbours(void)
 		NS_SERVER, c[0], c[1], c[2], c[3], c[4], c[5], DEV_SERVER);
 }
 
-/* The frame of class (service) i from source src, into buf. */
-static void gen_frame(uint8_t *buf, int i, __u32 src)
-{
-	struct pkt_spec sp = L.spec;
-	uint8_t tmpl[PKT_MAX];
-
-	sp.dport = PORT + i;
-	pkt_build(tmpl, &sp);
-	bench_gen_frame(buf, tmpl, L.frame_len, src);
-}
-
 /*
- * The templates of xdp_gen, one class per service (its port), then a check
- * through BPF_PROG_TEST_RUN without live frames that it writes exactly the
- * frame it should over junk, for each.
+ * The source: a pump (tools/lib/source.h) in the client's namespace, whose
+ * copies go out of bsc0, run by this thread's CPU (GEN_CPU); one class
+ * per service (its port), checked through BPF_PROG_TEST_RUN (no live
+ * frames) to write exactly the frames it should. Enters the client.
  */
 int gen_setup(void)
 {
-	struct silo_test__bss *bss = L.skel->bss;
-	uint8_t in[PKT_MAX], out[PKT_MAX], want[PKT_MAX];
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_out = out,
-		    .data_size_in = L.frame_len, .repeat = 1);
-	const __u32 src = SRC_BASE + 5;
+	struct source_opts o = { .shape = SOURCE_PUMP,
+				 .entry = DEV_CLIENT,
+				 .loop = LOOP,
+				 .cpu = -1 };
+	static uint8_t frames[MAX_SVC][PKT_MAX];
+	struct source_class cls[MAX_SVC];
+	struct pkt_spec sp = L.spec;
+	__u8 pat[MAX_SVC];
 	int i;
 
-	bss->gen_src = src;
-	bss->gen_nsrc = 1;
 	for (i = 0; i < MAX_SVC; i++) {
-		gen_frame(want, i, SRC_BASE);
-		memcpy(bss->gen_tmpl[i], want, BENCH_GEN_HDR);
-		bss->gen_csum[i] = bench_gen_csum(want);
-		bss->gen_pat[0] = i;
-		bss->gen_npat = 1;
-		memset(in, 0xA5, BENCH_GEN_HDR);
-		memcpy(in + BENCH_GEN_HDR, L.frame + BENCH_GEN_HDR,
-		       L.frame_len - BENCH_GEN_HDR);
-		gen_frame(want, i, src);
-		o.data_size_out = sizeof(out);
-		if (bpf_prog_test_run_opts(
-			    bpf_program__fd(L.skel->progs.xdp_gen), &o) ||
-		    o.retval != XDP_REDIRECT ||
-		    o.data_size_out != L.frame_len ||
-		    memcmp(out, want, L.frame_len)) {
-			fprintf(stderr,
-				"bench_steer: xdp_gen does not write the frame of port %d it should\n",
-				PORT + i);
-			return -1;
-		}
+		sp.dport = PORT + i;
+		cls[i].frame = frames[i];
+		cls[i].len = pkt_build(frames[i], &sp);
+		pat[i] = i;
 	}
-	bss->gen_src = SRC_BASE;
+	if (bench_enter("bench_steer", L.ns_client) ||
+	    source_open(&L.src, &o) ||
+	    source_set_classes(L.src, cls, MAX_SVC) ||
+	    source_set_pattern(L.src, pat, MAX_SVC, SRC_BASE, SOURCES) ||
+	    source_check(L.src)) {
+		fprintf(stderr, "bench_steer: the traffic source cannot run\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* n more datagrams from the pump: 0, or -1 (said). */
+int gen_send(unsigned long n)
+{
+	int err = source_credit(L.src, n);
+
+	if (err) {
+		fprintf(stderr, "bench_steer: the source: %s\n",
+			strerror(-err));
+		return -1;
+	}
+	L.nr_sent += n;
 	return 0;
 }
 
@@ -113,13 +107,13 @@ int gen_setup(void)
  */
 void gen_flows(bool connected)
 {
-	struct silo_test__bss *bss = L.skel->bss;
+	__u8 pat[MAX_SVC];
 	int i;
 
 	for (i = 0; i < L.nsvc; i++)
-		bss->gen_pat[i] = i;
-	bss->gen_npat = L.nsvc;
-	bss->gen_nsrc = connected ? 1 : SOURCES;
+		pat[i] = i;
+	source_set_pattern(L.src, pat, L.nsvc, SRC_BASE,
+			   connected ? 1 : SOURCES);
 }
 
 /* Writes val to a file of rx-0 of the server's veth, through the server's

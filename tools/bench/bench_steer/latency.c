@@ -115,20 +115,12 @@ static void *prober(void *arg)
 /* Sends at rate frames a second for secs, PACE_BATCH frames a call. */
 static int send_paced(double secs, double rate)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = L.frame,
-		    .data_size_in = L.frame_len,
-		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .repeat = PACE_BATCH);
-	int fd = bpf_program__fd(L.skel->progs.xdp_gen);
 	double t0 = bench_mono(), at = t0, now;
 	struct timespec ts;
 
 	while (!stopping && at - t0 < secs) {
-		if (bpf_prog_test_run_opts(fd, &o) && errno != EINTR) {
-			fprintf(stderr, "bench_steer: live frames: %s\n",
-				strerror(errno));
+		if (gen_send(PACE_BATCH))
 			return -1;
-		}
-		L.nr_sent += PACE_BATCH;
 		at += PACE_BATCH / rate;
 		now = bench_mono();
 		if (at > now) {

@@ -24,12 +24,7 @@ static unsigned long nr_read(void)
 static int send_for(double secs, unsigned long window, unsigned long *off,
 		    unsigned long *stalls)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = L.frame,
-		    .data_size_in = L.frame_len,
-		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
-		    .repeat = FRAMES_PER_CALL);
 	const struct timespec nap = { .tv_nsec = 20000 };
-	int fd = bpf_program__fd(L.skel->progs.xdp_gen);
 	double t0 = bench_mono(), now = t0, since, w0;
 	unsigned long seen, r;
 
@@ -55,12 +50,8 @@ static int send_for(double secs, unsigned long window, unsigned long *off,
 				return -1;
 		}
 		L.gen_waited += now - w0;
-		if (bpf_prog_test_run_opts(fd, &o) && errno != EINTR) {
-			fprintf(stderr, "bench_steer: live frames: %s\n",
-				strerror(errno));
+		if (gen_send(FRAMES_PER_CALL))
 			return -1;
-		}
-		L.nr_sent += FRAMES_PER_CALL;
 		now = bench_mono();
 	}
 	return stopping ? -1 : 0;
@@ -206,7 +197,8 @@ void print_variant(const struct steer_case *k, int v, const struct cell *c,
 {
 	unsigned int i, j;
 
-	printf("{\"bench\":\"steer\",\"case\":\"%s\",\"variant\":\"%s\",\"reads_per_sec\":%.0f,\"sent\":%llu,\"read\":%llu,\"lost\":%llu,\"udp_rcvbuf_errors\":%llu,\"window_stalls\":%llu,\"gen_waiting\":%.2f,\"cpus\":[{\"cpu\":%d,\"role\":\"generator\",\"busy\":%.2f,\"ns_per_read\":%.0f}",
+	bench_line("steer", source_shape_name(SOURCE_PUMP));
+	printf(",\"case\":\"%s\",\"variant\":\"%s\",\"reads_per_sec\":%.0f,\"sent\":%llu,\"read\":%llu,\"lost\":%llu,\"udp_rcvbuf_errors\":%llu,\"window_stalls\":%llu,\"gen_waiting\":%.2f,\"cpus\":[{\"cpu\":%d,\"role\":\"generator\",\"busy\":%.2f,\"ns_per_read\":%.0f}",
 	       k->name, variant_name[v], rate, (unsigned long long)c->sent,
 	       (unsigned long long)c->read, (unsigned long long)c->lost,
 	       (unsigned long long)c->rcvbuf, (unsigned long long)c->stalls,

@@ -18,6 +18,7 @@
 #include "test.h"
 #include "pkt.h"
 #include "silo_test.skel.h"
+#include "source.h"
 #include "../bench.h"
 
 #define NS_CLIENT "silo-bs-c"
@@ -25,7 +26,7 @@
 #define PIN_ROOT "/sys/fs/bpf/silo-bs"
 #define DEV_CLIENT "bsc0"
 #define DEV_SERVER "bss0"
-#define DEV_KEEP "bsk0" /* client: holds xdp_gen in the XDP dispatcher */
+#define LOOP "bsp" /* client: the source's loop, bsp-a and bsp-b */
 #define DEV_HOLD "bsh0" /* server: holds silo's pins between rounds */
 
 #define PORT 7500 /* service i listens on PORT + i */
@@ -40,8 +41,10 @@
 #define QSIZE 4096 /* each service's cpumap queue */
 #define WINDOW_MAX 3600
 #define MAX_ROUNDS 32
-/* xdp_gen's frame classes (GEN_CLASSES, GEN_PAT_MAX): one per service. */
+/* The source's classes and pattern: one per service. */
 #define MAX_SVC 16
+_Static_assert(MAX_SVC <= SOURCE_CLASSES && MAX_SVC <= SOURCE_PAT_MAX,
+	       "a class of the source per service");
 #define GEN_CPU 0
 #define RFS_ENTRIES 32768 /* rps_sock_flow_entries, rps_flow_cnt */
 #define PROBE_MAGIC 0x5EB0E57A51C0ULL /* a request: the reader answers */
@@ -81,7 +84,8 @@ struct steer_case {
 struct steer {
 	int ns_orig, ns_client, ns_server;
 	struct silo *s;
-	struct silo_test *skel;
+	struct silo_test *skel; /* xdp_pass, where silo is not on bss0 */
+	struct source *src; /* the pump, in the client's namespace */
 	int filter_map; /* per-CPU counts, one entry per service */
 	__u32 server_ifindex;
 	bool server_silo, server_pass, hold_silo;
@@ -92,7 +96,7 @@ struct steer {
 	int nsvc;
 	struct svc svc[MAX_SVC];
 	bool poll_reader, verbose;
-	unsigned long nr_sent;
+	unsigned long nr_sent; /* the source's credit: datagrams it will send */
 	atomic_bool answer; /* readers answer requests (latency rounds) */
 	double gen_waited; /* seconds the generator waited for the window */
 };
@@ -104,6 +108,7 @@ extern volatile sig_atomic_t stopping;
 int lab_up(void);
 void lab_down(void);
 int gen_setup(void);
+int gen_send(unsigned long n);
 void gen_flows(bool connected);
 int lab_neighbours(void);
 int set_variant(int v, bool connected);

@@ -202,7 +202,9 @@ void tcp_print(int v, const struct cell *c, double rate)
 	double hz = sysconf(_SC_CLK_TCK);
 	int i;
 
-	printf("{\"bench\":\"steer\",\"case\":\"one_tcp\",\"variant\":\"%s\",\"bytes_per_sec\":%.0f,\"gbit_per_sec\":%.2f,\"read\":%llu,\"segments\":%llu,\"share_on_reader_cpu\":%.4f,\"cpus\":[",
+	/* The stream is its own source: a TCP socket's sends. */
+	bench_line("steer", "tcp_socket");
+	printf(",\"case\":\"one_tcp\",\"variant\":\"%s\",\"bytes_per_sec\":%.0f,\"gbit_per_sec\":%.2f,\"read\":%llu,\"segments\":%llu,\"share_on_reader_cpu\":%.4f,\"cpus\":[",
 	       variant_name[v], rate, rate * 8 / 1e9,
 	       (unsigned long long)c->read, (unsigned long long)c->filtered[0],
 	       cell_share(c, 0));
