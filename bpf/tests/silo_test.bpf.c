@@ -8,21 +8,10 @@
 #include "lib/cpu_node.h"
 #include "ref_fwd.h" /* the reference forwarder: what it is, what it does */
 
-const volatile __u32 tx_ifindex = 0;
-
 /*
- * A traffic source: run with BPF_F_TEST_XDP_LIVE_FRAMES, every frame is sent
- * out of tx_ifindex, so it arrives on the veth peer's XDP program.
- */
-SEC("xdp")
-int xdp_send(struct xdp_md *ctx)
-{
-	return bpf_redirect(tx_ifindex, 0);
-}
-
-/*
- * Does nothing: the floor of the benchmark (what BPF_PROG_TEST_RUN costs with
- * no work), and what keeps a veth peer able to receive redirected frames.
+ * Does nothing: the floor of BPF_PROG_TEST_RUN's benchmarks (what a run
+ * costs with no work), and what keeps a veth peer able to receive
+ * redirected frames.
  */
 SEC("xdp")
 int xdp_pass(struct xdp_md *ctx __attribute__((unused)))
@@ -31,97 +20,10 @@ int xdp_pass(struct xdp_md *ctx __attribute__((unused)))
 }
 
 /*
- * A live traffic generator (tools/bench/bench_live.c), run with
- * BPF_F_TEST_XDP_LIVE_FRAMES and sent out of tx_ifindex. The kernel recycles
- * the frames' pages and a page keeps what a forwarder rewrote (MACs, hop
- * limit), so every header byte is written again from a template (Ethernet,
- * IPv6, UDP) for each frame. The source's last 32 bits are gen_src + k, k
- * counting 0 .. gen_nsrc - 1 per CPU, with the UDP checksum adjusted:
- * gen_csum is the template's sum with its own source words taken out.
- *
- * Frames come in up to GEN_CLASSES sizes, each with its own template and
- * sum: frame j (per CPU) is of class gen_pat[j % gen_npat], so a mix is
- * exact by count (7:4:1 over every 12 frames, say). The run sends the
- * largest frame and each frame loses gen_cut[c] bytes of its tail with
- * bpf_xdp_adjust_tail(): a live run restores every frame's original length
- * before the program runs, and the payload beyond the headers is the same
- * bytes for every size (the sums and lengths are the user's to match).
- */
-#define GEN_WORDS 8 /* 64 bytes: headers (62) and the start of the payload */
-#define GEN_CLASSES 16
-#define GEN_PAT_MAX 16
-#define GEN_SRC_OFF (14 + 8 + 12) /* the source's last 32 bits */
-#define GEN_CSUM_OFF (14 + 40 + 6)
-
-__u64 gen_tmpl[GEN_CLASSES][GEN_WORDS] = {};
-__u32 gen_csum[GEN_CLASSES] = {};
-__u32 gen_cut[GEN_CLASSES] = {}; /* bytes off the frame as sent */
-__u8 gen_pat[GEN_PAT_MAX] = {};
-__u32 gen_npat = 0; /* 0 as 1: class gen_pat[0] only */
-__u32 gen_nsrc = 0; /* 0 as 1; may change between runs */
-__u32 gen_src = 0; /* host order */
-
-struct gen_state {
-	__u32 src; /* k of the next frame */
-	__u32 pat; /* its index in gen_pat */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct gen_state);
-} gen_next SEC(".maps");
-
-/* This frame's class (and the next frame's place in the pattern). */
-static __always_inline __u32 gen_class(struct gen_state *st)
-{
-	__u32 j = st->pat < gen_npat ? st->pat : 0, c;
-
-	st->pat = j + 1;
-	c = gen_pat[j & (GEN_PAT_MAX - 1)];
-	return c < GEN_CLASSES ? c : 0;
-}
-
-SEC("xdp")
-int xdp_gen(struct xdp_md *ctx)
-{
-	void *data, *data_end;
-	__u32 zero = 0, k, c, src, sum;
-	struct gen_state *st;
-	__u64 *w;
-	int i;
-
-	st = bpf_map_lookup_elem(&gen_next, &zero);
-	if (!st)
-		return XDP_ABORTED;
-	k = st->src < gen_nsrc ? st->src : 0;
-	st->src = k + 1;
-	c = gen_class(st);
-	if (gen_cut[c] && bpf_xdp_adjust_tail(ctx, -(int)gen_cut[c]))
-		return XDP_ABORTED;
-	data = (void *)(long)ctx->data;
-	data_end = (void *)(long)ctx->data_end;
-	w = data;
-	if (data + GEN_WORDS * 8 > data_end)
-		return XDP_ABORTED;
-	for (i = 0; i < GEN_WORDS; i++)
-		w[i] = gen_tmpl[c][i];
-	src = bpf_htonl(gen_src + k);
-	*(__u32 *)(data + GEN_SRC_OFF) = src;
-	/* One's complement sums do not care for byte order. */
-	sum = gen_csum[c] + (src & 0xFFFF) + (src >> 16);
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = ~sum & 0xFFFF;
-	*(__u16 *)(data + GEN_CSUM_OFF) = sum ? sum : 0xFFFF;
-	return bpf_redirect(tx_ifindex, 0);
-}
-
-/*
- * A traffic sink: counts the frames the benchmark's generator sent that a
+ * A traffic sink: counts the frames the benchmark's source sent that a
  * router forwarded (IPv6, UDP, hop limit count_hlim) in count_pkts[0] and
- * anything else in count_pkts[1], and drops them all.
+ * anything else in count_pkts[1], and drops them all (where the source's
+ * ring does not take them back: AF_PACKET's frames, bench_jumbo's).
  */
 __u32 count_hlim = 0;
 
@@ -159,8 +61,8 @@ int xdp_count(struct xdp_md *ctx)
 
 /*
  * The least a forwarder can do (bench_live's floor): hop limit - 1 and out
- * of bounce_ifindex, no lookup, no MAC rewrite. What remains of a live
- * rate is the generator's, the veths' and the sink's cost.
+ * of bounce_ifindex, no lookup, no MAC rewrite. What remains of a rate
+ * through a router is the source's, the veths' and the sink's cost.
  */
 __u32 bounce_ifindex = 0;
 

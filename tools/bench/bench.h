@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include "silo/silo.h"
 
 /* Monotonic time in seconds, for measuring intervals. */
@@ -99,6 +100,72 @@ static inline int bench_last_cpu(void)
 		if (CPU_ISSET(cpu, &set))
 			return cpu;
 	return 0;
+}
+
+/* Pins the calling thread to every CPU it may run on but cpu (to cpu
+ * alone where that is all): 0 or -errno. Threads and children it makes
+ * afterwards inherit it. */
+static inline int bench_pin_other_cpus(int cpu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	if (CPU_COUNT(&set) > 1)
+		CPU_CLR(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/*
+ * Seconds cpu has been busy (/proc/stat: user, nice, system, irq and
+ * softirq time; not idle, I/O wait or what the hypervisor stole), and of
+ * those in softirqs (*softirq, may be NULL; ksoftirqd's included where
+ * the kernel accounts IRQ time), in USER_HZ ticks: 0 or -errno.
+ */
+static inline int bench_cpu_busy(int cpu, double *busy, double *softirq)
+{
+	unsigned long long v[8];
+	char line[512], name[32];
+	size_t len;
+	FILE *f = fopen("/proc/stat", "re");
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	len = snprintf(name, sizeof(name), "cpu%d ", cpu);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) &&
+		    sscanf(line + len,
+			   "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7]) == 8) {
+			*busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) /
+				sysconf(_SC_CLK_TCK);
+			if (softirq)
+				*softirq = (double)v[6] / sysconf(_SC_CLK_TCK);
+			err = 0;
+			break;
+		}
+	fclose(f);
+	return err;
+}
+
+/* The running kernel's release, for every benchmark line. */
+static inline const char *bench_kernel(void)
+{
+	static struct utsname u;
+
+	if (!u.release[0] && uname(&u))
+		snprintf(u.release, sizeof(u.release), "unknown");
+	return u.release;
+}
+
+/* Every benchmark line's start: what it measures, what drove it (the
+ * traffic source) and the kernel; the caller's fields follow (",..."). */
+static inline void bench_line(const char *bench, const char *source)
+{
+	printf("{\"bench\":\"%s\",\"source\":\"%s\",\"kernel\":\"%s\"", bench,
+	       source, bench_kernel());
 }
 
 /* An fd of ip netns NAME, and entering one: 0 or -errno, said as prog. */
@@ -190,72 +257,6 @@ bench_routes(const char *ip_args, int routes, int rules,
 	rc = sh("ip %s -batch %s", ip_args, path);
 	unlink(path);
 	return rc;
-}
-
-/*
- * The live-frame generator, xdp_gen of bpf/tests/silo_test.bpf.c: it writes the
- * first BENCH_GEN_HDR bytes of every frame from a template of its size (an
- * IPv6/UDP frame without VLAN tags), the source's last 32 bits from a per-CPU
- * counter and the UDP checksum to match. bench_gen_frame() builds the frame
- * it should send for source word src from the template frame tmpl;
- * bench_gen_csum() is the template's checksum with its own source words
- * taken out (gen_csum).
- */
-#define BENCH_GEN_HDR 64
-#define BENCH_GEN_SRC_OFF (14 + 8 + 12)
-#define BENCH_GEN_CSUM_OFF (14 + 40 + 6)
-
-/* The UDP checksum of an IPv6 frame without VLAN tags. */
-static inline uint16_t bench_udp6_csum(const uint8_t *frame, size_t len)
-{
-	const uint8_t *ip6 = frame + 14, *udp = ip6 + 40;
-	size_t ulen = len - 14 - 40, i;
-	uint32_t sum = 0;
-
-	for (i = 8; i < 40; i += 2) /* source and destination */
-		sum += ip6[i] << 8 | ip6[i + 1];
-	sum += ulen + 17; /* IPPROTO_UDP */
-	for (i = 0; i + 1 < ulen; i += 2)
-		if (i != 6)
-			sum += udp[i] << 8 | udp[i + 1];
-	if (ulen & 1)
-		sum += udp[ulen - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = ~sum & 0xFFFF;
-	return sum ? sum : 0xFFFF;
-}
-
-static inline void bench_gen_frame(uint8_t *buf, const uint8_t *tmpl,
-				   size_t len, uint32_t src)
-{
-	uint16_t c;
-
-	if (buf != tmpl) /* the template may be rewritten in place */
-		memcpy(buf, tmpl, len);
-	buf[BENCH_GEN_SRC_OFF] = src >> 24;
-	buf[BENCH_GEN_SRC_OFF + 1] = src >> 16;
-	buf[BENCH_GEN_SRC_OFF + 2] = src >> 8;
-	buf[BENCH_GEN_SRC_OFF + 3] = src;
-	c = bench_udp6_csum(buf, len);
-	buf[BENCH_GEN_CSUM_OFF] = c >> 8;
-	buf[BENCH_GEN_CSUM_OFF + 1] = c;
-}
-
-static inline uint32_t bench_raw16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-/* gen_csum for a frame built by bench_gen_frame(). */
-static inline uint32_t bench_gen_csum(const uint8_t *frame)
-{
-	return (~bench_raw16(frame + BENCH_GEN_CSUM_OFF) & 0xFFFF) +
-	       (~bench_raw16(frame + BENCH_GEN_SRC_OFF) & 0xFFFF) +
-	       (~bench_raw16(frame + BENCH_GEN_SRC_OFF + 2) & 0xFFFF);
 }
 
 #endif /* SILO_BENCH_H */

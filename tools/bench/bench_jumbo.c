@@ -18,11 +18,11 @@
  *       bjc0 ---------- bjr-in          bjr-out ---------- bjs0
  *                       fd01::1/64      fd02::1/64         (fd02::2)
  *
- * The generator cannot be BPF_PROG_RUN's live frames (they refuse frames
- * above a page): an AF_PACKET socket on bjc0 (PACKET_QDISC_BYPASS) sends
- * --flows steady flows (sources fd01::100:k, one frame each in turn, UDP
- * checksums right) to fd20::1 in batches of sendmmsg, its thread pinned to
- * --cpu. A veth runs what is sent into it in a NAPI poll on the sending
+ * The source is tools/lib/source.h's AF_PACKET sender (its ring's programs
+ * take frames of one buffer only): a socket on bjc0 (PACKET_QDISC_BYPASS)
+ * sends --flows steady flows (sources fd01::100:k, one frame each in turn,
+ * UDP checksums right) to fd20::1 in batches of sendmmsg, its thread
+ * pinned to --cpu. A veth runs what is sent into it in a NAPI poll on the sending
  * CPU, so the rate is one CPU's worth of generator, router and sink
  * together, as in bench_live; frames reach XDP in several buffers (the
  * veth copies an skb it cannot use in place into pages). The sink,
@@ -33,7 +33,8 @@
  * rounds' ratios. Gbit/s count each frame on the wire (+ 24 bytes: FCS,
  * preamble, SFD, gap).
  *
- * Output, one JSON object per line: per variant Mpps and Gbit/s, silo's
+ * Output, one JSON object per line, each naming the source and the
+ * kernel: per variant Mpps and Gbit/s, silo's
  * ratios, silo's counters (redirect, and the packets its program saw in
  * several buffers are all of them), the target jumbo_vs_ref (silo >= 1.3x
  * the reference, "met" true or false), and the setup. The tool fails
@@ -46,12 +47,10 @@
  */
 #include <getopt.h>
 #include <linux/if_link.h>
-#include <linux/if_packet.h>
-#include <net/ethernet.h>
-#include <sys/socket.h>
 #include "test.h"
 #include "pkt.h"
 #include "bench.h"
+#include "source.h"
 #include "silod_child.h"
 #include "silo_test.skel.h"
 
@@ -60,7 +59,7 @@
 #define NS_S "silo-bj-sink"
 #define PINS "/sys/fs/bpf/silo-bj"
 #define FRAME 9014
-#define BATCH 32
+#define BATCH 32 /* frames a sendmmsg */
 #define MAX_FLOWS 64
 #define MAX_ROUNDS 32
 #define WIRE_EXTRA (4 + 8 + 12)
@@ -70,15 +69,14 @@ static const char *const vname[NR_VARIANTS] = { "kernel", "silo", "ref",
 						"floor" };
 
 static struct {
-	int ns_orig, ns_c, ns_r, ns_s, tx;
+	int ns_orig, ns_c, ns_r, ns_s;
 	struct silo *s;
 	struct silo_test *skel;
+	struct source *src;
 	pid_t silod;
 	__u32 in, out;
 	bool in_silo, in_prog, out_silo;
-} B = { -1, -1, -1, -1, -1, NULL, NULL, -1, 0, 0, false, false, false };
-
-static uint8_t frames[MAX_FLOWS][FRAME];
+} B = { .ns_orig = -1, .ns_c = -1, .ns_r = -1, .ns_s = -1, .silod = -1 };
 
 static void lab_down(void)
 {
@@ -117,68 +115,55 @@ static int read_mac_in(int ns, const char *dev, uint8_t mac[6])
 	return bench_enter("bench_jumbo", ns) || read_mac(dev, mac) ? -1 : 0;
 }
 
-/* The frames, one per flow; the packet socket on bjc0, in the client. */
+/* The source on bjc0, in the client: a frame of source fd01::100:0, flows
+ * sources in turn. */
 static int gen_setup(int flows)
 {
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	uint8_t cmac[6], rmac[6];
-	int one = 1, k;
+	struct source_opts o = { .shape = SOURCE_PACKET,
+				 .entry = "bjc0",
+				 .cpu = -1 };
+	static uint8_t frame[PKT_MAX];
+	struct pkt_spec sp = { .family = AF_INET6,
+			       .proto = IPPROTO_UDP,
+			       .ttl = 255,
+			       .sport = 4000,
+			       .dport = 9,
+			       .payload = FRAME - 14 - 40 - 8 };
+	struct source_class cls = { frame, FRAME };
+	static const __u8 pat[] = { 0 };
 
-	if (read_mac_in(B.ns_c, "bjc0", cmac) ||
-	    read_mac_in(B.ns_r, "bjr-in", rmac))
+	if (read_mac_in(B.ns_c, "bjc0", sp.smac) ||
+	    read_mac_in(B.ns_r, "bjr-in", sp.dmac))
 		return -1;
-	for (k = 0; k < flows; k++) {
-		struct pkt_spec sp = { .family = AF_INET6,
-				       .proto = IPPROTO_UDP,
-				       .ttl = 255,
-				       .sport = htons(4000),
-				       .dport = htons(9),
-				       .payload = FRAME - 14 - 40 - 8 };
-
-		memcpy(sp.dmac, rmac, 6);
-		memcpy(sp.smac, cmac, 6);
-		inet_pton(AF_INET6, "fd01::100:0", sp.src);
-		sp.src[15] = k;
-		inet_pton(AF_INET6, "fd20::1", sp.dst);
-		if (pkt_build(frames[k], &sp) != FRAME)
-			return -1;
-		pkt_l4_csum(frames[k], FRAME, &sp);
-	}
-	if (bench_enter("bench_jumbo", B.ns_c))
+	inet_pton(AF_INET6, "fd01::100:0", sp.src);
+	inet_pton(AF_INET6, "fd20::1", sp.dst);
+	if (pkt_build(frame, &sp) != FRAME ||
+	    bench_enter("bench_jumbo", B.ns_c) || source_open(&B.src, &o))
 		return -1;
-	B.tx = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-	sll.sll_ifindex = if_nametoindex("bjc0");
-	if (B.tx < 0 ||
-	    setsockopt(B.tx, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
-		       sizeof(one)) ||
-	    bind(B.tx, (struct sockaddr *)&sll, sizeof(sll)))
-		return -1;
-	return 0;
+	return source_set_classes(B.src, &cls, 1) ?:
+		       source_set_pattern(B.src, pat, 1, 0x01000000, flows);
 }
 
-/* Sends for secs seconds, flows frames in turn; returns frames sent. */
-static __u64 gen_run(double secs, int flows)
+/* Sends for secs seconds, BATCH frames a call; returns frames sent. */
+static __u64 gen_run(double secs)
 {
-	struct mmsghdr msg[BATCH];
-	struct iovec iov[BATCH];
 	double end = bench_mono() + secs;
 	__u64 sent = 0;
-	int i, k = 0, n;
+	long n;
 
-	memset(msg, 0, sizeof(msg));
 	while (bench_mono() < end) {
-		for (i = 0; i < BATCH; i++) {
-			iov[i].iov_base = frames[k];
-			iov[i].iov_len = FRAME;
-			msg[i].msg_hdr.msg_iov = &iov[i];
-			msg[i].msg_hdr.msg_iovlen = 1;
-			k = (k + 1) % flows;
-		}
-		n = sendmmsg(B.tx, msg, BATCH, 0);
-		if (n > 0)
-			sent += n;
+		n = source_send(B.src, BATCH);
+		if (n < 0)
+			break;
+		sent += n;
 	}
 	return sent;
+}
+
+/* Every line's start: what it is, the source, the kernel. */
+static void print_head(const char *bench)
+{
+	bench_line(bench, source_shape_name(SOURCE_PACKET));
 }
 
 static __u64 sink_count(void)
@@ -292,8 +277,7 @@ static void cleanup(void)
 		silo_close(B.s);
 	}
 	silo_test__destroy(B.skel);
-	if (B.tx >= 0)
-		close(B.tx);
+	source_close(B.src);
 	if (B.ns_orig >= 0)
 		bench_enter("bench_jumbo", B.ns_orig);
 	lab_down();
@@ -364,7 +348,7 @@ int main(int argc, char **argv)
 				goto out;
 			}
 			bench_enter("bench_jumbo", B.ns_c);
-			gen_run(warmup, flows);
+			gen_run(warmup);
 			fwd0 = stack_forwarded();
 			bench_silo_stats(B.s, &st0);
 			sink0 = sink_count();
@@ -372,7 +356,7 @@ int main(int argc, char **argv)
 			{
 				double t0 = bench_mono();
 
-				gen_run(secs, flows);
+				gen_run(secs);
 				sunk = sink_count() - sink0;
 				pps[v][r] = sunk / (bench_mono() - t0);
 			}
@@ -402,25 +386,30 @@ int main(int argc, char **argv)
 	}
 	for (v = 0; v < NR_VARIANTS; v++) {
 		med[v] = bench_median(pps[v], rounds);
-		printf("{\"bench\":\"jumbo_live\",\"variant\":\"%s\",\"frame_bytes\":%d,\"mpps\":%.4f,\"gbit_s\":%.2f}\n",
+		print_head("jumbo_live");
+		printf(",\"variant\":\"%s\",\"frame_bytes\":%d,\"mpps\":%.4f,\"gbit_s\":%.2f}\n",
 		       vname[v], FRAME, med[v] / 1e6,
 		       med[v] * (FRAME + WIRE_EXTRA) * 8 / 1e9);
 	}
 	/* ns per frame each forwarder adds to the floor's path. */
-	printf("{\"bench\":\"jumbo_live_ratios\",\"silo_vs_ref\":%.3f,\"silo_vs_kernel\":%.3f,\"silo_vs_floor\":%.3f,\"ref_vs_kernel\":%.3f,\"floor_vs_ref\":%.3f,\"silo_ns_over_floor\":%.0f,\"ref_ns_over_floor\":%.0f}\n",
+	print_head("jumbo_live_ratios");
+	printf(",\"silo_vs_ref\":%.3f,\"silo_vs_kernel\":%.3f,\"silo_vs_floor\":%.3f,\"ref_vs_kernel\":%.3f,\"floor_vs_ref\":%.3f,\"silo_ns_over_floor\":%.0f,\"ref_ns_over_floor\":%.0f}\n",
 	       bench_median(ratio, rounds), med[SILO] / med[KERNEL],
 	       med[SILO] / med[FLOOR], med[REF] / med[KERNEL],
 	       med[FLOOR] / med[REF], 1e9 / med[SILO] - 1e9 / med[FLOOR],
 	       1e9 / med[REF] - 1e9 / med[FLOOR]);
-	printf("{\"bench\":\"jumbo_live_silo\",\"sink\":%llu,\"rx\":%llu,\"redirect\":%llu,\"cache_hit\":%llu,\"cache_big\":%llu,\"cache_miss\":%llu,\"pass\":%llu}\n",
+	print_head("jumbo_live_silo");
+	printf(",\"sink\":%llu,\"rx\":%llu,\"redirect\":%llu,\"cache_hit\":%llu,\"cache_big\":%llu,\"cache_miss\":%llu,\"pass\":%llu}\n",
 	       (unsigned long long)silo_sunk, (unsigned long long)d.rx,
 	       (unsigned long long)d.redirect, (unsigned long long)d.cache_hit,
 	       (unsigned long long)d.cache_big,
 	       (unsigned long long)d.cache_miss, (unsigned long long)d.pass);
-	printf("{\"bench\":\"jumbo_live_target\",\"name\":\"silo_vs_ref\",\"value\":%.3f,\"target\":1.3,\"met\":%s}\n",
+	print_head("jumbo_live_target");
+	printf(",\"name\":\"silo_vs_ref\",\"value\":%.3f,\"target\":1.3,\"met\":%s}\n",
 	       bench_median(ratio, rounds),
 	       bench_median(ratio, rounds) >= 1.3 ? "true" : "false");
-	printf("{\"bench\":\"jumbo_live_setup\",\"rounds\":%d,\"secs\":%.2f,\"warmup\":%.2f,\"cpu\":%d,\"flows\":%d,\"mtu\":9000,\"generator\":\"AF_PACKET sendmmsg x%d, qdisc bypass\"}\n",
+	print_head("jumbo_live_setup");
+	printf(",\"rounds\":%d,\"secs\":%.2f,\"warmup\":%.2f,\"cpu\":%d,\"flows\":%d,\"mtu\":9000,\"generator\":\"AF_PACKET sendmmsg x%d, qdisc bypass\"}\n",
 	       rounds, secs, warmup, cpu, flows, BATCH);
 	rc = 0;
 out:

@@ -349,23 +349,27 @@ stop:
 		share[v] = bench_median(res[v].share, rounds);
 		loss[v] = bench_median(res[v].loss, rounds);
 	}
-	printf("{\"bench\":\"reuseport_setup\",\"cpus\":%d,\"rounds\":%d,\"seconds\":%.1f,\"size\":%d,\"flows_per_cpu\":%d}\n",
+	bench_line("reuseport_setup", "udp_socket");
+	printf(",\"cpus\":%d,\"rounds\":%d,\"seconds\":%.1f,\"size\":%d,\"flows_per_cpu\":%d}\n",
 	       cpus, rounds, seconds, size, FLOWS_PER_CPU);
-	printf("{\"bench\":\"%s\",\"dgrams_per_s\":%.0f,\"local_share\":%.3f,\"lost_share\":%.3f}\n",
-	       names[0], rate[0], share[0], loss[0]);
-	printf("{\"bench\":\"%s\",\"dgrams_per_s\":%.0f,\"local_share\":%.3f,\"lost_share\":%.3f,\"vs\":\"%s\",\"ratio\":%.3f}\n",
-	       names[1], rate[1], share[1], loss[1], names[0],
-	       rate[1] / rate[0]);
-	printf("{\"bench\":\"%s\",\"dgrams_per_s\":%.0f,\"local_share\":%.3f,\"lost_share\":%.3f,\"vs\":\"%s\",\"ratio\":%.3f,\"ratio_vs_hash\":%.3f,\"target_ratio\":%.1f,\"target_share\":1.0,\"met\":%s}\n",
-	       names[2], rate[2], share[2], loss[2], names[0],
-	       rate[2] / rate[0], rate[2] / rate[1], TARGET_RATIO,
+	bench_line(names[0], "udp_socket");
+	printf(",\"dgrams_per_s\":%.0f,\"local_share\":%.3f,\"lost_share\":%.3f}\n",
+	       rate[0], share[0], loss[0]);
+	bench_line(names[1], "udp_socket");
+	printf(",\"dgrams_per_s\":%.0f,\"local_share\":%.3f,\"lost_share\":%.3f,\"vs\":\"%s\",\"ratio\":%.3f}\n",
+	       rate[1], share[1], loss[1], names[0], rate[1] / rate[0]);
+	bench_line(names[2], "udp_socket");
+	printf(",\"dgrams_per_s\":%.0f,\"local_share\":%.3f,\"lost_share\":%.3f,\"vs\":\"%s\",\"ratio\":%.3f,\"ratio_vs_hash\":%.3f,\"target_ratio\":%.1f,\"target_share\":1.0,\"met\":%s}\n",
+	       rate[2], share[2], loss[2], names[0], rate[2] / rate[0],
+	       rate[2] / rate[1], TARGET_RATIO,
 	       rate[2] / rate[0] >= TARGET_RATIO && share[2] >= 0.9995 ?
 		       "true" :
 		       "false");
 	/* No target: what redoing the NIC's hash costs, next to cpu. */
-	printf("{\"bench\":\"%s\",\"dgrams_per_s\":%.0f,\"local_share\":%.3f,\"lost_share\":%.3f,\"vs\":\"%s\",\"ratio\":%.3f,\"ratio_vs_cpu\":%.3f,\"flows_on_another_cpu\":%d}\n",
-	       names[3], rate[3], share[3], loss[3], names[0],
-	       rate[3] / rate[0], rate[3] / rate[2], shared);
+	bench_line(names[3], "udp_socket");
+	printf(",\"dgrams_per_s\":%.0f,\"local_share\":%.3f,\"lost_share\":%.3f,\"vs\":\"%s\",\"ratio\":%.3f,\"ratio_vs_cpu\":%.3f,\"flows_on_another_cpu\":%d}\n",
+	       rate[3], share[3], loss[3], names[0], rate[3] / rate[0],
+	       rate[3] / rate[2], shared);
 out:
 	if (g) {
 		silo_group_detach(g, receivers[0].fd);

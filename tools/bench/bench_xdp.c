@@ -332,17 +332,22 @@ static void print_results(const struct setup *su, const struct args *a,
 	int c, i;
 
 	k = &runs[0];
-	printf("{\"bench\":\"xdp_setup\",\"routes\":%d,\"rules\":%d,\"rounds\":%d,\"pkts_per_round\":%d,\"storm_cpus\":%d,\"cache\":\"%s\",\"cache_hits\":%llu,\"fib_lookups\":%llu}\n",
+	bench_line("xdp_setup", "prog_test_run");
+	printf(",\"routes\":%d,\"rules\":%d,\"rounds\":%d,\"pkts_per_round\":%d,\"storm_cpus\":%d,\"cache\":\"%s\",\"cache_hits\":%llu,\"fib_lookups\":%llu}\n",
 	       a->routes, a->rules, su->rounds, su->calls * BATCH, su->cpus,
 	       k->name, k->hits, k->lookups);
-	printf("{\"bench\":\"xdp_empty\",\"ns_per_pkt\":%.1f}\n", k->ns[2]);
-	printf("{\"bench\":\"fwd_fib_every_pkt\",\"ns_per_pkt\":%.1f,\"vs\":\"xdp_empty\",\"ratio\":%.2f}\n",
+	bench_line("xdp_empty", "prog_test_run");
+	printf(",\"ns_per_pkt\":%.1f}\n", k->ns[2]);
+	bench_line("fwd_fib_every_pkt", "prog_test_run");
+	printf(",\"ns_per_pkt\":%.1f,\"vs\":\"xdp_empty\",\"ratio\":%.2f}\n",
 	       k->ns[1], k->ns[1] / k->ns[2]);
-	printf("{\"bench\":\"fwd_cache_hit\",\"ns_per_pkt\":%.1f,\"vs\":\"fwd_fib_every_pkt\",\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
+	bench_line("fwd_cache_hit", "prog_test_run");
+	printf(",\"ns_per_pkt\":%.1f,\"vs\":\"fwd_fib_every_pkt\",\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
 	       k->ns[0], k->ns[0] / k->ns[1], TARGET_RATIO,
 	       k->ns[0] / k->ns[1] <= TARGET_RATIO ? "true" : "false");
 	for (c = 0; a->scale && c < SCALE_RUNS; c++) {
-		printf("{\"bench\":\"xdp_scale\",\"path\":\"%s\",\"flows\":\"%s\",\"cpus\":%d,\"rounds\":%d,\"ns_per_pkt_1cpu\":%.1f,\"ns_per_pkt_ncpus\":%.1f,\"ratio\":%.3f",
+		bench_line("xdp_scale", "prog_test_run");
+		printf(",\"path\":\"%s\",\"flows\":\"%s\",\"cpus\":%d,\"rounds\":%d,\"ns_per_pkt_1cpu\":%.1f,\"ns_per_pkt_ncpus\":%.1f,\"ratio\":%.3f",
 		       scale_names[c][0], scale_names[c][1], su->cpus,
 		       sc->rounds, sc->one_ns[c], sc->many_ns[c], sc->med[c]);
 		if (c == SCALE_HIT_ONE || c == SCALE_HIT_OWN)
@@ -355,18 +360,21 @@ static void print_results(const struct setup *su, const struct args *a,
 	 * bookkeeping costs a storm, a control; the storms' targets are
 	 * against the reference (miss_storm_vs_ref). */
 	for (c = 0; su->storm_n && c < 2; c++)
-		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"key\":\"without the source\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"control\":true}\n",
-		       c ? "destinations" : "sources", su->storm_n, su->cpus,
-		       k->st[c][0], k->st[c][1], k->st[c][0] / k->st[c][1]);
+		bench_line("miss_storm", "prog_test_run");
+	printf(",\"distinct\":\"%s\",\"key\":\"without the source\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"control\":true}\n",
+	       c ? "destinations" : "sources", su->storm_n, su->cpus,
+	       k->st[c][0], k->st[c][1], k->st[c][0] / k->st[c][1]);
 	for (c = 0; su->storm_n && c < 2; c++)
-		printf("{\"bench\":\"miss_storm\",\"distinct\":\"%s\",\"key\":\"with the source (a rule from)\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"control\":true,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
-		       c ? "destinations" : "sources", su->storm_n, su->cpus,
-		       keyed->st[c][0], keyed->st[c][1],
-		       keyed->st[c][0] / keyed->st[c][1], keyed->inserts,
-		       keyed->refused, keyed->evicted);
+		bench_line("miss_storm", "prog_test_run");
+	printf(",\"distinct\":\"%s\",\"key\":\"with the source (a rule from)\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"control\":true,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
+	       c ? "destinations" : "sources", su->storm_n, su->cpus,
+	       keyed->st[c][0], keyed->st[c][1],
+	       keyed->st[c][0] / keyed->st[c][1], keyed->inserts,
+	       keyed->refused, keyed->evicted);
 	for (i = 0; su->storm_n && i < nr; i++) {
 		k = &runs[i];
-		printf("{\"bench\":\"cache_kind\",\"cache\":\"%s\",\"hit_ns\":%.1f,\"hit_ratio\":%.3f,\"storm_src_ratio\":%.3f,\"storm_dst_ratio\":%.3f,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
+		bench_line("cache_kind", "prog_test_run");
+		printf(",\"cache\":\"%s\",\"hit_ns\":%.1f,\"hit_ratio\":%.3f,\"storm_src_ratio\":%.3f,\"storm_dst_ratio\":%.3f,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
 		       k->name, k->ns[0], k->ns[0] / k->ns[1],
 		       k->st[0][0] / k->st[0][1], k->st[1][0] / k->st[1][1],
 		       k->inserts, k->refused, k->evicted);

@@ -162,16 +162,19 @@ void ref_print(double ref_ns, double fib_ns, double hit_ns, const double *sz,
 	int i, d;
 	double r;
 
-	printf("{\"bench\":\"ref_fwd\",\"ns_per_pkt\":%.1f,\"vs\":\"fwd_fib_every_pkt\",\"ratio\":%.3f,\"cache_hit_vs_ref\":%.3f}\n",
+	bench_line("ref_fwd", "prog_test_run");
+	printf(",\"ns_per_pkt\":%.1f,\"vs\":\"fwd_fib_every_pkt\",\"ratio\":%.3f,\"cache_hit_vs_ref\":%.3f}\n",
 	       ref_ns, ref_ns / fib_ns, hit_ns / ref_ns);
-	printf("{\"bench\":\"fwd_cache_hit_size\",\"frame_bytes\":1514,\"ip_len\":1500,\"ns_per_pkt\":%.1f,\"vs\":\"frame_bytes 64\",\"ns_per_pkt_64\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s,\"ref_ns_per_pkt_64\":%.1f,\"ref_ns_per_pkt_1514\":%.1f}\n",
+	bench_line("fwd_cache_hit_size", "prog_test_run");
+	printf(",\"frame_bytes\":1514,\"ip_len\":1500,\"ns_per_pkt\":%.1f,\"vs\":\"frame_bytes 64\",\"ns_per_pkt_64\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s,\"ref_ns_per_pkt_64\":%.1f,\"ref_ns_per_pkt_1514\":%.1f}\n",
 	       sz[SZ_HIT_1514], sz[SZ_HIT_64], size_ratio, SIZE_TARGET,
 	       size_ratio <= SIZE_TARGET ? "true" : "false", sz[SZ_REF_64],
 	       sz[SZ_REF_1514]);
 	for (i = 0; i < nr_st; i++)
 		for (d = 0; st[i].packets && d < 2; d++) {
 			r = st[i].ns[d][0] / st[i].ns[d][2];
-			printf("{\"bench\":\"miss_storm_vs_ref\",\"distinct\":\"%s\",\"key\":\"%s\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"ref_fwd\",\"ref_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
+			bench_line("miss_storm_vs_ref", "prog_test_run");
+			printf(",\"distinct\":\"%s\",\"key\":\"%s\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"ref_fwd\",\"ref_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"target\":%.2f,\"met\":%s}\n",
 			       d ? "destinations" : "sources", st[i].key,
 			       st[i].packets, st[i].cpus, st[i].ns[d][0],
 			       st[i].ns[d][2], r, REF_STORM_TARGET,
