@@ -100,49 +100,66 @@ lab_down "$P"
 
 step() { printf '\n== %s\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
+# fail WHAT: the lab stops (and takes everything down): a step that did
+# not do what it shows is no lab.
+fail() {
+	printf 'lab: %s\n' "$*" >&2
+	exit 1
+}
 
 step "three namespaces: $P-client -- $P-router -- $P-server"
-lab_up "$P" || exit 1
+lab_up "$P" || fail "cannot build the namespaces"
 
 step "load silo onto the router's veths, forwarding on"
-run "$SILO" --netns "$P-router" xdp load r-c --forward || exit 1
-run "$SILO" --netns "$P-router" xdp load r-s --forward || exit 1
-run "$SILO" --netns "$P-router" xdp status
+run "$SILO" --netns "$P-router" xdp load r-c --forward || fail "cannot load silo on r-c"
+run "$SILO" --netns "$P-router" xdp load r-s --forward || fail "cannot load silo on r-s"
+run "$SILO" --netns "$P-router" xdp status || fail "xdp status failed"
 
 step "start silod for the router: it keeps the route cache exact"
 printf '$ %s &\n' "$SILOD --netns $P-router"
 "$SILOD" --netns "$P-router" -q &
 silod_pid=$!
-for _ in $(seq 50); do
-	"$SILO" --netns "$P-router" -j daemon status 2>/dev/null |
-		jq -e .running >/dev/null && break
-	sleep 0.1
-done
-run "$SILO" --netns "$P-router" daemon status | head -3
+# silod_up NETNS: waits until silod runs for NETNS (5 s at most).
+silod_up() {
+	local _
+	for _ in $(seq 50); do
+		"$SILO" --netns "$1" -j daemon status 2>/dev/null |
+			jq -e .running >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+silod_up "$P-router" || fail "silod does not run for $P-router"
+run "$SILO" --netns "$P-router" daemon status >"$LAB_DIR/status" ||
+	fail "daemon status failed"
+head -3 "$LAB_DIR/status"
 
-# udp DST: 2000 datagrams from client to server; prints what arrived.
+# udp DST: 2000 datagrams from client to server; prints what arrived,
+# and fails the lab unless all did.
 udp() {
 	ip netns exec "$P-server" "$TRAFFIC" udp-sink 7000 --count 2000 \
-		--timeout 2 >/tmp/silo-lab-udp.$$ 2>/dev/null &
+		--timeout 2 >"$LAB_DIR/udp" 2>/dev/null &
 	local sink=$!
 	sleep 0.3
 	ip netns exec "$P-client" "$TRAFFIC" udp-send "$1" 7000 --count 2000 \
-		--gap-us 50 >/dev/null
+		--gap-us 50 >/dev/null || fail "UDP to $1: the sender failed"
 	wait "$sink"
-	printf '  UDP to %-9s %s\n' "$1" "$(cat /tmp/silo-lab-udp.$$)"
-	rm -f /tmp/silo-lab-udp.$$
+	printf '  UDP to %-9s %s\n' "$1" "$(cat "$LAB_DIR/udp")"
+	jq -e '.datagrams == 2000' "$LAB_DIR/udp" >/dev/null ||
+		fail "UDP to $1: not every datagram arrived"
 }
 
 tcp() {
 	ip netns exec "$P-server" "$TRAFFIC" tcp-sink 7001 --conns 4 \
-		--timeout 3 >/tmp/silo-lab-tcp.$$ 2>/dev/null &
+		--timeout 3 >"$LAB_DIR/tcp" 2>/dev/null &
 	local sink=$!
 	sleep 0.3
 	ip netns exec "$P-client" "$TRAFFIC" tcp-send "$1" 7001 --conns 4 \
-		--bytes 4000000 >/dev/null
+		--bytes 4000000 >/dev/null || fail "TCP to $1: the sender failed"
 	wait "$sink"
-	printf '  TCP to %-9s %s\n' "$1" "$(cat /tmp/silo-lab-tcp.$$)"
-	rm -f /tmp/silo-lab-tcp.$$
+	printf '  TCP to %-9s %s\n' "$1" "$(cat "$LAB_DIR/tcp")"
+	jq -e '.connections == 4 and .bytes == 16000000' "$LAB_DIR/tcp" \
+		>/dev/null || fail "TCP to $1: not every byte arrived"
 }
 
 step "traffic from client to server"
@@ -152,40 +169,46 @@ tcp 10.2.0.2
 tcp fd02::2
 
 step "the route cache the traffic filled"
-run "$SILO" --netns "$P-router" route show
-run "$SILO" --netns "$P-router" route lookup 10.2.0.2
+run "$SILO" --netns "$P-router" route show || fail "route show failed"
+run "$SILO" --netns "$P-router" route lookup 10.2.0.2 ||
+	fail "route lookup failed"
 
 step "a route change: silod removes exactly the entries it touches"
-run ip -n "$P-router" route add 10.2.0.0/28 via 10.2.0.2 dev r-s
+run ip -n "$P-router" route add 10.2.0.0/28 via 10.2.0.2 dev r-s ||
+	fail "cannot add the route"
 sleep 0.2
-run "$SILO" --netns "$P-router" route show
-"$SILO" --netns "$P-router" -j daemon status | jq -r '.counters |
+run "$SILO" --netns "$P-router" route show || fail "route show failed"
+"$SILO" --netns "$P-router" -j daemon status | jq -er '.counters |
 	"silod: \(.events_route) route change(s), \(.sweeps) sweep(s), " +
-	"\(.invalidated) entr(y/ies) removed, \(.genid_bumps) global bump(s)"'
+	"\(.invalidated) entr(y/ies) removed, \(.genid_bumps) global bump(s)"' ||
+	fail "daemon status failed"
 udp 10.2.0.2
-run "$SILO" --netns "$P-router" route show
+run "$SILO" --netns "$P-router" route show || fail "route show failed"
 
 step "what silo did on the router"
-run "$SILO" --netns "$P-router" stats | grep -v ' 0  '
-"$SILO" --netns "$P-router" -j stats | jq -r '
+run "$SILO" --netns "$P-router" stats >"$LAB_DIR/stats" || fail "stats failed"
+grep -v ' 0  ' "$LAB_DIR/stats"
+"$SILO" --netns "$P-router" -j stats | jq -er '
 	"\nsilo saw \(.rx) packets: forwarded \(.redirect) by XDP " +
 	"(\(.cache_hit) from the route cache, \(.fib_success) resolved by " +
-	"bpf_fib_lookup), passed \(.pass) to the stack."'
+	"bpf_fib_lookup), passed \(.pass) to the stack."' || fail "stats failed"
 
 # udp_cpus: 2000 datagrams from a sender on CPU 0 to the server; prints
 # what arrived and on which CPUs the server processed them.
 udp_cpus() {
 	ip netns exec "$P-server" "$TRAFFIC" udp-sink 7000 --count 2000 \
-		--connect --timeout 2 >/tmp/silo-lab-udp.$$ 2>/dev/null &
+		--connect --timeout 2 >"$LAB_DIR/udp" 2>/dev/null &
 	local sink=$!
 	sleep 0.3
 	ip netns exec "$P-client" taskset -c 0 "$TRAFFIC" udp-send 10.2.0.2 \
-		7000 --count 2000 --gap-us 50 >/dev/null
+		7000 --count 2000 --gap-us 50 >/dev/null ||
+		fail "UDP to 10.2.0.2: the sender failed"
 	wait "$sink"
-	jq -r '"  \(.datagrams) datagrams arrived; processed on CPU: " +
+	jq -er '"  \(.datagrams) datagrams arrived; processed on CPU: " +
 		(.incoming_cpu | to_entries | map("\(.key) (\(.value))") |
-		join(", "))' /tmp/silo-lab-udp.$$
-	rm -f /tmp/silo-lab-udp.$$
+		join(", "))' "$LAB_DIR/udp" || fail "the sink said nothing"
+	jq -e '.datagrams == 2000' "$LAB_DIR/udp" >/dev/null ||
+		fail "UDP to 10.2.0.2: not every datagram arrived"
 }
 
 last_cpu=$(($(nproc) - 1))
@@ -204,54 +227,62 @@ CONF
 	run cat "$LAB_DIR/silo.conf"
 	echo "before: the datagrams are processed where they arrive (CPU 0)"
 	udp_cpus
-	apply() { run "$SILO" --netns "$P-server" apply --state-dir "$LAB_DIR/state" "$@"; }
+	apply() {
+		run "$SILO" --netns "$P-server" apply \
+			--state-dir "$LAB_DIR/state" "$@" || fail "apply failed"
+	}
 	apply --dry-run "$LAB_DIR/silo.conf"
 	apply "$LAB_DIR/silo.conf"
 	echo "after: XDP redirects each to CPU $last_cpu through a cpumap"
 	udp_cpus
+	jq -e ".incoming_cpu | keys == [\"$last_cpu\"]" "$LAB_DIR/udp" \
+		>/dev/null || fail "steered datagrams were processed elsewhere than CPU $last_cpu"
 	apply "$LAB_DIR/silo.conf"
 
 	step "a reboot: the pins are gone; silod applies silo.conf and it is all back"
-	run "$SILO" --netns "$P-server" xdp unload eth0
+	run "$SILO" --netns "$P-server" xdp unload eth0 || fail "unload failed"
 	printf '$ %s &\n' "$SILOD --netns $P-server --apply $LAB_DIR/silo.conf"
 	"$SILOD" --netns "$P-server" --apply "$LAB_DIR/silo.conf" \
 		--state-dir "$LAB_DIR/state" 2>"$LAB_DIR/silod.log" &
 	server_silod=$!
-	for _ in $(seq 50); do
-		"$SILO" --netns "$P-server" -j daemon status 2>/dev/null |
-			jq -e .running >/dev/null && break
-		sleep 0.1
-	done
+	silod_up "$P-server" || fail "silod does not run for $P-server"
 	sed 's/^/  /' "$LAB_DIR/silod.log"
-	run "$SILO" --netns "$P-server" service show
+	run "$SILO" --netns "$P-server" service show || fail "service show failed"
 	udp_cpus
+	jq -e ".incoming_cpu | keys == [\"$last_cpu\"]" "$LAB_DIR/udp" \
+		>/dev/null || fail "after the reboot, datagrams were processed elsewhere than CPU $last_cpu"
 	run kill -TERM "$server_silod"
-	wait "$server_silod"
+	wait "$server_silod" || fail "silod for $P-server did not stop cleanly"
 	server_silod=
-	run "$SILO" --netns "$P-server" xdp unload eth0
+	run "$SILO" --netns "$P-server" xdp unload eth0 || fail "unload failed"
 
-	# bench_steer's lab of its own (two namespaces, a live-frame
-	# generator on CPU 0): one short round of its services case.
+	# bench_steer's lab of its own (two namespaces, the traffic
+	# source's pump on CPU 0): one short round of its services case.
 	step "steering against the kernel's own (RPS, RFS): one receiving queue on CPU 0, two services, readers on CPUs 0 and 1"
 	echo "\$ $BUILD/tools/bench_steer --case services --rounds 1 --secs 0.5   (5 rounds of 1 s: docs/BENCHMARKS.md)"
-	"$BUILD/tools/bench_steer" --case services --rounds 1 --secs 0.5 \
-		--warmup 0.2 >"$LAB_DIR/steer.json" 2>"$LAB_DIR/steer.err" ||
+	if ! "$BUILD/tools/bench_steer" --case services --rounds 1 --secs 0.5 \
+		--warmup 0.2 >"$LAB_DIR/steer.json" 2>"$LAB_DIR/steer.err"; then
 		sed 's/^/  /' "$LAB_DIR/steer.err"
-	jq -rs 'map(select(.case == "services")) |
+		fail "bench_steer failed"
+	fi
+	jq -ers 'map(select(.case == "services")) |
 		(map(select(.bench == "steer_summary")) | first) as $s |
 		(map(select(.bench == "steer")) | INDEX(.variant)) as $v |
 		"  best kernel (\($s.best_kernel)): \($v[$s.best_kernel].reads_per_sec) datagrams/s read",
 		"  silo steering: \($v.steering.reads_per_sec) datagrams/s read (\($s.steering_vs_best_kernel.median)x), " +
-		"\($v.steering.services[-1].share_on_reader_cpu * 100)% of the steered service'"'"'s datagrams processed on its reader'"'"'s CPU"' \
-		"$LAB_DIR/steer.json"
+		"\($v.steering.services[-1].share_on_reader_cpu * 100)% of the steered service'"'"'s datagrams processed on its reader'"'"'s CPU",
+		"  (traffic: the source'"'"'s \($s.source), kernel \($s.kernel))"' \
+		"$LAB_DIR/steer.json" || fail "bench_steer printed no summary"
 fi
 
 step "stop silod (the data path stays), unload"
 run kill -TERM "$silod_pid"
-wait "$silod_pid"
+wait "$silod_pid" || fail "silod for $P-router did not stop cleanly"
 silod_pid=
-run "$SILO" --netns "$P-router" xdp status
-run "$SILO" --netns "$P-router" xdp unload r-c
-run "$SILO" --netns "$P-router" xdp unload r-s
-printf 'XDP left on the router: '
-ip -n "$P-router" link show | grep -c 'prog/xdp' || true
+run "$SILO" --netns "$P-router" xdp status || fail "xdp status failed"
+run "$SILO" --netns "$P-router" xdp unload r-c || fail "unload failed"
+run "$SILO" --netns "$P-router" xdp unload r-s || fail "unload failed"
+left=$(ip -n "$P-router" link show | grep -c 'prog/xdp')
+echo "XDP left on the router: $left"
+((left == 0)) || fail "XDP is left on the router"
+echo "lab: every step done"
