@@ -552,12 +552,12 @@ static int setup(struct run *run)
 int main(int argc, char **argv)
 {
 	struct run run = {
-		.rounds = 3,
+		.rounds = 5,
 		.routes = 100000,
 		.rules = 10,
 		.cpu = -1,
-		.secs = 1.0,
-		.warmup = 0.3,
+		.secs = 0.5,
+		.warmup = 0.2,
 		.set_on = { true, true },
 		.traffic_on = { true, true, true, true },
 	};

@@ -359,18 +359,20 @@ static void print_results(const struct setup *su, const struct args *a,
 	/* Against silo's own mode without the cache: what the cache's
 	 * bookkeeping costs a storm, a control; the storms' targets are
 	 * against the reference (miss_storm_vs_ref). */
-	for (c = 0; su->storm_n && c < 2; c++)
+	for (c = 0; su->storm_n && c < 2; c++) {
 		bench_line("miss_storm", "prog_test_run");
-	printf(",\"distinct\":\"%s\",\"key\":\"without the source\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"control\":true}\n",
-	       c ? "destinations" : "sources", su->storm_n, su->cpus,
-	       k->st[c][0], k->st[c][1], k->st[c][0] / k->st[c][1]);
-	for (c = 0; su->storm_n && c < 2; c++)
+		printf(",\"distinct\":\"%s\",\"key\":\"without the source\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"control\":true}\n",
+		       c ? "destinations" : "sources", su->storm_n, su->cpus,
+		       k->st[c][0], k->st[c][1], k->st[c][0] / k->st[c][1]);
+	}
+	for (c = 0; su->storm_n && c < 2; c++) {
 		bench_line("miss_storm", "prog_test_run");
-	printf(",\"distinct\":\"%s\",\"key\":\"with the source (a rule from)\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"control\":true,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
-	       c ? "destinations" : "sources", su->storm_n, su->cpus,
-	       keyed->st[c][0], keyed->st[c][1],
-	       keyed->st[c][0] / keyed->st[c][1], keyed->inserts,
-	       keyed->refused, keyed->evicted);
+		printf(",\"distinct\":\"%s\",\"key\":\"with the source (a rule from)\",\"packets\":%d,\"cpus\":%d,\"ns_per_pkt\":%.1f,\"vs\":\"no_cache\",\"no_cache_ns_per_pkt\":%.1f,\"ratio\":%.3f,\"control\":true,\"inserted\":%llu,\"refused\":%llu,\"evicted\":%llu}\n",
+		       c ? "destinations" : "sources", su->storm_n, su->cpus,
+		       keyed->st[c][0], keyed->st[c][1],
+		       keyed->st[c][0] / keyed->st[c][1], keyed->inserts,
+		       keyed->refused, keyed->evicted);
+	}
 	for (i = 0; su->storm_n && i < nr; i++) {
 		k = &runs[i];
 		bench_line("cache_kind", "prog_test_run");

@@ -213,16 +213,25 @@ int set_variant(int v)
 	if (err)
 		return err;
 	L.in_silo = true;
-	/* silo forwards only while silod beats and trusts the cache. */
-	for (i = 0; i < 100; i++) {
+	/*
+	 * silo forwards only while silod beats and trusts the cache, and
+	 * serves a frame above the smallest MTU from the cache only once
+	 * silod watches IPv6's PMTU errors, which it does again each time
+	 * silo is back on every device; until then such a frame takes
+	 * bpf_fib_lookup() (cache_big), and a full-size measurement right
+	 * after the load measured that.
+	 */
+	for (i = 0; i < 150; i++) {
 		if (!silo_daemon_info(L.s, &di) && di.running &&
-		    di.cache_trusted) {
+		    di.cache_trusted &&
+		    (di.heartbeat.pmtu_watch & (1U << SILO_FAM_V6))) {
 			L.variant = v;
 			return 0;
 		}
 		usleep(20000);
 	}
-	fprintf(stderr, "bench_live: silod is not running\n");
+	fprintf(stderr,
+		"bench_live: silod is not running, or does not watch IPv6 PMTU errors\n");
 	return -ESRCH;
 }
 
