@@ -22,8 +22,15 @@ left() {
 
 short=(--rounds 1 --secs 0.2 --warmup 0.1 --routes 1000)
 for src in ring af_packet; do
-	if "$BENCH" "${short[@]}" --source "$src" --sets from \
-		--traffic steady_64,flood >"$TMP/$src.json" 2>"$TMP/$src.err"; then
+	"$BENCH" "${short[@]}" --source "$src" --sets from \
+		--traffic steady_64,flood >"$TMP/$src.json" 2>"$TMP/$src.err"
+	rc=$?
+	if ((rc == 3)); then
+		# The source cannot run on this kernel or under this policy.
+		echo "skip - $src: runs: $(head -2 "$TMP/$src.err" | tr '\n' ' ')"
+		rm -f "$TMP/$src.json"
+		continue
+	elif ((rc == 0)); then
 		ok "$src: runs"
 	else
 		not_ok "$src: runs" "$(tail -3 "$TMP/$src.err")"
@@ -45,37 +52,38 @@ for src in ring af_packet; do
 done
 
 # The ring: no frame lost, silo forwarded what the sink counted.
-jq -se 'map(select(.bench == "forward_live")) | all(.ring_lost == 0 and
-	.silo_counters.redirect >= .silo_counters.sink_pkts * 0.99)' \
-	"$TMP/ring.json" >/dev/null &&
-	ok "ring: no frame lost, every packet forwarded by silo" ||
-	not_ok "ring: no frame lost, every packet forwarded by silo" \
-		"$(jq -c 'select(.bench == "forward_live") | {traffic, ring_lost, silo_counters}' "$TMP/ring.json")"
-jq -se 'map(select(.bench == "forward_live_target")) | length == 3 and
-	all(.met | type == "boolean")' "$TMP/ring.json" >/dev/null &&
-	ok "ring: the targets, each met or not" ||
-	not_ok "ring: the targets, each met or not" \
-		"$(grep target "$TMP/ring.json")"
-jq -se 'map(select(.bench == "forward_live_setup")) | length == 1 and
-	.[0].cpu_share > 0.5' "$TMP/ring.json" >/dev/null &&
-	ok "ring: the path's CPU was the ring's" ||
-	not_ok "ring: the path's CPU was the ring's" \
-		"$(grep setup "$TMP/ring.json")"
+if [[ -s $TMP/ring.json ]]; then
+	jq -se 'map(select(.bench == "forward_live")) | all(.ring_lost == 0 and
+		.silo_counters.redirect >= .silo_counters.sink_pkts * 0.99)' \
+		"$TMP/ring.json" >/dev/null &&
+		ok "ring: no frame lost, every packet forwarded by silo" ||
+		not_ok "ring: no frame lost, every packet forwarded by silo" \
+			"$(jq -c 'select(.bench == "forward_live") | {traffic, ring_lost, silo_counters}' "$TMP/ring.json")"
+	jq -se 'map(select(.bench == "forward_live_target")) | length == 3 and
+		all(.met | type == "boolean")' "$TMP/ring.json" >/dev/null &&
+		ok "ring: the targets, each met or not" ||
+		not_ok "ring: the targets, each met or not" \
+			"$(grep target "$TMP/ring.json")"
+	jq -se 'map(select(.bench == "forward_live_setup")) | length == 1 and
+		.[0].cpu_share > 0.5' "$TMP/ring.json" >/dev/null &&
+		ok "ring: the path's CPU was the ring's" ||
+		not_ok "ring: the path's CPU was the ring's" \
+			"$(grep setup "$TMP/ring.json")"
+fi
 
 expect "a source it does not know" 2 "bad arguments" \
 	"$BENCH" --source live
 
 # Interrupted while it measures: stops, says so, leaves nothing.
-"$BENCH" --rounds 20 --routes 1000 --sets from >/dev/null 2>"$TMP/int.err" &
-pid=$!
-for _ in $(seq 100); do
-	ip netns list | grep -q '^silo-bl-router' && break
-	sleep 0.1
-done
-sleep 3
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-((rc == 1)) && grep -q "interrupted" "$TMP/int.err" &&
-	ok "SIGINT: stops, says so" || not_ok "SIGINT: stops, says so" "exit $rc: $(tail -2 "$TMP/int.err")"
-left "SIGINT"
+# (Where the ring ran: elsewhere it ends before it is interrupted.)
+if [[ -s $TMP/ring.json ]]; then
+	"$BENCH" --rounds 20 --routes 1000 --sets from >/dev/null 2>"$TMP/int.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		ip netns list | grep -q '^silo-bl-router' && break
+		sleep 0.1
+	done
+	sleep 3
+	interrupt "$pid" "$TMP/int.err"
+	left "SIGINT"
+fi

@@ -34,7 +34,15 @@ expect "a variant no case has" 2 "services has no variant reuseport" \
 
 short=(--rounds 1 --secs 0.2 --warmup 0.1)
 for c in services one_tcp; do
-	if "$BENCH" --case "$c" "${short[@]}" >"$TMP/$c.json" 2>"$TMP/$c.err"; then
+	"$BENCH" --case "$c" "${short[@]}" >"$TMP/$c.json" 2>"$TMP/$c.err"
+	rc=$?
+	if ((rc == 3)); then
+		# The source cannot run on this kernel or under this policy.
+		echo "skip - $c: runs: $(head -2 "$TMP/$c.err" | tr '\n' ' ')"
+		rm -f "$TMP/$c.json"
+		left "$c"
+		continue
+	elif ((rc == 0)); then
 		ok "$c: runs"
 	else
 		not_ok "$c: runs" "$(tail -3 "$TMP/$c.err")"
@@ -59,33 +67,34 @@ done
 
 # services: B (port 7501, on CPU 1) steered; each datagram it read was
 # processed on CPU 1, and its service counted them.
-jq -se '.[] | select(.bench == "steer" and .variant == "steering") |
-	.services[1] | .share_on_reader_cpu == 1 and .service.steered > 0' \
-	"$TMP/services.json" >/dev/null &&
-	ok "services: steering, every datagram of B on its reader's CPU" ||
-	not_ok "services: steering, every datagram of B on its reader's CPU" \
-		"$(jq -c 'select(.variant == "steering") | .services' "$TMP/services.json")"
-jq -se '.[] | select(.bench == "steer" and .variant == "no_silo") |
-	.services[1].share_on_reader_cpu < 0.5' "$TMP/services.json" >/dev/null &&
-	ok "services: without silo, B's stack runs on CPU 0" ||
-	not_ok "services: without silo, B's stack runs on CPU 0" \
-		"$(jq -c 'select(.variant == "no_silo") | .services' "$TMP/services.json")"
-jq -se '.[] | select(.bench == "steer" and .variant == "steering") |
-	.share_on_reader_cpu == 1' "$TMP/one_tcp.json" >/dev/null &&
-	ok "one_tcp: steering, every segment on the reader's CPU" ||
-	not_ok "one_tcp: steering, every segment on the reader's CPU" \
-		"$(grep steering "$TMP/one_tcp.json")"
+if [[ -s $TMP/services.json && -s $TMP/one_tcp.json ]]; then
+	jq -se '.[] | select(.bench == "steer" and .variant == "steering") |
+		.services[1] | .share_on_reader_cpu == 1 and .service.steered > 0' \
+		"$TMP/services.json" >/dev/null &&
+		ok "services: steering, every datagram of B on its reader's CPU" ||
+		not_ok "services: steering, every datagram of B on its reader's CPU" \
+			"$(jq -c 'select(.variant == "steering") | .services' "$TMP/services.json")"
+	jq -se '.[] | select(.bench == "steer" and .variant == "no_silo") |
+		.services[1].share_on_reader_cpu < 0.5' "$TMP/services.json" >/dev/null &&
+		ok "services: without silo, B's stack runs on CPU 0" ||
+		not_ok "services: without silo, B's stack runs on CPU 0" \
+			"$(jq -c 'select(.variant == "no_silo") | .services' "$TMP/services.json")"
+	jq -se '.[] | select(.bench == "steer" and .variant == "steering") |
+		.share_on_reader_cpu == 1' "$TMP/one_tcp.json" >/dev/null &&
+		ok "one_tcp: steering, every segment on the reader's CPU" ||
+		not_ok "one_tcp: steering, every segment on the reader's CPU" \
+			"$(grep steering "$TMP/one_tcp.json")"
+fi
 
 # Interrupted in its RFS rounds (the host's sysctl changed): put back.
-"$BENCH" --case one_connected --variant rfs --rounds 20 >/dev/null 2>"$TMP/int.err" &
-pid=$!
-for _ in $(seq 50); do
-	[[ $(cat "$RFS") != "$rfs_was" ]] && break
-	sleep 0.1
-done
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-((rc == 1)) && grep -q "interrupted" "$TMP/int.err" &&
-	ok "SIGINT: stops, says so" || not_ok "SIGINT: stops, says so" "exit $rc: $(tail -2 "$TMP/int.err")"
-left "SIGINT"
+# (Where it ran: elsewhere it ends before it is interrupted.)
+if [[ -s $TMP/services.json ]]; then
+	"$BENCH" --case one_connected --variant rfs --rounds 20 >/dev/null 2>"$TMP/int.err" &
+	pid=$!
+	for _ in $(seq 50); do
+		[[ $(cat "$RFS") != "$rfs_was" ]] && break
+		sleep 0.1
+	done
+	interrupt "$pid" "$TMP/int.err"
+	left "SIGINT"
+fi

@@ -35,6 +35,19 @@ expect() {
 	fi
 }
 
+# interrupt PID ERRFILE: SIGINT to a benchmark in the background, which
+# must stop with exit 1 and say on stderr (ERRFILE) that it was
+# interrupted.
+interrupt() {
+	local rc
+	kill -INT "$1"
+	wait "$1"
+	rc=$?
+	((rc == 1)) && grep -q "interrupted" "$2" &&
+		ok "SIGINT: stops, says so" ||
+		not_ok "SIGINT: stops, says so" "exit $rc: $(tail -2 "$2")"
+}
+
 # check NAME CMD...: CMD succeeds.
 check() {
 	local name=$1

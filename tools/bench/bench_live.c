@@ -89,7 +89,9 @@
  * what it should, no packet at the sink, a silo variant whose packets the
  * stack forwarded instead, or a reference forwarder that does not forward
  * the frames itself (checked through BPF_PROG_TEST_RUN at start and by the
- * router's Ip6OutForwDatagrams during each measurement). Everything it
+ * router's Ip6OutForwDatagrams during each measurement); exit 3 when the
+ * source cannot run here at all (this kernel, or a policy that refuses
+ * AF_PACKET or BPF). Everything it
  * makes (namespaces, pins under /sys/fs/bpf/silo-bl, silod) goes on exit,
  * on failure and on SIGINT or SIGTERM; leftovers of a run that was killed
  * go at the next start.
@@ -589,9 +591,14 @@ int main(int argc, char **argv)
 	print_setup(&run, t0);
 	ret = 0;
 out:
-	if (ret)
+	if (ret && L.cannot_run) {
+		fprintf(stderr,
+			"bench_live: the traffic source cannot run here (above): nothing measured\n");
+		ret = 3;
+	} else if (ret) {
 		fprintf(stderr, "bench_live: failed%s\n",
 			stopping ? " (interrupted)" : "");
+	}
 	lab_cleanup();
 	return ret;
 }

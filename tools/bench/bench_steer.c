@@ -103,7 +103,9 @@
  * datagrams sent, read and lost, UdpRcvbufErrors, the CPUs' time, per
  * service its share and (steering) its counters; then per case a summary
  * with the targets and "met" for each. A target not met is "met":false;
- * the tool fails (exit 1) only when it cannot measure. Everything it makes
+ * the tool fails (exit 1) only when it cannot measure, and exits 3 when
+ * its source cannot run here at all (this kernel, or a policy that
+ * refuses AF_PACKET or BPF). Everything it makes
  * (namespaces, pins under /sys/fs/bpf/silo-bs) goes on exit, on failure
  * and on SIGINT, SIGTERM or SIGHUP, and the host's rps_sock_flow_entries
  * is put back; leftovers of a run that was killed go at the next start.
@@ -640,9 +642,13 @@ int main(int argc, char **argv)
 			goto out;
 	ret = 0;
 out:
-	if (ret)
+	if (ret && L.cannot_run) {
+		fprintf(stderr, "bench_steer: nothing measured\n");
+		ret = 3;
+	} else if (ret) {
 		fprintf(stderr, "bench_steer: failed%s\n",
 			stopping ? " (interrupted)" : "");
+	}
 	cleanup();
 	return ret;
 }

@@ -512,6 +512,9 @@ static int check_one(struct bpf_program *prog, const uint8_t *in, size_t len,
 
 	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
 		return -errno;
+	/* A redirect the kernel refused to set up: it cannot run this. */
+	if (want && o.retval == XDP_ABORTED)
+		return -EOPNOTSUPP;
 	if (o.retval != verdict)
 		return -EPROTO;
 	return want && (o.data_size_out != len || memcmp(out, want, len)) ?
@@ -549,6 +552,15 @@ static int check_frames(struct source *src)
 			memcpy(in, src->cls_frame[0], 16);
 		}
 		err = check_one(prog, in, len, want);
+		if (err == -EOPNOTSUPP) {
+			fprintf(stderr,
+				"source: this kernel cannot run a %s: its redirect is refused%s\n",
+				source_shape_name(src->shape),
+				src->shape == SOURCE_PUMP ?
+					" (a pump needs a devmap broadcast, BPF_F_BROADCAST: Linux 5.15)" :
+					"");
+			return err;
+		}
 		if (err) {
 			fprintf(stderr,
 				"source: the %s does not write the frame it should (class %d, source word %#x): %s\n",
@@ -579,9 +591,6 @@ int source_check(struct source *src)
 	err = check_frames(src);
 	/* The state as it was, the counters too. */
 	*bss = saved;
-	if (err == -EPROTO && src->shape == SOURCE_PUMP)
-		fprintf(stderr,
-			"source: a pump needs a devmap broadcast (BPF_F_BROADCAST, Linux 5.15)\n");
 	return err;
 }
 

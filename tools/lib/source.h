@@ -102,10 +102,22 @@ size_t source_frame(const struct source *src, uint8_t *buf, int c, __u32 k,
 /*
  * Through BPF_PROG_TEST_RUN (no live frames), that the programs write
  * exactly the frames they should for every class of the pattern, over junk
- * headers, and that this kernel can run the shape (a pump's broadcast).
- * Leaves the source's state as it was.
+ * headers (-EPROTO where not), and that this kernel can run the shape
+ * (-EOPNOTSUPP where not: a pump's broadcast). Leaves the source's state
+ * as it was.
  */
 int source_check(struct source *src);
+
+/*
+ * Whether an error of source_open() or source_check() says that the
+ * source cannot run here at all (this kernel, or a policy that refuses
+ * AF_PACKET or BPF), rather than that it is wrong: a test skips then, a
+ * benchmark says so.
+ */
+static inline bool source_cannot_run(int err)
+{
+	return err == -EOPNOTSUPP || err == -EPERM || err == -EACCES;
+}
 
 /* Ring: puts its frames in (the pattern's classes, in turn). */
 int source_seed(struct source *src);

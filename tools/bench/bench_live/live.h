@@ -58,6 +58,7 @@ struct live {
 	enum source_shape shape; /* SOURCE_RING, or SOURCE_PACKET */
 	int cpu; /* the path's */
 	int variant; /* on the router's ingress now, or -1 */
+	bool cannot_run; /* the source cannot run here (source.h) */
 	pid_t silod;
 	__u32 in_ifindex, out_ifindex;
 	bool in_silo, in_prog, out_silo;

@@ -87,6 +87,7 @@ int source_up(void)
 				     bpf_program__fd(L.skel->progs.xdp_count),
 				     XDP_FLAGS_DRV_MODE, NULL);
 	}
+	L.cannot_run = source_cannot_run(err);
 	return err ? -1 : 0;
 }
 
@@ -103,13 +104,14 @@ static int traffic_pattern(int t)
  */
 int traffic_check(int t)
 {
-	if (traffic_pattern(t) || source_check(L.src)) {
+	int err = traffic_pattern(t) ?: source_check(L.src);
+
+	L.cannot_run = source_cannot_run(err);
+	if (err && !L.cannot_run)
 		fprintf(stderr,
 			"bench_live: %s: the source does not send what it should\n",
 			traffic[t].name);
-		return -1;
-	}
-	return 0;
+	return err ? -1 : 0;
 }
 
 /* Forwarded frames the sink has counted (*other: frames not the

@@ -67,7 +67,7 @@ int gen_setup(void)
 	struct source_class cls[MAX_SVC];
 	struct pkt_spec sp = L.spec;
 	__u8 pat[MAX_SVC];
-	int i;
+	int i, err;
 
 	for (i = 0; i < MAX_SVC; i++) {
 		sp.dport = PORT + i;
@@ -75,15 +75,18 @@ int gen_setup(void)
 		cls[i].len = pkt_build(frames[i], &sp);
 		pat[i] = i;
 	}
-	if (bench_enter("bench_steer", L.ns_client) ||
-	    source_open(&L.src, &o) ||
-	    source_set_classes(L.src, cls, MAX_SVC) ||
-	    source_set_pattern(L.src, pat, MAX_SVC, SRC_BASE, SOURCES) ||
-	    source_check(L.src)) {
-		fprintf(stderr, "bench_steer: the traffic source cannot run\n");
+	if (bench_enter("bench_steer", L.ns_client))
 		return -1;
-	}
-	return 0;
+	err = source_open(&L.src, &o)			      ?:
+		      source_set_classes(L.src, cls, MAX_SVC) ?:
+		      source_set_pattern(L.src, pat, MAX_SVC, SRC_BASE, SOURCES) ?:
+		      source_check(L.src);
+	L.cannot_run = source_cannot_run(err);
+	if (err)
+		fprintf(stderr, "bench_steer: the traffic source %s\n",
+			L.cannot_run ? "cannot run here" :
+				       "does not send what it should");
+	return err ? -1 : 0;
 }
 
 /* n more datagrams from the pump: 0, or -1 (said). */

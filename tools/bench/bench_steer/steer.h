@@ -86,6 +86,7 @@ struct steer {
 	struct silo *s;
 	struct silo_test *skel; /* xdp_pass, where silo is not on bss0 */
 	struct source *src; /* the pump, in the client's namespace */
+	bool cannot_run; /* the source cannot run here (source.h) */
 	int filter_map; /* per-CPU counts, one entry per service */
 	__u32 server_ifindex;
 	bool server_silo, server_pass, hold_silo;
