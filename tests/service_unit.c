@@ -4,7 +4,8 @@
  * is steered to in each mode, and every way it is passed instead. The test
  * pins itself to a CPU before each run, so "this CPU" is known: a packet
  * for another CPU is XDP_REDIRECT (through the cpumap), one for this CPU
- * XDP_PASS. Steering never changes the packet.
+ * XDP_PASS. Steering never changes the packet, but to finish a checksum
+ * a sender on this host left to offload (in0 is a veth).
  */
 #include <linux/limits.h>
 #include <netinet/in.h>
@@ -63,9 +64,10 @@ struct sresult {
 	struct silo_service_stats d0; /* service 0's */
 };
 
-/* Runs pkt on in0 from CPU cpu; deltas of service id's counters too. */
-static void run_svc(int cpu, __u32 id, const uint8_t *pkt, size_t len,
-		    struct sresult *sr)
+/* Runs pkt on in0 from CPU cpu, which must come out as want; deltas of
+ * service id's counters too. */
+static void run_svc_want(int cpu, __u32 id, const uint8_t *pkt, size_t len,
+			 const uint8_t *want, struct sresult *sr)
 {
 	struct silo_service_stats b, a, b0, a0;
 	unsigned int i;
@@ -80,9 +82,16 @@ static void run_svc(int cpu, __u32 id, const uint8_t *pkt, size_t len,
 		((__u64 *)&sr->d)[i] = ((__u64 *)&a)[i] - ((__u64 *)&b)[i];
 		((__u64 *)&sr->d0)[i] = ((__u64 *)&a0)[i] - ((__u64 *)&b0)[i];
 	}
-	CHECK(sr->r.len == len && !memcmp(sr->r.out, pkt, len),
+	CHECK(sr->r.len == len && !memcmp(sr->r.out, want, len),
 	      "steering changed the packet");
 	CHECK_EQ(sr->r.d.rx, 1);
+}
+
+/* The same, pkt to come out as it went in. */
+static void run_svc(int cpu, __u32 id, const uint8_t *pkt, size_t len,
+		    struct sresult *sr)
+{
+	run_svc_want(cpu, id, pkt, len, pkt, sr);
 }
 
 static void cpus_of(__u64 *cpus, int a, int b)
@@ -801,9 +810,9 @@ static void test_group_cpus_follow_slots(void)
 	close(fd0);
 }
 
-/* A checksum not complete on the wire (left to offload by a local sender)
- * or wrong: passed, since the target CPU's stack would check it again
- * without the offload's word. IPv4 UDP without a checksum is steered. */
+/* A checksum wrong on the wire: passed, since the target CPU's stack
+ * would check it again (and drop it here as there). IPv4 UDP without a
+ * checksum is steered. */
 static void test_incomplete_checksum_passes(void)
 {
 	struct pkt_spec sp = spec4("10.1.0.1");
@@ -846,6 +855,57 @@ static void test_incomplete_checksum_passes(void)
 		      sr.r.verdict);
 	}
 	CHECK(!del_svc(NULL, IPPROTO_UDP, 5000), "del");
+}
+
+/* A checksum a sender on this host left to offload (the pseudo header's
+ * sum where it goes), from in0, a veth: finished as the device would, then
+ * steered (the cpumap's skb carries no offload state, and the stack on the
+ * target CPU checks the sum in full). Both families, UDP and TCP. */
+static void test_checksum_left_to_offload_finished_and_steered(void)
+{
+	static const char *const dsts[] = { "10.1.0.1", "fd01::1" };
+	static const __u8 protos[] = { IPPROTO_UDP, IPPROTO_TCP };
+	uint8_t pkt[PKT_MAX], full[PKT_MAX];
+	struct silo_service svc;
+	struct sresult sr;
+	unsigned int f, p;
+	size_t len;
+
+	if (ncpus < 2)
+		SKIP("one CPU");
+	for (p = 0; p < 2; p++) {
+		struct silo_service_opts o = { .protocol = protos[p],
+					       .port = 5100,
+					       .mode = SILO_SERVICE_FLOW };
+
+		cpus_of(o.cpus, 1, -1); /* family 0: both */
+		REQUIRE(!silo_service_add(s, &o), "add");
+		for (f = 0; f < 2; f++) {
+			struct pkt_spec sp =
+				f ? spec6(dsts[f]) : spec4(dsts[f]);
+
+			sp.proto = protos[p];
+			sp.dport = 5100;
+			sp.payload = 33;
+			REQUIRE(!svc_get(f ? SILO_AF_INET6 : SILO_AF_INET, 5100,
+					 0, &svc),
+				"no service listed");
+			len = pkt_build(pkt, &sp);
+			pkt_l4_csum_partial(pkt, len, &sp);
+			memcpy(full, pkt, len);
+			pkt_l4_csum(full, len, &sp);
+			/* Out as the sender's device would have sent it. */
+			run_svc_want(0, svc.id, pkt, len, full, &sr);
+			CHECK(sr.r.verdict == XDP_REDIRECT && sr.d.steered == 1,
+			      "family %d proto %d: verdict %d, pass_csum %llu",
+			      sp.family, sp.proto, sr.r.verdict,
+			      (unsigned long long)sr.d.pass_csum);
+			CHECK(pkt_l4_csum_ok(sr.r.out, len, &sp),
+			      "family %d proto %d: the sum is not right",
+			      sp.family, sp.proto);
+		}
+		CHECK(!del_svc(NULL, protos[p], 5100), "del");
+	}
 }
 
 /* IPv6 TCP: a segment whose sum is right is steered, one whose sum is
@@ -981,6 +1041,7 @@ int main(void)
 	RUN(test_missing_cpumap_entry_passes);
 	RUN(test_fragment_and_icmp_pass);
 	RUN(test_incomplete_checksum_passes);
+	RUN(test_checksum_left_to_offload_finished_and_steered);
 	RUN(test_tcp6_checksum_gates_steering);
 	RUN(test_exact_before_wildcard);
 	RUN(test_tcp_flow_stays_on_one_cpu);

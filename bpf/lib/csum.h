@@ -71,36 +71,52 @@ static __always_inline int csum_tail(struct xdp_md *ctx, struct l4_csum *cs)
 	return bpf_xdp_load_bytes(ctx, off, cs->tail, 3);
 }
 
-/*
- * Is the TCP or UDP checksum complete and right? A cpumap carries no
- * checksum state: the stack on the target CPU checks the sum in software.
- * A packet whose sum the sender left to offload (CHECKSUM_PARTIAL, from a
- * veth peer in this host) is right for the stack here but wrong there, so
- * it is passed, as is one with a bad sum (the stack drops it here).
- */
-static __always_inline int l4_csum_ok(struct xdp_md *ctx, const struct pkt *p,
-				      struct l4_csum *cs)
+/* A 32-bit one's complement sum folded to 16 bits. */
+static __always_inline __u32 csum_fold16(__u32 sum)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	void *l4 = data + (p->l4_off & CSUM_OFF_MASK);
-	const __u32 *src, *dst;
-	__u32 i, sum;
-	__s64 s;
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return (sum & 0xFFFF) + (sum >> 16);
+}
 
-	if (l4 + 8 > data_end)
-		return 0;
+/*
+ * The pseudo header's sum folded to 16 bits, as the checksum field of a
+ * packet whose sender left it to offload holds it: addresses of words
+ * 32-bit words each at src and dst (in the packet or in struct pkt; the
+ * CPU reads them unaligned), the protocol and the TCP or UDP length. No
+ * helper call: where route_hot serves a frame this is all it adds.
+ */
+static __always_inline __u32 pseudo_fold(const void *src, const void *dst,
+					 int words, __u8 proto, __u32 len)
+{
+	__u64 sum = bpf_htons(proto) + bpf_htons(len);
+	int i;
+
+	for (i = 0; i < words; i++)
+		sum += ((const __u32 *)src)[i] + (__u64)((const __u32 *)dst)[i];
+	sum = (sum & 0xFFFFFFFF) + (sum >> 32);
+	sum = (sum & 0xFFFFFFFF) + (sum >> 32);
+	return csum_fold16(sum);
+}
+
+/*
+ * The pseudo header's sum (addresses, length, protocol) into cs->sum, and
+ * where the TCP or UDP packet is (cs->off) and how long (cs->left): 0, or
+ * -1 for a packet too long to sum.
+ */
+static __always_inline int l4_pseudo(const struct pkt *p, struct l4_csum *cs)
+{
+	const __u32 *src, *dst;
+	__s64 s;
+	__u32 i;
+
 	cs->off = p->l4_off;
 	cs->left = p->l3_off + p->l3_len - p->l4_off;
 	if (cs->left > CSUM_CHUNK * CSUM_CHUNKS)
-		return 0;
+		return -1;
 	/* struct pkt keeps the addresses 4-byte aligned: copy by words. */
 	src = (const __u32 *)p->src;
 	dst = (const __u32 *)p->dst;
 	if (p->family == SILO_AF_INET) {
-		/* UDP over IPv4 without a checksum: nothing to check. */
-		if (p->l4_proto == IPPROTO_UDP && !*(__u16 *)(l4 + 6))
-			return 1;
 		cs->pseudo[0] = src[0];
 		cs->pseudo[1] = dst[0];
 		cs->pseudo[2] = bpf_htonl((__u32)p->l4_proto << 16 | cs->left);
@@ -115,28 +131,114 @@ static __always_inline int l4_csum_ok(struct xdp_md *ctx, const struct pkt *p,
 		s = bpf_csum_diff(NULL, 0, (__be32 *)cs->pseudo, 40, 0);
 	}
 	if (s < 0)
-		return 0;
+		return -1;
 	cs->sum = s;
+	return 0;
+}
+
+/* Adds the TCP or UDP packet's cs->left bytes at cs->off, across the
+ * frame's buffers, to cs->sum: 0, or -1. */
+static __always_inline int l4_sum_packet(struct xdp_md *ctx, struct l4_csum *cs)
+{
+	__s64 s;
+	__u32 i;
+
 	for (i = 0; i < CSUM_CHUNKS && cs->left >= CSUM_CHUNK; i++)
 		if (csum_step(ctx, cs, CSUM_CHUNK))
-			return 0;
+			return -1;
 	if (csum_step(ctx, cs, 128) || csum_step(ctx, cs, 64) ||
 	    csum_step(ctx, cs, 32) || csum_step(ctx, cs, 16) ||
 	    csum_step(ctx, cs, 8) || csum_step(ctx, cs, 4))
-		return 0;
+		return -1;
 	if (cs->left) {
 		if (csum_tail(ctx, cs))
-			return 0;
+			return -1;
 		s = bpf_csum_diff(NULL, 0, (__be32 *)cs->tail, 4, cs->sum);
 		if (s < 0)
-			return 0;
+			return -1;
 		cs->sum = s;
 	}
+	return 0;
+}
+
+/* Where the TCP or UDP checksum is in its header. */
+static __always_inline __u32 l4_check_off(const struct pkt *p)
+{
+	return p->l4_proto == IPPROTO_TCP ? 16 : 6;
+}
+
+/*
+ * Is the TCP or UDP checksum complete and right? A cpumap carries no
+ * checksum state: the stack on the target CPU checks the sum in software.
+ * A packet whose sum the sender left to offload (CHECKSUM_PARTIAL, from a
+ * veth peer in this host) is right for the stack here but wrong there, so
+ * it is passed (unless l4_csum_finish() finished it first), as is one with
+ * a bad sum (the stack drops it here).
+ */
+static __always_inline int l4_csum_ok(struct xdp_md *ctx, const struct pkt *p,
+				      struct l4_csum *cs)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	void *l4 = data + (p->l4_off & CSUM_OFF_MASK);
+
+	if (l4 + 8 > data_end)
+		return 0;
+	/* UDP over IPv4 without a checksum: nothing to check. */
+	if (p->family == SILO_AF_INET && p->l4_proto == IPPROTO_UDP &&
+	    !*(__u16 *)(l4 + 6))
+		return 1;
+	if (l4_pseudo(p, cs) || l4_sum_packet(ctx, cs))
+		return 0;
 	/* Folded, the sum over a right checksum is all ones. */
-	sum = cs->sum;
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	return sum == 0xFFFF;
+	return csum_fold16(cs->sum) == 0xFFFF;
+}
+
+/*
+ * A checksum a sender on this host left to offload, finished as the device
+ * that sends the packet on would finish it (and the stack that takes it
+ * would trust it). Such a checksum holds the pseudo header's folded sum
+ * (the kernel's ~csum_tcpudp_magic(..., 0)), which no complete checksum
+ * of the packet does but by a coincidence in which finishing changes
+ * nothing: a right checksum C equal to the pseudo sum P makes the sum of
+ * the rest ~P, and ~(~P) is C again. The one frame finishing changes that
+ * the kernel would have forwarded as it is: a wrong checksum that happens
+ * to equal P (docs/ENVELOPE.md). 1: finished (now right); 0: not left to
+ * offload, untouched (right or wrong: the kernel forwards it as it is);
+ * -1: it could not be summed (too long), untouched.
+ */
+static __always_inline int
+l4_csum_finish(struct xdp_md *ctx, const struct pkt *p, struct l4_csum *cs)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 at = (p->l4_off + l4_check_off(p)) & CSUM_OFF_MASK;
+	__u16 *check = data + at, field, c;
+
+	if ((void *)(check + 1) > data_end)
+		return -1;
+	field = *check;
+	/* UDP over IPv4 without a checksum. */
+	if (p->family == SILO_AF_INET && p->l4_proto == IPPROTO_UDP && !field)
+		return 0;
+	if (field != pseudo_fold(p->src, p->dst,
+				 p->family == SILO_AF_INET ? 1 : 4, p->l4_proto,
+				 p->l3_off + p->l3_len - p->l4_off))
+		return 0;
+	if (l4_pseudo(p, cs) || l4_sum_packet(ctx, cs))
+		return -1;
+	/* The sum without the field, complemented: what the device writes
+	 * (UDP's 0 sent as all ones, as udp_set_csum() does). */
+	c = ~csum_fold16(cs->sum + (~field & 0xFFFF)) & 0xFFFF;
+	if (!c && p->l4_proto == IPPROTO_UDP)
+		c = 0xFFFF;
+	data = (void *)(long)ctx->data;
+	data_end = (void *)(long)ctx->data_end;
+	check = data + at;
+	if ((void *)(check + 1) > data_end)
+		return -1;
+	*check = c;
+	return 1;
 }
 
 #endif /* SILO_BPF_LIB_CSUM_H */

@@ -16,6 +16,7 @@
 #include "source.h"
 #include "pmtu.h"
 #include "hot.h"
+#include "csum.h"
 
 static __always_inline int mac_equal(const __u8 *a, const __u8 *b)
 {
@@ -108,6 +109,8 @@ struct fwd_bufs {
 	/* route_hot's slots' tags (internal.h): 2 KiB a storm keeps warm,
 	 * where reading the slots would miss the cache. */
 	__u16 hot_tags[SILO_HOT_SLOTS];
+	/* A checksum a local sender left to offload, finished here. */
+	struct l4_csum csum;
 };
 
 struct {
@@ -446,7 +449,7 @@ static __always_inline void fwd_hot_fill(struct xdp_md *ctx, struct fwd *f)
 	s = hot_slot_to_fill(ctx, f->b->hot_tags, m);
 	if (s)
 		hot_fill(ctx, s, m, f->r, f->sweeps, f->watch, f->now,
-			 f->pmtu_clean);
+			 f->pmtu_clean, f->dev->flags & SILO_DEV_F_LOCAL_TX);
 }
 
 /*
@@ -511,6 +514,12 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	if (bpf_redirect_map(&tx_ports, f->r->ifindex, XDP_PASS) !=
 	    XDP_REDIRECT)
 		return pass(st, SILO_STAT_PASS_NO_TX_PORT);
+	/* From a sender on this host: a checksum it left to offload leaves
+	 * finished, as the egress device would send it. One that cannot be
+	 * summed goes to the stack, which keeps it to offload. */
+	if ((f->dev->flags & SILO_DEV_F_LOCAL_TX) &&
+	    l4_csum_finish(ctx, p, &f->b->csum) < 0)
+		return pass(st, SILO_STAT_PASS_L4_BAD);
 	/* A hit, on its way out as it came: its flow's next frames go from
 	 * route_hot (front.h), while the silod that beats moves sweeps. */
 	if (f->hot_fill && (f->watch & SILO_HB_SWEEPS) && hot_shaped(p))

@@ -78,6 +78,39 @@ static __always_inline void *front_frame(struct xdp_md *ctx, struct pkt *p)
 }
 
 /*
+ * A checksum left to offload by a sender on this host (l4_csum_finish()'s
+ * test, over the shape's fixed offsets): 1 where the TCP or UDP checksum
+ * holds the pseudo header's sum, or where it cannot tell; the full path
+ * finishes it. p->l3_len as front_frame() set it.
+ */
+static __always_inline int front_csum_left(struct xdp_md *ctx,
+					   const struct pkt *p, __u8 family)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	void *l3 = data + sizeof(struct ethhdr);
+	__u32 hdr = family == SILO_AF_INET ? sizeof(struct iphdr) :
+					     sizeof(struct ipv6hdr);
+	__u32 alen = family == SILO_AF_INET ? 8 : 32;
+	void *addrs = l3 + (family == SILO_AF_INET ? 12 : 8);
+	struct iphdr *iph = l3;
+	struct ipv6hdr *ip6 = l3;
+	__u16 *check;
+	__u8 proto;
+
+	if ((void *)(ip6 + 1) > data_end || addrs + alen > data_end)
+		return 1;
+	proto = family == SILO_AF_INET ? iph->protocol : ip6->nexthdr;
+	check = l3 + hdr + (proto == IPPROTO_TCP ? 16 : 6);
+	if ((void *)(check + 1) > data_end)
+		return 1;
+	if (family == SILO_AF_INET && proto == IPPROTO_UDP && !*check)
+		return 0;
+	return *check == pseudo_fold(addrs, addrs + alen / 2, alen / 8, proto,
+				     p->l3_len - hdr);
+}
+
+/*
  * The size, as fwd_guard() and fwd_redirect() see it: under the route MTU
  * guard and the entry's MTU; above the PMTU floor, where silod watches
  * the family's errors, only for a destination the copy found no mark for
@@ -171,6 +204,8 @@ static __always_inline int front_serve(struct xdp_md *ctx,
 	p.family = family;
 	p.frame_len = frame_len;
 	if (!front_frame(ctx, &p) || !front_size_ok(&p, g, s, watch))
+		return -1;
+	if (s->local_tx && front_csum_left(ctx, &p, family))
 		return -1;
 	/* What follows the IP packet (Ethernet's padding of a small IPv4
 	 * frame), trimmed as the stack and fwd_redirect() trim it; taken from

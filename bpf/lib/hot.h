@@ -163,11 +163,10 @@ static __always_inline struct silo_hot *hot_slot_to_fill(struct xdp_md *ctx,
  * do not nest on a CPU (as fwd_bufs, which holds the packet's key,
  * assumes too).
  */
-static __always_inline void hot_fill(struct xdp_md *ctx, struct silo_hot *s,
-				     const __u64 *m,
-				     const struct silo_route_entry *r,
-				     __u64 sweeps, __u32 watch,
-				     __u64 pmtu_stamp, int pmtu_clean)
+static __always_inline void
+hot_fill(struct xdp_md *ctx, struct silo_hot *s, const __u64 *m,
+	 const struct silo_route_entry *r, __u64 sweeps, __u32 watch,
+	 __u64 pmtu_stamp, int pmtu_clean, int local_tx)
 {
 	__builtin_memcpy(s->shape, m, sizeof(s->shape));
 	s->genid = r->genid;
@@ -180,6 +179,7 @@ static __always_inline void hot_fill(struct xdp_md *ctx, struct silo_hot *s,
 	__builtin_memcpy(s->eth + sizeof(r->dmac), r->smac, sizeof(r->smac));
 	s->pmtu_stamp = pmtu_stamp;
 	s->pmtu_clean = pmtu_clean;
+	s->local_tx = !!local_tx;
 }
 
 #endif /* SILO_BPF_LIB_HOT_H */

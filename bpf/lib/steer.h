@@ -117,21 +117,28 @@ static __noinline int local_pick(struct xdp_md *ctx, const struct pkt *p,
 
 /*
  * The packet local_pick() sent elsewhere: its L4 sum checked over the
- * whole frame, then redirected through the cpumap; else XDP_PASS, here.
- * A call of its own beside local_pick(), not inside it: the sum's helper
- * calls keep values on a stack the forward path leaves 32 bytes of.
+ * whole frame (finished first where a sender on this host left it to
+ * offload: the cpumap's skb carries no such state), then redirected
+ * through the cpumap; else XDP_PASS, here. A call of its own beside
+ * local_pick(), not inside it: the sum's helper calls keep values on a
+ * stack the forward path leaves 32 bytes of.
  */
 static __noinline int local_redirect(struct xdp_md *ctx, const struct pkt *p)
 {
+	const struct silo_device *dev;
 	struct silo_service_stats *ss;
 	struct steer_scratch *sc;
-	__u32 zero = 0;
-	int ok;
+	__u32 zero = 0, ifindex = ctx->ingress_ifindex;
+	int ok = 0;
 
 	sc = bpf_map_lookup_elem(&steer_scratch, &zero);
 	if (!sc)
 		return XDP_PASS;
-	ok = l4_csum_ok(ctx, p, &sc->csum);
+	dev = bpf_map_lookup_elem(&devices, &ifindex);
+	if (dev && (dev->flags & SILO_DEV_F_LOCAL_TX))
+		ok = l4_csum_finish(ctx, p, &sc->csum) == 1;
+	if (!ok)
+		ok = l4_csum_ok(ctx, p, &sc->csum);
 	ss = bpf_map_lookup_elem(&service_stats, &sc->id);
 	if (!ok) {
 		scount(ss, SILO_SSTAT_PASS_CSUM);

@@ -45,6 +45,9 @@
 struct frame {
 	char name[64];
 	uint16_t len;
+	/* Sent as a sender on the host leaves it (CHECKSUM_PARTIAL): the
+	 * pseudo header's sum where the TCP or UDP checksum goes. */
+	uint8_t offload;
 	uint8_t b[FRAME_MAX];
 };
 
@@ -131,6 +134,8 @@ struct corpus_env {
 	uint8_t rmac[6]; /* the router's ingress (r-c) MAC */
 	uint8_t cmac[6]; /* the client's MAC */
 	int pass;
+	/* Plain TCP and UDP frames again, left to offload (frame.offload). */
+	int offload;
 };
 
 static inline int addr_of(int v6, const char *s, uint8_t *a)
@@ -155,6 +160,69 @@ static inline uint32_t pseudo_sum(int v6, const uint8_t *src,
 		return csum_add(sum, tail + 4, 4);
 	}
 	return csum_add(sum, tail + 2, 2) + proto;
+}
+
+/*
+ * A plain TCP or UDP packet's L4 header (IPv4 unfragmented, IPv6 without
+ * extension headers, no VLAN tag), its length to the end of the IP packet
+ * and its protocol: 0, or -1 for any other frame.
+ */
+static inline int frame_l4(const uint8_t *b, size_t len, size_t *l4,
+			   size_t *l4len, uint8_t *proto)
+{
+	const uint8_t *ip = b + 14;
+	size_t iplen;
+
+	if (len < 14 + 40)
+		return -1;
+	if (get16(b + 12) == ETH_P_IP && (ip[0] >> 4) == 4) {
+		if (get16(ip + 6) & 0x3fff)
+			return -1;
+		*proto = ip[9];
+		*l4 = 14 + 4 * (ip[0] & 0xf);
+		iplen = get16(ip + 2);
+	} else if (get16(b + 12) == ETH_P_IPV6 && (ip[0] >> 4) == 6) {
+		*proto = ip[6];
+		*l4 = 14 + 40;
+		iplen = 40 + get16(ip + 4);
+	} else {
+		return -1;
+	}
+	if ((*proto != 6 && *proto != 17) || 14 + iplen > len ||
+	    14 + iplen < *l4 + (*proto == 6 ? 20 : 8))
+		return -1;
+	*l4len = 14 + iplen - *l4;
+	return 0;
+}
+
+/*
+ * The TCP or UDP checksum of a plain packet (frame_l4()) written as a
+ * sender computing it in full would, or (partial) as one that leaves it to
+ * offload does: the pseudo header's folded sum, which the sending device
+ * finishes. 0, or -1 for any other frame.
+ */
+static inline int frame_l4_csum(uint8_t *b, size_t len, int partial)
+{
+	size_t l4, l4len, at;
+	uint8_t proto;
+	uint32_t sum;
+	uint16_t c;
+	int v6;
+
+	if (frame_l4(b, len, &l4, &l4len, &proto))
+		return -1;
+	v6 = get16(b + 12) == ETH_P_IPV6;
+	at = l4 + (proto == 6 ? 16 : 6);
+	sum = pseudo_sum(v6, b + 14 + (v6 ? 8 : 12), b + 14 + (v6 ? 24 : 16),
+			 proto, l4len);
+	if (partial) {
+		put16(b + at, ~csum_fold(sum) & 0xffff);
+		return 0;
+	}
+	put16(b + at, 0);
+	c = csum_fold(csum_add(sum, b + l4, l4len));
+	put16(b + at, c ? c : proto == 17 ? 0xffff : 0);
+	return 0;
 }
 
 /* Builds f from sp; idx and env->pass go into the marker. */
@@ -483,6 +551,51 @@ static inline void corpus_add(struct corpus *c, const struct corpus_env *env,
 		corpus_add(c, env, &_s, "%s", fname); \
 	} while (0)
 
+/*
+ * The plain TCP and UDP frames to every destination (the first of each
+ * kind, and the largest UDP and TCP ones) once more, left to offload: as a
+ * container's or a guest's sender hands them to its veth or tap, with
+ * checksumming at its defaults. Each its own marker.
+ */
+static inline void corpus_offload(struct corpus *c)
+{
+	static const char *const kinds[] = { "udp4 ",	   "udp6 ",
+					     "tcp4 ",	   "tcp6 ",
+					     "tcp-ack4 ",  "tcp-ack6 ",
+					     "udp4-1500 ", "udp6-1500 ",
+					     "tcp4-1400 ", "tcp6-1400 " };
+	int n0 = c->n, i, p, k;
+	struct frame *f;
+	uint8_t *m;
+
+	for (i = 0; i < n0 && c->n < CORPUS_MAX; i++) {
+		for (k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
+			if (!strncmp(c->f[i].name, kinds[k], strlen(kinds[k])))
+				break;
+		if (k == (int)(sizeof(kinds) / sizeof(kinds[0])))
+			continue;
+		f = &c->f[c->n];
+		*f = c->f[i];
+		snprintf(f->name, sizeof(f->name), "%.54s offload",
+			 c->f[i].name);
+		f->offload = 1;
+		/* The marker names the copy. */
+		for (p = 0; p + 8 <= f->len; p++) {
+			m = f->b + p;
+			if (m[0] == FRAME_MAGIC0 && m[1] == FRAME_MAGIC1 &&
+			    m[2] == FRAME_MAGIC2) {
+				m[4] = c->n >> 24;
+				m[5] = c->n >> 16;
+				m[6] = c->n >> 8;
+				m[7] = c->n;
+				break;
+			}
+		}
+		if (!frame_l4_csum(f->b, f->len, 1))
+			c->n++;
+	}
+}
+
 /* The differential corpus, built for env (MACs, pass). */
 static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 {
@@ -752,6 +865,8 @@ static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 	A6("to-client-net", .dst = "fd01::7");
 #undef A4
 #undef A6
+	if (env->offload)
+		corpus_offload(c);
 }
 
 #undef ADD
@@ -873,9 +988,14 @@ static inline int netns_enter(const char *name)
 	return err;
 }
 
+#define PACKET_SEND 0
+#define PACKET_CAPTURE 1
+#define PACKET_SEND_VNET 2 /* each frame after a struct virtio_net_hdr */
+
 /*
  * A raw packet socket on dev inside namespace ns (the caller's namespace is
- * restored); for capture it sees every frame received, none sent.
+ * restored); for capture it sees every frame received, none sent, and tells
+ * (PACKET_AUXDATA) which have a checksum still to finish.
  */
 static inline int packet_socket(const char *ns, const char *dev, int capture)
 {
@@ -892,22 +1012,28 @@ static inline int packet_socket(const char *ns, const char *dev, int capture)
 		goto close_self;
 	}
 	sll.sll_ifindex = if_nametoindex(dev);
-	sll.sll_protocol = htons(capture ? ETH_P_ALL : 0);
+	sll.sll_protocol = htons(capture == PACKET_CAPTURE ? ETH_P_ALL : 0);
 	if (!sll.sll_ifindex) {
 		err = -ENODEV;
 		fprintf(stderr, "frames: no device %s in netns %s\n", dev, ns);
 		goto restore;
 	}
 	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC,
-		    capture ? htons(ETH_P_ALL) : 0);
+		    capture == PACKET_CAPTURE ? htons(ETH_P_ALL) : 0);
 	if (fd < 0) {
 		err = -errno;
 		goto restore;
 	}
-	if (capture &&
+	if (capture == PACKET_CAPTURE &&
 	    (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
 			sizeof(one)) ||
+	     setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one)) ||
 	     setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))) {
+		err = -errno;
+		goto close_fd;
+	}
+	if (capture == PACKET_SEND_VNET &&
+	    setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one))) {
 		err = -errno;
 		goto close_fd;
 	}

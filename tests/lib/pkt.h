@@ -138,51 +138,116 @@ static inline size_t pkt_l3_off(const struct pkt_spec *s)
 	return 14 + 4 * s->nr_vlans;
 }
 
-/* Fills in the TCP or UDP checksum of a packet pkt_build made (which
- * leaves it 0), as a sender that computes it in full would. */
-static inline void pkt_l4_csum(uint8_t *buf, size_t len,
-			       const struct pkt_spec *s)
+/*
+ * The TCP or UDP header's offset in a packet pkt_build made, its length to
+ * the end, and the sum of its pseudo header (addresses, length, protocol),
+ * folded to 16 bits: 0, or -1 for neither TCP nor UDP.
+ */
+static inline int pkt_l4_pseudo(size_t len, const struct pkt_spec *s,
+				size_t *l4, size_t *l4len, uint32_t *sum)
 {
 	uint8_t proto = s->proto ? s->proto : IPPROTO_UDP, ph[40];
-	size_t l3 = pkt_l3_off(s), l4, l4len, plen, i;
-	uint32_t sum = 0;
-	uint16_t c;
+	size_t l3 = pkt_l3_off(s), plen, i;
 
 	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
-		return;
+		return -1;
 	memset(ph, 0, sizeof(ph));
 	if (s->family == AF_INET6) {
-		l4 = l3 + 40 + 8 * s->nr_exthdrs;
-		l4len = len - l4;
+		*l4 = l3 + 40 + 8 * s->nr_exthdrs;
+		*l4len = len - *l4;
 		memcpy(ph, s->src, 16);
 		memcpy(ph + 16, s->dst, 16);
-		ph[34] = l4len >> 8;
-		ph[35] = l4len & 0xFF;
+		ph[34] = *l4len >> 8;
+		ph[35] = *l4len & 0xFF;
 		ph[39] = proto;
 		plen = 40;
 	} else {
-		l4 = l3 + 20 + 4 * s->ip_opt_words;
-		l4len = len - l4;
+		*l4 = l3 + 20 + 4 * s->ip_opt_words;
+		*l4len = len - *l4;
 		memcpy(ph, s->src, 4);
 		memcpy(ph + 4, s->dst, 4);
 		ph[9] = proto;
-		ph[10] = l4len >> 8;
-		ph[11] = l4len & 0xFF;
+		ph[10] = *l4len >> 8;
+		ph[11] = *l4len & 0xFF;
 		plen = 12;
 	}
-	memset(buf + l4 + (proto == IPPROTO_UDP ? 6 : 16), 0, 2);
+	*sum = 0;
 	for (i = 0; i < plen; i += 2)
-		sum += ph[i] << 8 | ph[i + 1];
+		*sum += ph[i] << 8 | ph[i + 1];
+	while (*sum >> 16)
+		*sum = (*sum & 0xFFFF) + (*sum >> 16);
+	return 0;
+}
+
+/* Where the checksum is in the L4 header. */
+static inline size_t pkt_l4_check_off(const struct pkt_spec *s)
+{
+	return (s->proto ? s->proto : IPPROTO_UDP) == IPPROTO_UDP ? 6 : 16;
+}
+
+/* sum plus the L4 bytes at buf + l4, folded to 16 bits. */
+static inline uint32_t pkt_l4_sum(const uint8_t *buf, size_t l4, size_t l4len,
+				  uint32_t sum)
+{
+	size_t i;
+
 	for (i = 0; i + 1 < l4len; i += 2)
 		sum += buf[l4 + i] << 8 | buf[l4 + i + 1];
 	if (l4len & 1)
 		sum += buf[l4 + l4len - 1] << 8;
 	while (sum >> 16)
 		sum = (sum & 0xFFFF) + (sum >> 16);
-	c = ~sum & 0xFFFF;
+	return sum;
+}
+
+/* Fills in the TCP or UDP checksum of a packet pkt_build made (which
+ * leaves it 0), as a sender that computes it in full would. */
+static inline void pkt_l4_csum(uint8_t *buf, size_t len,
+			       const struct pkt_spec *s)
+{
+	uint8_t proto = s->proto ? s->proto : IPPROTO_UDP;
+	size_t l4, l4len, at;
+	uint32_t sum;
+	uint16_t c;
+
+	if (pkt_l4_pseudo(len, s, &l4, &l4len, &sum))
+		return;
+	at = l4 + pkt_l4_check_off(s);
+	memset(buf + at, 0, 2);
+	c = ~pkt_l4_sum(buf, l4, l4len, sum) & 0xFFFF;
 	if (!c && proto == IPPROTO_UDP)
 		c = 0xFFFF;
-	pkt_put16(buf + l4 + (proto == IPPROTO_UDP ? 6 : 16), c);
+	pkt_put16(buf + at, c);
+}
+
+/* The checksum as a sender on this host leaves it to offload
+ * (CHECKSUM_PARTIAL): the pseudo header's folded sum, which the device
+ * that sends the packet finishes. */
+static inline void pkt_l4_csum_partial(uint8_t *buf, size_t len,
+				       const struct pkt_spec *s)
+{
+	size_t l4, l4len;
+	uint32_t sum;
+
+	if (!pkt_l4_pseudo(len, s, &l4, &l4len, &sum))
+		pkt_put16(buf + l4 + pkt_l4_check_off(s), sum);
+}
+
+/* Is the TCP or UDP checksum of a packet of s's shape right? (IPv4 UDP's
+ * 0, none, is.) */
+static inline int pkt_l4_csum_ok(const uint8_t *buf, size_t len,
+				 const struct pkt_spec *s)
+{
+	uint8_t proto = s->proto ? s->proto : IPPROTO_UDP;
+	size_t l4, l4len;
+	uint32_t sum;
+
+	if (pkt_l4_pseudo(len, s, &l4, &l4len, &sum))
+		return 0;
+	if (s->family == AF_INET && proto == IPPROTO_UDP && !buf[l4 + 6] &&
+	    !buf[l4 + 7])
+		return 1;
+	return pkt_l4_sum(buf, l4, l4len, sum) == 0xFFFF;
 }
 
 #endif /* SILO_TEST_PKT_H */

@@ -5,7 +5,7 @@
  *   frames list
  *   frames run --rmac MAC --cmac MAC --tx NS:DEV --cap LABEL=NS:DEV...
  *              [--passes N] [--gap-us N] [--idle-ms N] [--wait-ms N]
- *              [--only SUBSTRING]
+ *              [--only SUBSTRING] [--offload]
  *   frames too-big --tx NS:DEV --dmac MAC --smac MAC --src ADDR --dst ADDR
  *                  --qsrc ADDR --qdst ADDR --mtu N
  *
@@ -15,15 +15,21 @@
  * quiet for --idle-ms (and at least --wait-ms after the last frame sent).
  * It prints one line per captured frame: "LABEL NAME#PASS HEX", NAME being
  * the corpus frame the marker names ("-" for none), host noise (ARP, ND,
- * MLD) left out and the kernel's random IPv4 IDs zeroed.
+ * MLD) left out and the kernel's random IPv4 IDs zeroed. --offload adds the
+ * plain TCP and UDP frames again, sent as a sender on the host leaves them
+ * (a virtio_net_hdr asking for the checksum: CHECKSUM_PARTIAL); a captured
+ * frame whose checksum the kernel has still to finish is printed finished,
+ * as a device would send it on the wire.
  *
  * "too-big" sends one ICMP "fragmentation needed" (IPv4) or ICMPv6 "packet
  * too big" from --src to --dst announcing MTU N for a packet from --qsrc to
  * --qdst (frame_too_big() in tests/lib/frames.h): what teaches a router a
  * path MTU exception.
  */
+#include <endian.h>
 #include <poll.h>
 #include <time.h>
+#include <linux/virtio_net.h>
 #include "frames.h"
 
 #define MAX_CAPS 8
@@ -80,7 +86,7 @@ static int usage(void)
 		"usage: frames list\n"
 		"       frames run --rmac MAC --cmac MAC --tx NS:DEV "
 		"--cap LABEL=NS:DEV... [--passes N] [--gap-us N] "
-		"[--idle-ms N] [--wait-ms N] [--only SUBSTRING]\n"
+		"[--idle-ms N] [--wait-ms N] [--only SUBSTRING] [--offload]\n"
 		"       frames too-big --tx NS:DEV --dmac MAC --smac MAC "
 		"--src ADDR --dst ADDR --qsrc ADDR --qdst ADDR --mtu N\n");
 	return 2;
@@ -150,7 +156,7 @@ static int cmd_too_big(int argc, char **argv)
 			src, dst, qsrc, qdst);
 		return 2;
 	}
-	fd = packet_socket(ns, dev, 0);
+	fd = packet_socket(ns, dev, PACKET_SEND);
 	if (fd < 0) {
 		fprintf(stderr, "frames: tx socket on %s:%s: %s\n", ns, dev,
 			strerror(-fd));
@@ -167,13 +173,72 @@ static int cmd_too_big(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Sends f: as it is, or (f->offload, on a PACKET_SEND_VNET socket) with a
+ * virtio_net_hdr that leaves its TCP or UDP checksum to offload, as a
+ * guest's virtio-net or a local socket's skb has it (CHECKSUM_PARTIAL).
+ */
+static ssize_t send_frame(int fd, const struct frame *f)
+{
+	struct virtio_net_hdr h = { .gso_type = VIRTIO_NET_HDR_GSO_NONE };
+	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)f->b, f->len } };
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+	size_t l4, l4len;
+	uint8_t proto;
+	ssize_t n;
+
+	if (!f->offload)
+		return send(fd, f->b, f->len, 0);
+	if (frame_l4(f->b, f->len, &l4, &l4len, &proto)) {
+		errno = EINVAL;
+		return -1;
+	}
+	h.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	h.csum_start = htole16(l4);
+	h.csum_offset = htole16(proto == 6 ? 16 : 6);
+	n = sendmsg(fd, &msg, 0);
+	return n < 0 ? n : n - (ssize_t)sizeof(h);
+}
+
+/* One captured frame into buf, finished where the kernel has not yet
+ * computed its checksum (a CHECKSUM_PARTIAL skb): its length, or -1. */
+static ssize_t capture(int fd, uint8_t *buf, size_t size,
+		       struct sockaddr_ll *sll)
+{
+	char ctl[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+	struct iovec iov = { buf, size };
+	struct msghdr msg = { .msg_name = sll,
+			      .msg_namelen = sizeof(*sll),
+			      .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = ctl,
+			      .msg_controllen = sizeof(ctl) };
+	struct tpacket_auxdata aux;
+	struct cmsghdr *c;
+	ssize_t len;
+
+	len = recvmsg(fd, &msg, MSG_DONTWAIT);
+	if (len < 0)
+		return len;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_PACKET ||
+		    c->cmsg_type != PACKET_AUXDATA)
+			continue;
+		memcpy(&aux, CMSG_DATA(c), sizeof(aux));
+		if (aux.tp_status & TP_STATUS_CSUMNOTREADY)
+			frame_l4_csum(buf, len, 0);
+	}
+	return len;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct corpus_env env = {};
 	struct pollfd pfd[MAX_CAPS];
 	struct cap caps[MAX_CAPS];
 	int ncaps = 0, passes = 2, gap_us = 100, idle_ms = 300, wait_ms = 0;
-	int tx = -1, i, p, sent = 0, failed = 0, got = 0, have_mac = 0;
+	int tx = -1, txv = -1, i, p, sent = 0, failed = 0, got = 0;
+	int have_mac = 0, offload = 0;
 	const char *only = NULL;
 	uint64_t last, end;
 	static uint8_t buf[65536];
@@ -182,6 +247,10 @@ static int cmd_run(int argc, char **argv)
 		const char *o = argv[i];
 		char *v = i + 1 < argc ? argv[i + 1] : NULL, *a, *b, *ns;
 
+		if (!strcmp(o, "--offload")) {
+			offload = 1;
+			continue;
+		}
 		if (!v)
 			return usage();
 		i++;
@@ -196,11 +265,12 @@ static int cmd_run(int argc, char **argv)
 		} else if (!strcmp(o, "--tx")) {
 			if (split(v, ':', &a, &b))
 				return usage();
-			tx = packet_socket(a, b, 0);
-			if (tx < 0) {
+			tx = packet_socket(a, b, PACKET_SEND);
+			txv = packet_socket(a, b, PACKET_SEND_VNET);
+			if (tx < 0 || txv < 0) {
 				fprintf(stderr,
 					"frames: tx socket on %s:%s: %s\n", a,
-					b, strerror(-tx));
+					b, strerror(-(tx < 0 ? tx : txv)));
 				return 1;
 			}
 		} else if (!strcmp(o, "--cap")) {
@@ -209,7 +279,7 @@ static int cmd_run(int argc, char **argv)
 				return usage();
 			snprintf(caps[ncaps].label, sizeof(caps[ncaps].label),
 				 "%s", a);
-			caps[ncaps].fd = packet_socket(ns, b, 1);
+			caps[ncaps].fd = packet_socket(ns, b, PACKET_CAPTURE);
 			if (caps[ncaps].fd < 0) {
 				fprintf(stderr,
 					"frames: capture socket on %s:%s: %s\n",
@@ -231,6 +301,7 @@ static int cmd_run(int argc, char **argv)
 			return usage();
 		}
 	}
+	env.offload = offload;
 	if (tx < 0 || !ncaps || have_mac != 3)
 		return usage();
 
@@ -245,7 +316,7 @@ static int cmd_run(int argc, char **argv)
 
 			if (only && !strstr(f->name, only))
 				continue;
-			if (send(tx, f->b, f->len, 0) != f->len) {
+			if (send_frame(f->offload ? txv : tx, f) != f->len) {
 				if (!p)
 					fprintf(stderr,
 						"frames: cannot send %s (%u "
@@ -283,16 +354,12 @@ static int cmd_run(int argc, char **argv)
 		}
 		for (i = 0; n > 0 && i < ncaps; i++) {
 			struct sockaddr_ll sll;
-			socklen_t sl = sizeof(sll);
 			ssize_t len;
 
 			if (!(pfd[i].revents & POLLIN))
 				continue;
-			while ((len = recvfrom(caps[i].fd, buf, sizeof(buf),
-					       MSG_DONTWAIT,
-					       (struct sockaddr *)&sll, &sl)) >=
-			       0) {
-				sl = sizeof(sll);
+			while ((len = capture(caps[i].fd, buf, sizeof(buf),
+					      &sll)) >= 0) {
 				if (sll.sll_pkttype == PACKET_OUTGOING)
 					continue;
 				last = now_ms();

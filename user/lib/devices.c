@@ -54,6 +54,21 @@ int silo_sync_tx_port(int map_fd, int tx_fd, __u32 ifindex)
 	return 0;
 }
 
+/* Device kinds whose frames come from a sender on this host, which may
+ * leave a checksum to offload (SILO_DEV_F_LOCAL_TX). */
+static bool local_sender(const char *kind)
+{
+	static const char *const kinds[] = { "veth",	"tun",	   "netkit",
+					     "macvlan", "macvtap", "ipvlan",
+					     "ipvtap" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kind, kinds[i]))
+			return true;
+	return false;
+}
+
 int silo_fill_device(int map_fd, int genid_fd, int tx_fd, __u32 ifindex)
 {
 	struct silo_device dev = { .rp_ifindex = 1 /* loopback */ }, old;
@@ -76,6 +91,8 @@ int silo_fill_device(int map_fd, int genid_fd, int tx_fd, __u32 ifindex)
 		dev.rp_ifindex = link.master;
 	else if (link.master)
 		dev.flags |= SILO_DEV_F_PORT;
+	if (local_sender(link.kind))
+		dev.flags |= SILO_DEV_F_LOCAL_TX;
 	if (!if_indextoname(ifindex, ifname))
 		return -ENODEV;
 	/* The kernel uses the larger of conf/all and conf/DEV ... */

@@ -155,7 +155,10 @@ struct silo_hot {
 	__u32 watch;
 	__u16 mtu;
 	__u8 pmtu_clean;
-	__u8 pad0;
+	/* The ingress's senders are on this host (SILO_DEV_F_LOCAL_TX): a
+	 * frame whose checksum was left to offload takes the full path,
+	 * which finishes it (lib/csum.h). */
+	__u8 local_tx;
 	/* The frame's new Ethernet addresses in its order, the next hop's
 	 * then the egress's: one 8-byte and one 4-byte copy (front.h). */
 	__u8 eth[12] __attribute__((aligned(8)));

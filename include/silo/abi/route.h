@@ -250,6 +250,13 @@ struct silo_direct_key {
 /* Loaded in native mode with forwarding: in tx_ports whenever it has
  * SILO_DEV_F_XMIT (user space keeps the two in step). */
 #define SILO_DEV_F_EGRESS (1U << 5)
+/* Its senders are on this host (a veth, tun or tap, netkit, macvlan or
+ * ipvlan): a TCP or UDP packet may come with the checksum its sender left
+ * to offload (CHECKSUM_PARTIAL), the pseudo header's sum in its place,
+ * which the device that sends it on, or the stack that takes it, would
+ * finish. XDP sees no such state: the data path finishes a checksum that
+ * holds just the pseudo header's sum (bpf/lib/csum.h). */
+#define SILO_DEV_F_LOCAL_TX (1U << 6)
 
 struct silo_device {
 	__u8 mac[6]; /* frames for another MAC are not ours to forward */
