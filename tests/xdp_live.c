@@ -50,7 +50,7 @@ static int source_up(void)
 	struct pkt_spec sp = { .family = AF_INET6,
 			       .dport = PORT,
 			       .payload = 32 };
-	struct source_class cls;
+	struct source_class cls = {};
 	static uint8_t frame[PKT_MAX];
 	static const __u8 pat[] = { 0 };
 	int err;

@@ -41,6 +41,9 @@
 
 __u64 src_tmpl[SOURCE_CLASSES][SOURCE_HDR_WORDS] = {};
 __u32 src_csum[SOURCE_CLASSES] = {};
+/* The class's checksum left to offload: src_csum[c] is then the pseudo
+ * header's sum, the source word left out, and the field holds it folded. */
+__u8 src_partial[SOURCE_CLASSES] = {};
 __u32 src_len[SOURCE_CLASSES] = {}; /* ring: a class's frame length */
 __u8 src_pat[SOURCE_PAT_MAX] = {};
 __u32 src_npat = 0; /* 0 as 1 */
@@ -82,7 +85,7 @@ static __always_inline int src_write(struct xdp_md *ctx, __u32 c)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u32 k, src, seq, sum, off = src_seq_off;
+	__u32 k, src, seq, sum, pseudo, off = src_seq_off;
 	__u64 *w = data;
 	int i;
 
@@ -95,6 +98,7 @@ static __always_inline int src_write(struct xdp_md *ctx, __u32 c)
 	src = bpf_htonl(src_base + k);
 	*(__u32 *)(data + SOURCE_ADDR_OFF) = src;
 	sum = src_csum[c] + (src & 0xFFFF) + (src >> 16);
+	pseudo = sum;
 	if (off) {
 		if (off > SOURCE_SEQ_MAX || (off & 1) ||
 		    data + off + sizeof(seq) > data_end)
@@ -102,6 +106,14 @@ static __always_inline int src_write(struct xdp_md *ctx, __u32 c)
 		seq = bpf_htonl((__u32)src_sent);
 		*(__u32 *)(data + off) = seq;
 		sum += (seq & 0xFFFF) + (seq >> 16);
+	}
+	if (src_partial[c]) {
+		/* The pseudo header's sum: the sequence number is payload. */
+		sum = pseudo;
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		*(__u16 *)(data + SOURCE_CSUM_OFF) = sum;
+		return 0;
 	}
 	*(__u16 *)(data + SOURCE_CSUM_OFF) = src_fold(sum);
 	return 0;

@@ -129,7 +129,7 @@ static int gen_setup(int flows)
 			       .sport = 4000,
 			       .dport = 9,
 			       .payload = FRAME - 14 - 40 - 8 };
-	struct source_class cls = { frame, FRAME };
+	struct source_class cls = { .frame = frame, .len = FRAME };
 	static const __u8 pat[] = { 0 };
 
 	if (read_mac_in(B.ns_c, "bjc0", sp.smac) ||

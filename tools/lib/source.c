@@ -47,6 +47,7 @@ struct source {
 	uint8_t *cls_frame[SOURCE_CLASSES];
 	size_t cls_len[SOURCE_CLASSES];
 	__u32 cls_sum[SOURCE_CLASSES]; /* frame_sum(), as the program's */
+	bool cls_partial[SOURCE_CLASSES]; /* checksum left to offload */
 	__u8 pat[SOURCE_PAT_MAX];
 	int npat;
 	__u32 base, nsrc;
@@ -70,8 +71,10 @@ const char *source_shape_name(enum source_shape shape)
 /* The raw one's complement sum of a frame's UDP checksum, as the program
  * adds to it (16-bit words as memory holds them), its source word and
  * sequence number left out: the pseudo-header, the UDP header (its
- * checksum 0) and the payload. */
-static __u32 frame_sum(const uint8_t *frame, size_t len, __u32 seq_off)
+ * checksum 0) and the payload; or (partial) the pseudo header's alone, the
+ * field's value where the sender leaves the checksum to offload. */
+static __u32 frame_sum(const uint8_t *frame, size_t len, __u32 seq_off,
+		       bool partial)
 {
 	const uint8_t *ip6 = frame + ETH_HLEN, *udp = ip6 + 40;
 	size_t ulen = len - ETH_HLEN - 40, i;
@@ -86,7 +89,7 @@ static __u32 frame_sum(const uint8_t *frame, size_t len, __u32 seq_off)
 		sum += w;
 	}
 	sum += htons(ulen) + htons(IPPROTO_UDP);
-	for (i = 0; i < ulen; i += 2) {
+	for (i = 0; !partial && i < ulen; i += 2) {
 		size_t off = ETH_HLEN + 40 + i;
 
 		if (i == 6 || (seq_off && off >= seq_off && off < seq_off + 4))
@@ -117,9 +120,18 @@ static void stamp(const struct source *src, uint8_t *buf, int c, __u32 k,
 	}
 	while (sum >> 16)
 		sum = (sum & 0xFFFF) + (sum >> 16);
-	csum = ~sum & 0xFFFF;
-	if (!csum)
-		csum = 0xFFFF;
+	/* Left to offload: the pseudo header's sum itself, the sequence
+	 * number no part of it. */
+	if (src->cls_partial[c]) {
+		sum = src->cls_sum[c] + (word & 0xFFFF) + (word >> 16);
+		while (sum >> 16)
+			sum = (sum & 0xFFFF) + (sum >> 16);
+		csum = sum;
+	} else {
+		csum = ~sum & 0xFFFF;
+		if (!csum)
+			csum = 0xFFFF;
+	}
 	memcpy(buf + SOURCE_CSUM_OFF, &csum, 2);
 }
 
@@ -456,8 +468,9 @@ int source_set_classes(struct source *src, const struct source_class *cls,
 			return -ENOMEM;
 		memcpy(src->cls_frame[i], cls[i].frame, cls[i].len);
 		src->cls_len[i] = cls[i].len;
-		src->cls_sum[i] =
-			frame_sum(cls[i].frame, cls[i].len, src->seq_off);
+		src->cls_partial[i] = cls[i].partial;
+		src->cls_sum[i] = frame_sum(cls[i].frame, cls[i].len,
+					    src->seq_off, cls[i].partial);
 		src->ncls = i + 1;
 	}
 	for (i = 0; i < SEND_BATCH; i++)
@@ -469,6 +482,7 @@ int source_set_classes(struct source *src, const struct source_class *cls,
 
 		memcpy(bss->src_tmpl[i], cls[i].frame, SOURCE_HDR);
 		bss->src_csum[i] = src->cls_sum[i];
+		bss->src_partial[i] = cls[i].partial;
 		bss->src_len[i] = cls[i].len;
 	}
 	return 0;

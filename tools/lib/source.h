@@ -62,10 +62,13 @@ struct source_opts {
 	__u32 seq_off; /* even, >= SOURCE_SEQ_MIN: a sequence number; 0: none */
 };
 
-/* A class: its frame for source word base, sequence number 0. */
+/* A class: its frame for source word base, sequence number 0; partial:
+ * its UDP checksum left to offload, as a sender on this host leaves it
+ * (the pseudo header's sum in the field). */
 struct source_class {
 	const uint8_t *frame;
 	size_t len;
+	bool partial;
 };
 
 struct source_counts {

@@ -78,7 +78,8 @@ int source_up(void)
 		return -1;
 	err = source_open(&L.src, &o);
 	for (z = 0; !err && z < NR_SIZES; z++)
-		cls[z] = (struct source_class){ L.frame[z], size_bytes[z] };
+		cls[z] = (struct source_class){ .frame = L.frame[z],
+						.len = size_bytes[z] };
 	if (!err)
 		err = source_set_classes(L.src, cls, NR_SIZES);
 	if (!err && L.shape == SOURCE_PACKET) {

@@ -64,7 +64,7 @@ int gen_setup(void)
 				 .loop = LOOP,
 				 .cpu = -1 };
 	static uint8_t frames[MAX_SVC][PKT_MAX];
-	struct source_class cls[MAX_SVC];
+	struct source_class cls[MAX_SVC] = {};
 	struct pkt_spec sp = L.spec;
 	__u8 pat[MAX_SVC];
 	int i, err;
