@@ -29,6 +29,10 @@ const volatile __u8 cache_enabled = 1; /* 0: bpf_fib_lookup every packet */
  * the other bytes: .rodata then has no tail padding, and prog_rodata()
  * (user/lib/xdp/xdp.c) compares the map's size with the skeleton's. */
 const volatile __u8 steer = 0;
+/* Finish a TCP or UDP checksum a sender on this host left to offload
+ * (lib/csum.h): set where every frame the program redirects leaves it as
+ * bytes, without the skb's offload state (native mode on a veth). */
+const volatile __u8 csum_finish = 0;
 const volatile __u32 cache_size = SILO_ROUTE_CACHE_DEFAULT; /* per node */
 
 /* Parse, local or forwarded: every frame the front did not take. */
@@ -46,13 +50,13 @@ static __always_inline int silo_full(struct xdp_md *ctx, struct silo_stats *st,
 		return parse_pass(st, &p, reason);
 	}
 	if (is_local(&p)) {
-		if (local_steer(ctx, &p, steer) != XDP_REDIRECT)
+		if (local_steer(ctx, &p, steer, csum_finish) != XDP_REDIRECT)
 			return pass(st, SILO_STAT_PASS_LOCAL);
 		return steered(st);
 	}
 	if (!forward)
 		return pass(st, SILO_STAT_PASS_NO_FORWARD);
-	return forward_packet(ctx, &p, st, cache_enabled);
+	return forward_packet(ctx, &p, st, cache_enabled, csum_finish);
 }
 
 static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
@@ -75,7 +79,7 @@ static __always_inline int silo_main(struct xdp_md *ctx, bool bound)
 	count(st, SILO_STAT_RX);
 	/* A frame of a flow this CPU forwards from route_hot: no parsing. */
 	if (forward && cache_enabled && !hidden) {
-		verdict = front_forward(ctx, st, frame_len);
+		verdict = front_forward(ctx, st, frame_len, csum_finish);
 		if (verdict >= 0)
 			return verdict;
 	}

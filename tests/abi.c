@@ -20,7 +20,7 @@ static const char *const xdp_pins[] = {
 	SILO_PIN_SERVICE_NODES, SILO_PIN_SERVICE_STATS, SILO_PIN_QUEUE_CPU,
 	SILO_PIN_CPUMAP,	SILO_PIN_PMTU_MARKS,	SILO_PIN_PMTU_UNSEEN,
 	SILO_PIN_ROUTE_MTUS,	SILO_PIN_SRC_CHECKED,	SILO_PIN_LOCAL_BITS,
-	SILO_PIN_DIRECT_SKIP,
+	SILO_PIN_DIRECT_SKIP,	SILO_PIN_CSUM_STATS,
 };
 /* Each program's own: per-CPU state, or node 0's cache (pinned as
  * SILO_PIN_ROUTE_CACHE_NODE "0" by libsilo, which makes the others). */

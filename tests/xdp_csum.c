@@ -8,7 +8,10 @@
  * checksum, and a wrong one, leave as they came (the kernel forwards a
  * wrong one as it is); so does IPv4 UDP without one. On a device whose
  * senders are elsewhere (a NIC: in0's record without SILO_DEV_F_LOCAL_TX)
- * nothing is finished. The test runs on one CPU: route_hot is per CPU.
+ * nothing is finished. In generic XDP (the frame stays an skb, which keeps
+ * the offload) such a frame goes to the stack, as it is. Each counts in
+ * csum_stats, which silo_xdp_csum() reads. The test runs on one CPU:
+ * route_hot is per CPU.
  */
 #include "fwd.h"
 
@@ -73,13 +76,31 @@ static struct silo_stats forward_as(const struct pkt_spec *sp, enum csum_kind k,
 	return r.d;
 }
 
-/* Finished: the bytes a sender computing the checksum in full sends. */
-static void finished_through(const struct pkt_spec *sp)
+/* in0's checksums left to offload, finished and passed, so far. */
+static struct silo_xdp_csum_info csum_info(void)
 {
-	uint8_t full[PKT_MAX];
+	struct silo_xdp_csum_info i;
 
-	build(full, sp, COMPLETE);
-	forward_as(sp, LEFT_TO_OFFLOAD, full);
+	CHECK_EQ(silo_xdp_csum(s, "in0", &i), 0);
+	return i;
+}
+
+/* Finished: the bytes the egress device would send, and counted; the
+ * counters' deltas. */
+static struct silo_stats finished_through(const struct pkt_spec *sp)
+{
+	struct silo_xdp_csum_info a = csum_info(), b;
+	uint8_t full[PKT_MAX];
+	size_t len = build(full, sp, LEFT_TO_OFFLOAD);
+	struct silo_stats d;
+
+	pkt_l4_csum_device(full, len, sp);
+	CHECK(pkt_l4_csum_ok(full, len, sp), "the test's own sum is wrong");
+	d = forward_as(sp, LEFT_TO_OFFLOAD, full);
+	b = csum_info();
+	CHECK_EQ(b.finished - a.finished, 1);
+	CHECK_EQ(b.passed, a.passed);
+	return d;
 }
 
 static void test_left_to_offload_leaves_finished(void)
@@ -101,7 +122,7 @@ static void test_left_to_offload_leaves_finished(void)
 }
 
 /* A flow that route_hot serves: a frame left to offload is not sent on
- * from the copy as it is, but finished (by the full path). */
+ * from the copy as it is, but finished there, as the full path would. */
 static void test_route_hot_finishes_too(void)
 {
 	struct pkt_spec sp = flow(AF_INET6, IPPROTO_UDP, 7);
@@ -119,8 +140,10 @@ static void test_route_hot_finishes_too(void)
 	d = forward_as(&sp, COMPLETE, NULL);
 	CHECK_EQ(d.cache_hit, 1);
 	CHECK_EQ(d.fib_success, 0);
-	/* One left to offload leaves the copy for the full path. */
-	finished_through(&sp);
+	/* One left to offload is finished from the copy: no lookup. */
+	d = finished_through(&sp);
+	CHECK_EQ(d.cache_hit, 1);
+	CHECK_EQ(d.fib_success, 0);
 	close(fd);
 }
 
@@ -205,6 +228,61 @@ static void test_only_local_senders(void)
 		finished_through(&sp);
 }
 
+static void test_reported(void)
+{
+	struct silo_xdp_csum_info i = csum_info();
+
+	CHECK_EQ(i.what, SILO_XDP_CSUM_FINISH);
+	CHECK(!strcmp(i.kind, "veth"), "kind '%s'", i.kind);
+	CHECK_EQ(silo_xdp_csum(s, "lo", &i), -ENOENT);
+	CHECK_EQ(silo_xdp_csum(s, "no-such-dev", &i), -ENODEV);
+}
+
+/* Generic XDP: a redirected frame stays an skb, which keeps its offload
+ * state; finished, its device would sum the finished field again. Such a
+ * frame goes to the stack untouched, counted; a complete one is still
+ * forwarded. */
+static void test_generic_passes(void)
+{
+	struct silo_xdp_load_opts skb = { .forward = true,
+					  .mode = SILO_XDP_SKB };
+	struct pkt_spec sp = flow(AF_INET6, IPPROTO_TCP, 50);
+	struct silo_xdp_csum_info a, b;
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len = build(pkt, &sp, LEFT_TO_OFFLOAD);
+	int n;
+
+	REQUIRE(!silo_xdp_unload(s, "in0"), "unload in0");
+	REQUIRE(!fwd_reload_in0(&skb), "generic XDP on in0");
+	a = csum_info();
+	CHECK_EQ(a.what, SILO_XDP_CSUM_PASS);
+	for (n = 0; n < 3; n++) {
+		run_pkt(pkt, len, &r);
+		CHECK_EQ(r.verdict, XDP_PASS);
+		CHECK_EQ(r.d.pass_l4_bad, 1);
+		CHECK(r.len == len && !memcmp(r.out, pkt, len),
+		      "a frame passed to the stack changed");
+	}
+	b = csum_info();
+	CHECK_EQ(b.passed - a.passed, 3);
+	CHECK_EQ(b.finished, a.finished);
+	/* A flow route_hot serves: complete frames from the copy, one left
+	 * to offload passed all the same. */
+	for (n = 0; n < 4; n++)
+		forward_as(&sp, COMPLETE, NULL);
+	run_pkt(pkt, len, &r);
+	CHECK_EQ(r.verdict, XDP_PASS);
+	CHECK(r.len == len && !memcmp(r.out, pkt, len),
+	      "a frame passed to the stack changed");
+	CHECK_EQ(csum_info().passed - a.passed, 4);
+	REQUIRE(!silo_xdp_unload(s, "in0"), "unload in0");
+	skb.mode = SILO_XDP_NATIVE;
+	skb.unbound = true;
+	REQUIRE(!fwd_reload_in0(&skb), "native XDP on in0 again");
+	CHECK_EQ(csum_info().what, SILO_XDP_CSUM_FINISH);
+}
+
 int main(void)
 {
 	cpu_set_t was;
@@ -220,6 +298,8 @@ int main(void)
 	RUN(test_complete_and_wrong_leave_as_they_came);
 	RUN(test_udp4_without_checksum);
 	RUN(test_only_local_senders);
+	RUN(test_reported);
+	RUN(test_generic_passes);
 	fwd_teardown();
 	return 0;
 }

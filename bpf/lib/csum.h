@@ -13,15 +13,15 @@
 #define CSUM_CHUNK 256
 
 /*
- * Where the sum is, what is left, the sum so far, its pseudo header
- * (addresses, length, protocol), the last bytes: in per-CPU scratch (the
- * caller's), not on a stack the steering path has little of.
+ * Where the sum is, what is left, the sum so far, the last bytes: in
+ * per-CPU scratch (the caller's), not on a stack the steering path has
+ * little of.
  */
 struct l4_csum {
 	__u32 off;
 	__u32 left;
 	__u32 sum;
-	__u32 pseudo[10];
+	__u32 ifindex; /* the ingress's: csum_stats' key (maps.h) */
 	__u8 tail[4];
 	__u8 buf[CSUM_CHUNK]; /* a chunk past the first buffer, copied */
 };
@@ -33,22 +33,28 @@ struct l4_csum {
 
 /*
  * Adds sz bytes of the packet at cs->off to cs->sum when cs->left holds
- * them. The state lives in scratch, not in registers that each helper call
- * would make the program spill to a stack it has no room on. The bytes are
- * copied to cs->buf first, from the first buffer or a multi-buffer frame's
- * fragments alike: reading the packet in place takes the packet pointers
- * too, two more registers spilled on a stack that has no room left.
+ * them: in place where they are in the first buffer, else copied to
+ * cs->buf first from a multi-buffer frame's fragments. The state lives in
+ * scratch, not in registers that each helper call would make the program
+ * spill to a stack it has no room on.
  */
 static __always_inline int csum_step(struct xdp_md *ctx, struct l4_csum *cs,
 				     __u32 sz)
 {
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 off = cs->off & CSUM_OFF_MASK;
 	__s64 sum;
 
 	if (cs->left < sz)
 		return 0;
-	if (bpf_xdp_load_bytes(ctx, cs->off & CSUM_OFF_MASK, cs->buf, sz))
-		return -1;
-	sum = bpf_csum_diff(NULL, 0, (void *)cs->buf, sz, cs->sum);
+	if (data + off + sz <= data_end) {
+		sum = bpf_csum_diff(NULL, 0, data + off, sz, cs->sum);
+	} else {
+		if (bpf_xdp_load_bytes(ctx, off, cs->buf, sz))
+			return -1;
+		sum = bpf_csum_diff(NULL, 0, (void *)cs->buf, sz, cs->sum);
+	}
 	if (sum < 0)
 		return -1;
 	cs->sum = sum;
@@ -57,18 +63,46 @@ static __always_inline int csum_step(struct xdp_md *ctx, struct l4_csum *cs,
 	return 0;
 }
 
-/* The last 1-3 bytes, zero-padded to a word: constant sizes for the
- * helper, which reads the first buffer and the fragments alike. */
+/* The last 1-3 bytes, zero-padded to a word: read in place in the first
+ * buffer, else copied (constant sizes for the helper). */
 static __always_inline int csum_tail(struct xdp_md *ctx, struct l4_csum *cs)
 {
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
 	__u32 off = cs->off & CSUM_OFF_MASK;
+	__u8 *b = data + off;
 
 	*(__u32 *)cs->tail = 0;
+	if (cs->left == 1 && b + 1 <= (__u8 *)data_end) {
+		cs->tail[0] = b[0];
+		return 0;
+	}
+	if (cs->left == 2 && b + 2 <= (__u8 *)data_end) {
+		cs->tail[0] = b[0];
+		cs->tail[1] = b[1];
+		return 0;
+	}
+	if (cs->left == 3 && b + 3 <= (__u8 *)data_end) {
+		cs->tail[0] = b[0];
+		cs->tail[1] = b[1];
+		cs->tail[2] = b[2];
+		return 0;
+	}
 	if (cs->left == 1)
 		return bpf_xdp_load_bytes(ctx, off, cs->tail, 1);
 	if (cs->left == 2)
 		return bpf_xdp_load_bytes(ctx, off, cs->tail, 2);
 	return bpf_xdp_load_bytes(ctx, off, cs->tail, 3);
+}
+
+/* a + b in 32-bit one's complement: the carry added back, twice (the
+ * first may carry again). */
+static __always_inline __u32 csum_add32(__u32 a, __u32 b)
+{
+	__u64 s = (__u64)a + b;
+
+	s = (s & 0xFFFFFFFF) + (s >> 32);
+	return (s & 0xFFFFFFFF) + (s >> 32);
 }
 
 /* A 32-bit one's complement sum folded to 16 bits. */
@@ -80,19 +114,20 @@ static __always_inline __u32 csum_fold16(__u32 sum)
 
 /*
  * The pseudo header's sum folded to 16 bits, as the checksum field of a
- * packet whose sender left it to offload holds it: addresses of words
- * 32-bit words each at src and dst (in the packet or in struct pkt; the
- * CPU reads them unaligned), the protocol and the TCP or UDP length. No
- * helper call: where route_hot serves a frame this is all it adds.
+ * packet whose sender left it to offload holds it: the addresses at src
+ * and dst (one 32-bit word each, four for IPv6; in the packet or in struct
+ * pkt: the CPU reads them unaligned), the protocol and the TCP or UDP
+ * length. No helper call and no loop: every TCP or UDP packet of a local
+ * sender's device pays it.
  */
 static __always_inline __u32 pseudo_fold(const void *src, const void *dst,
-					 int words, __u8 proto, __u32 len)
+					 bool v6, __u8 proto, __u32 len)
 {
-	__u64 sum = bpf_htons(proto) + bpf_htons(len);
-	int i;
+	const __u32 *s = src, *d = dst;
+	__u64 sum = bpf_htons(proto) + bpf_htons(len) + (__u64)s[0] + d[0];
 
-	for (i = 0; i < words; i++)
-		sum += ((const __u32 *)src)[i] + (__u64)((const __u32 *)dst)[i];
+	if (v6)
+		sum += (__u64)s[1] + s[2] + s[3] + d[1] + d[2] + d[3];
 	sum = (sum & 0xFFFFFFFF) + (sum >> 32);
 	sum = (sum & 0xFFFFFFFF) + (sum >> 32);
 	return csum_fold16(sum);
@@ -105,34 +140,13 @@ static __always_inline __u32 pseudo_fold(const void *src, const void *dst,
  */
 static __always_inline int l4_pseudo(const struct pkt *p, struct l4_csum *cs)
 {
-	const __u32 *src, *dst;
-	__s64 s;
-	__u32 i;
-
 	cs->off = p->l4_off;
 	cs->left = p->l3_off + p->l3_len - p->l4_off;
 	if (cs->left > CSUM_CHUNK * CSUM_CHUNKS)
 		return -1;
-	/* struct pkt keeps the addresses 4-byte aligned: copy by words. */
-	src = (const __u32 *)p->src;
-	dst = (const __u32 *)p->dst;
-	if (p->family == SILO_AF_INET) {
-		cs->pseudo[0] = src[0];
-		cs->pseudo[1] = dst[0];
-		cs->pseudo[2] = bpf_htonl((__u32)p->l4_proto << 16 | cs->left);
-		s = bpf_csum_diff(NULL, 0, (__be32 *)cs->pseudo, 12, 0);
-	} else {
-		for (i = 0; i < 4; i++) {
-			cs->pseudo[i] = src[i];
-			cs->pseudo[4 + i] = dst[i];
-		}
-		cs->pseudo[8] = bpf_htonl(cs->left);
-		cs->pseudo[9] = bpf_htonl(p->l4_proto);
-		s = bpf_csum_diff(NULL, 0, (__be32 *)cs->pseudo, 40, 0);
-	}
-	if (s < 0)
-		return -1;
-	cs->sum = s;
+	/* struct pkt keeps the addresses 4-byte aligned. */
+	cs->sum = pseudo_fold(p->src, p->dst, p->family != SILO_AF_INET,
+			      p->l4_proto, cs->left);
 	return 0;
 }
 
@@ -140,7 +154,6 @@ static __always_inline int l4_pseudo(const struct pkt *p, struct l4_csum *cs)
  * frame's buffers, to cs->sum: 0, or -1. */
 static __always_inline int l4_sum_packet(struct xdp_md *ctx, struct l4_csum *cs)
 {
-	__s64 s;
 	__u32 i;
 
 	for (i = 0; i < CSUM_CHUNKS && cs->left >= CSUM_CHUNK; i++)
@@ -153,11 +166,24 @@ static __always_inline int l4_sum_packet(struct xdp_md *ctx, struct l4_csum *cs)
 	if (cs->left) {
 		if (csum_tail(ctx, cs))
 			return -1;
-		s = bpf_csum_diff(NULL, 0, (__be32 *)cs->tail, 4, cs->sum);
-		if (s < 0)
-			return -1;
-		cs->sum = s;
+		/* One word more: no helper call. */
+		cs->sum = csum_add32(cs->sum, *(__u32 *)cs->tail);
 	}
+	return 0;
+}
+
+/*
+ * The pseudo header and the whole TCP or UDP packet summed into cs->sum: 0,
+ * or -1. A subprogram, not inlined: its callers (forwarding, route_hot's
+ * two families, steering's check and finish) share one copy, which keeps
+ * the program's hot code together (inlined at each, the program grew by
+ * half and a miss storm through main paid some 16 ns a packet for it).
+ */
+static __noinline int l4_sum(struct xdp_md *ctx, const struct pkt *p,
+			     struct l4_csum *cs)
+{
+	if (l4_pseudo(p, cs) || l4_sum_packet(ctx, cs))
+		return -1;
 	return 0;
 }
 
@@ -188,7 +214,7 @@ static __always_inline int l4_csum_ok(struct xdp_md *ctx, const struct pkt *p,
 	if (p->family == SILO_AF_INET && p->l4_proto == IPPROTO_UDP &&
 	    !*(__u16 *)(l4 + 6))
 		return 1;
-	if (l4_pseudo(p, cs) || l4_sum_packet(ctx, cs))
+	if (l4_sum(ctx, p, cs))
 		return 0;
 	/* Folded, the sum over a right checksum is all ones. */
 	return csum_fold16(cs->sum) == 0xFFFF;
@@ -203,12 +229,20 @@ static __always_inline int l4_csum_ok(struct xdp_md *ctx, const struct pkt *p,
  * nothing: a right checksum C equal to the pseudo sum P makes the sum of
  * the rest ~P, and ~(~P) is C again. The one frame finishing changes that
  * the kernel would have forwarded as it is: a wrong checksum that happens
- * to equal P (docs/ENVELOPE.md). 1: finished (now right); 0: not left to
- * offload, untouched (right or wrong: the kernel forwards it as it is);
- * -1: it could not be summed (too long), untouched.
+ * to equal P (docs/ENVELOPE.md).
+ *
+ * Only where the frame leaves XDP as bytes (finish): a frame that stays an
+ * skb (generic XDP; a tap that runs XDP on an skb) keeps its offload state
+ * through a redirect, and the device that sends it would sum the finished
+ * field again. There such a frame is left to the stack.
+ *
+ * 1: finished (now right); 0: not left to offload, untouched (right or
+ * wrong: the kernel forwards it as it is); -1: left to offload and not
+ * finished (not here, or too long to sum), untouched.
  */
-static __always_inline int
-l4_csum_finish(struct xdp_md *ctx, const struct pkt *p, struct l4_csum *cs)
+static __always_inline int l4_csum_finish(struct xdp_md *ctx,
+					  const struct pkt *p,
+					  struct l4_csum *cs, bool finish)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -221,16 +255,16 @@ l4_csum_finish(struct xdp_md *ctx, const struct pkt *p, struct l4_csum *cs)
 	/* UDP over IPv4 without a checksum. */
 	if (p->family == SILO_AF_INET && p->l4_proto == IPPROTO_UDP && !field)
 		return 0;
-	if (field != pseudo_fold(p->src, p->dst,
-				 p->family == SILO_AF_INET ? 1 : 4, p->l4_proto,
+	if (field != pseudo_fold(p->src, p->dst, p->family != SILO_AF_INET,
+				 p->l4_proto,
 				 p->l3_off + p->l3_len - p->l4_off))
 		return 0;
-	if (l4_pseudo(p, cs) || l4_sum_packet(ctx, cs))
+	if (!finish || l4_sum(ctx, p, cs))
 		return -1;
-	/* The sum without the field, complemented: what the device writes
-	 * (UDP's 0 sent as all ones, as udp_set_csum() does). */
-	c = ~csum_fold16(cs->sum + (~field & 0xFFFF)) & 0xFFFF;
-	if (!c && p->l4_proto == IPPROTO_UDP)
+	/* The sum without the field, complemented: what the device writes,
+	 * 0 as all ones (skb_checksum_help()'s CSUM_MANGLED_0, UDP's 0). */
+	c = ~csum_fold16(csum_add32(cs->sum, ~field & 0xFFFF)) & 0xFFFF;
+	if (!c)
 		c = 0xFFFF;
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;

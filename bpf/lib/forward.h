@@ -147,6 +147,7 @@ struct fwd {
 	int hot_fill; /* f->r a hit in the route cache: copy it to route_hot
 		       * if the frame goes out (fwd_redirect()) */
 	int use_cache; /* the program's cache_enabled */
+	int csum_finish; /* the program's: frames leave XDP as bytes */
 };
 
 /*
@@ -466,6 +467,27 @@ static __always_inline int egress_takes_frags(__u32 ifindex)
 }
 
 /*
+ * From a sender on this host (after the redirect's target is recorded: a
+ * frame changed here leaves as bytes): a checksum it left to offload
+ * leaves finished, as the egress device would send it, counted. -1 for
+ * one not finished here (lib/csum.h): to the stack, which keeps it so. */
+static __always_inline int fwd_csum(struct xdp_md *ctx, const struct pkt *p,
+				    struct fwd *f)
+{
+	int rc;
+
+	if (!(f->dev->flags & SILO_DEV_F_LOCAL_TX))
+		return 0;
+	rc = l4_csum_finish(ctx, p, &f->b->csum, f->csum_finish);
+	if (!rc)
+		return 0;
+	f->b->csum.ifindex = ctx->ingress_ifindex;
+	csum_count(&f->b->csum.ifindex,
+		   rc > 0 ? SILO_CSUM_STAT_FINISHED : SILO_CSUM_STAT_PASSED);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
  * With the route known: the source check, what the kernel would not send
  * as is (MTU, hairpin), then the trailer trimmed, the MACs rewritten, TTL
  * or hop limit decreased and the redirect to the egress device.
@@ -514,11 +536,7 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	if (bpf_redirect_map(&tx_ports, f->r->ifindex, XDP_PASS) !=
 	    XDP_REDIRECT)
 		return pass(st, SILO_STAT_PASS_NO_TX_PORT);
-	/* From a sender on this host: a checksum it left to offload leaves
-	 * finished, as the egress device would send it. One that cannot be
-	 * summed goes to the stack, which keeps it to offload. */
-	if ((f->dev->flags & SILO_DEV_F_LOCAL_TX) &&
-	    l4_csum_finish(ctx, p, &f->b->csum) < 0)
+	if (fwd_csum(ctx, p, f))
 		return pass(st, SILO_STAT_PASS_L4_BAD);
 	/* A hit, on its way out as it came: its flow's next frames go from
 	 * route_hot (front.h), while the silod that beats moves sweeps. */
@@ -550,7 +568,8 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 
 /* Forward from the cache, or resolve with bpf_fib_lookup and cache it. */
 static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
-					  struct silo_stats *st, bool use_cache)
+					  struct silo_stats *st, bool use_cache,
+					  bool csum_finish)
 {
 	struct fwd f = {};
 	struct fwd_bufs *b;
@@ -561,6 +580,7 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 		return pass(st, SILO_STAT_PASS_FIB);
 	f.b = b;
 	f.use_cache = use_cache;
+	f.csum_finish = csum_finish;
 	f.key = &b->key;
 	f.r = &b->r;
 	reason = fwd_guard(ctx, p, &f);

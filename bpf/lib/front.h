@@ -106,8 +106,48 @@ static __always_inline int front_csum_left(struct xdp_md *ctx,
 		return 1;
 	if (family == SILO_AF_INET && proto == IPPROTO_UDP && !*check)
 		return 0;
-	return *check == pseudo_fold(addrs, addrs + alen / 2, alen / 8, proto,
+	return *check == pseudo_fold(addrs, addrs + alen / 2,
+				     family != SILO_AF_INET, proto,
 				     p->l3_len - hdr);
+}
+
+/*
+ * Finishes a checksum front_csum_left() found left to offload, as the full
+ * path would (l4_csum_finish(), the packet's fields it reads filled from
+ * the shape's fixed offsets), counted; called once the redirect's target
+ * is recorded, so that the frame leaves as bytes. 0, or -1 where it
+ * cannot: the full path takes the frame, untouched.
+ */
+static __always_inline int front_csum_finish(struct xdp_md *ctx, struct pkt *p,
+					     struct fwd_bufs *b, __u8 family)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct iphdr *iph = data + sizeof(struct ethhdr);
+	struct ipv6hdr *ip6 = data + sizeof(struct ethhdr);
+	int rc;
+
+	p->l3_off = sizeof(struct ethhdr);
+	if (family == SILO_AF_INET) {
+		if ((void *)(iph + 1) > data_end)
+			return -1;
+		p->l4_proto = iph->protocol;
+		p->l4_off = p->l3_off + sizeof(*iph);
+		__builtin_memcpy(p->src, &iph->saddr, 4);
+		__builtin_memcpy(p->dst, &iph->daddr, 4);
+	} else {
+		if ((void *)(ip6 + 1) > data_end)
+			return -1;
+		p->l4_proto = ip6->nexthdr;
+		p->l4_off = p->l3_off + sizeof(*ip6);
+		__builtin_memcpy(p->src, &ip6->saddr, 16);
+		__builtin_memcpy(p->dst, &ip6->daddr, 16);
+	}
+	rc = l4_csum_finish(ctx, p, &b->csum, true);
+	b->csum.ifindex = ctx->ingress_ifindex;
+	if (rc > 0)
+		csum_count(&b->csum.ifindex, SILO_CSUM_STAT_FINISHED);
+	return rc < 0 ? -1 : 0;
 }
 
 /*
@@ -183,11 +223,13 @@ static __always_inline void front_rewrite(struct xdp_md *ctx,
  */
 static __always_inline int front_serve(struct xdp_md *ctx,
 				       struct silo_stats *st, __u32 frame_len,
-				       struct fwd_bufs *b, __u8 family)
+				       struct fwd_bufs *b, __u8 family,
+				       bool csum_finish)
 {
 	const struct silo_genid *g;
 	__u32 zero = 0, watch = 0, trailer;
 	struct silo_hot *s;
+	int left;
 	struct pkt p;
 	__u64 now;
 
@@ -205,7 +247,9 @@ static __always_inline int front_serve(struct xdp_md *ctx,
 	p.frame_len = frame_len;
 	if (!front_frame(ctx, &p) || !front_size_ok(&p, g, s, watch))
 		return -1;
-	if (s->local_tx && front_csum_left(ctx, &p, family))
+	/* Left to offload: finished below where frames leave as bytes. */
+	left = s->local_tx && front_csum_left(ctx, &p, family);
+	if (left && !csum_finish)
 		return -1;
 	/* What follows the IP packet (Ethernet's padding of a small IPv4
 	 * frame), trimmed as the stack and fwd_redirect() trim it; taken from
@@ -221,6 +265,8 @@ static __always_inline int front_serve(struct xdp_md *ctx,
 	 * device is not there (trimmed, as fwd_redirect() would leave it). */
 	if (bpf_redirect_map(&tx_ports, s->ifindex, XDP_PASS) != XDP_REDIRECT)
 		return -1;
+	if (left && front_csum_finish(ctx, &p, b, family))
+		return -1;
 	front_rewrite(ctx, s, family);
 	count(st, SILO_STAT_CACHE_HIT);
 	count(st, SILO_STAT_REDIRECT);
@@ -230,7 +276,8 @@ static __always_inline int front_serve(struct xdp_md *ctx,
 /* One front_serve() for each family, the family a constant in each: no
  * branch on it past the match. */
 static __always_inline int front_forward(struct xdp_md *ctx,
-					 struct silo_stats *st, __u32 frame_len)
+					 struct silo_stats *st, __u32 frame_len,
+					 bool csum_finish)
 {
 	struct fwd_bufs *b;
 	__u32 zero = 0;
@@ -241,9 +288,11 @@ static __always_inline int front_forward(struct xdp_md *ctx,
 		return -1;
 	family = hot_family(ctx);
 	if (family == SILO_AF_INET)
-		return front_serve(ctx, st, frame_len, b, SILO_AF_INET);
+		return front_serve(ctx, st, frame_len, b, SILO_AF_INET,
+				   csum_finish);
 	if (family == SILO_AF_INET6)
-		return front_serve(ctx, st, frame_len, b, SILO_AF_INET6);
+		return front_serve(ctx, st, frame_len, b, SILO_AF_INET6,
+				   csum_finish);
 	return -1;
 }
 

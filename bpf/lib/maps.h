@@ -73,6 +73,25 @@ struct {
 	__type(value, struct silo_stats);
 } stats SEC(".maps");
 
+/* Checksums left to offload, per ingress device (abi/stats.h): entries
+ * made by the loader, only looked up here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, SILO_MAX_DEVICES);
+	__type(key, __u32);
+	__type(value, struct silo_csum_stats);
+} csum_stats SEC(".maps");
+
+/* Counts one by the ingress device's ifindex (in a map value, scratch's:
+ * the forward path has no stack left for a key). */
+static __always_inline void csum_count(const __u32 *ifindex, __u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&csum_stats, ifindex);
+
+	if (c && idx < SILO_CSUM_STAT_MAX)
+		c[idx] += 1;
+}
+
 /* Services and the CPU steering of their packets: see struct silo_service. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

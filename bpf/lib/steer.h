@@ -118,35 +118,44 @@ static __noinline int local_pick(struct xdp_md *ctx, const struct pkt *p,
 /*
  * The packet local_pick() sent elsewhere: its L4 sum checked over the
  * whole frame (finished first where a sender on this host left it to
- * offload: the cpumap's skb carries no such state), then redirected
- * through the cpumap; else XDP_PASS, here. A call of its own beside
+ * offload and the frame leaves as bytes: the cpumap's skb carries no such
+ * state), then redirected through the cpumap; else XDP_PASS, here. A call of its own beside
  * local_pick(), not inside it: the sum's helper calls keep values on a
  * stack the forward path leaves 32 bytes of.
  */
-static __noinline int local_redirect(struct xdp_md *ctx, const struct pkt *p)
+static __noinline int local_redirect(struct xdp_md *ctx, const struct pkt *p,
+				     bool finish)
 {
 	const struct silo_device *dev;
 	struct silo_service_stats *ss;
 	struct steer_scratch *sc;
 	__u32 zero = 0, ifindex = ctx->ingress_ifindex;
-	int ok = 0;
+	int ok = 0, left = 0;
 
 	sc = bpf_map_lookup_elem(&steer_scratch, &zero);
 	if (!sc)
 		return XDP_PASS;
-	dev = bpf_map_lookup_elem(&devices, &ifindex);
-	if (dev && (dev->flags & SILO_DEV_F_LOCAL_TX))
-		ok = l4_csum_finish(ctx, p, &sc->csum) == 1;
-	if (!ok)
-		ok = l4_csum_ok(ctx, p, &sc->csum);
 	ss = bpf_map_lookup_elem(&service_stats, &sc->id);
-	if (!ok) {
-		scount(ss, SILO_SSTAT_PASS_CSUM);
-		return XDP_PASS;
-	}
-	/* Only records the target; a missing entry returns XDP_PASS. */
+	/* Only records the target; a missing entry returns XDP_PASS. First:
+	 * a checksum finished below then always leaves as bytes. */
 	if (bpf_redirect_map(&cpumap, sc->target, XDP_PASS) != XDP_REDIRECT) {
 		scount(ss, SILO_SSTAT_PASS_NO_CPUMAP);
+		return XDP_PASS;
+	}
+	dev = bpf_map_lookup_elem(&devices, &ifindex);
+	if (dev && (dev->flags & SILO_DEV_F_LOCAL_TX)) {
+		sc->csum.ifindex = ifindex;
+		left = l4_csum_finish(ctx, p, &sc->csum, finish);
+		if (left)
+			csum_count(&sc->csum.ifindex,
+				   left > 0 ? SILO_CSUM_STAT_FINISHED :
+					      SILO_CSUM_STAT_PASSED);
+		ok = left > 0;
+	}
+	if (!ok && !left)
+		ok = l4_csum_ok(ctx, p, &sc->csum);
+	if (!ok) {
+		scount(ss, SILO_SSTAT_PASS_CSUM);
 		return XDP_PASS;
 	}
 	scount(ss, SILO_SSTAT_STEERED);
@@ -159,11 +168,11 @@ static __noinline int local_redirect(struct xdp_md *ctx, const struct pkt *p)
  * drop: whatever cannot be steered is passed where it is.
  */
 static __always_inline int local_steer(struct xdp_md *ctx, const struct pkt *p,
-				       bool may_steer)
+				       bool may_steer, bool csum_finish)
 {
 	if (local_pick(ctx, p, may_steer) != STEER_SUM)
 		return XDP_PASS;
-	return local_redirect(ctx, p);
+	return local_redirect(ctx, p, csum_finish);
 }
 
 #endif /* SILO_BPF_LIB_STEER_H */

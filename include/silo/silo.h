@@ -155,6 +155,31 @@ enum silo_xdp_vlan {
  * -ENODEV when there is no such device. */
 int silo_xdp_vlan(struct silo *s, const char *ifname);
 
+/*
+ * TCP and UDP checksums that a sender on this host leaves to offload (a
+ * container behind a veth, a guest behind a tap: CHECKSUM_PARTIAL, the
+ * field holding the pseudo header's sum), and what silo's program on a
+ * device does with them (docs/ENVELOPE.md). The kernel keeps that state
+ * with the skb; a frame redirected by XDP leaves as bytes, unfinished.
+ */
+enum silo_xdp_csum {
+	SILO_XDP_CSUM_NONE, /* the device's senders are not on this host */
+	SILO_XDP_CSUM_FINISH, /* finished in XDP, then forwarded or steered */
+	SILO_XDP_CSUM_PASS, /* passed to the stack, which finishes them */
+};
+
+struct silo_xdp_csum_info {
+	enum silo_xdp_csum what;
+	char kind[16]; /* the device's kind: veth, tun...; "" for a NIC */
+	__u64 finished; /* packets so, since the device's load */
+	__u64 passed;
+};
+
+/* What silo does on a device it runs on; -ENOENT when it does not,
+ * -ENODEV when there is no such device. */
+int silo_xdp_csum(struct silo *s, const char *ifname,
+		  struct silo_xdp_csum_info *info);
+
 struct silo_info {
 	__u32 layout_version;
 	__u32 nr_nodes;

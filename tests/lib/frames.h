@@ -225,6 +225,27 @@ static inline int frame_l4_csum(uint8_t *b, size_t len, int partial)
 	return 0;
 }
 
+/*
+ * A checksum left to offload (CHECKSUM_PARTIAL) finished as the device
+ * that sends the frame finishes it (skb_checksum_help(), or a NIC): the
+ * TCP or UDP packet summed with the field as it is, where the stack put
+ * the pseudo header's sum, and complemented; 0 sent as all ones. A field
+ * finished already comes out wrong, as it would on the wire. 0, or -1 for
+ * any other frame.
+ */
+static inline int frame_l4_csum_device(uint8_t *b, size_t len)
+{
+	size_t l4, l4len;
+	uint8_t proto;
+	uint16_t c;
+
+	if (frame_l4(b, len, &l4, &l4len, &proto))
+		return -1;
+	c = csum_fold(csum_add(0, b + l4, l4len));
+	put16(b + l4 + (proto == 6 ? 16 : 6), c ? c : 0xffff);
+	return 0;
+}
+
 /* Builds f from sp; idx and env->pass go into the marker. */
 static inline int frame_build(struct frame *f, const char *name,
 			      const struct fspec *sp,

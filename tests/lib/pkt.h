@@ -233,6 +233,23 @@ static inline void pkt_l4_csum_partial(uint8_t *buf, size_t len,
 		pkt_put16(buf + l4 + pkt_l4_check_off(s), sum);
 }
 
+/* A checksum left to offload finished as the device that sends the packet
+ * does (skb_checksum_help(), a NIC): the TCP or UDP packet summed with the
+ * field as it is, complemented, 0 sent as all ones. A field finished
+ * already comes out wrong, as on the wire. */
+static inline void pkt_l4_csum_device(uint8_t *buf, size_t len,
+				      const struct pkt_spec *s)
+{
+	size_t l4, l4len;
+	uint32_t sum;
+	uint16_t c;
+
+	if (pkt_l4_pseudo(len, s, &l4, &l4len, &sum))
+		return;
+	c = ~pkt_l4_sum(buf, l4, l4len, 0) & 0xFFFF;
+	pkt_put16(buf + l4 + pkt_l4_check_off(s), c ? c : 0xFFFF);
+}
+
 /* Is the TCP or UDP checksum of a packet of s's shape right? (IPv4 UDP's
  * 0, none, is.) */
 static inline int pkt_l4_csum_ok(const uint8_t *buf, size_t len,

@@ -226,7 +226,7 @@ static ssize_t capture(int fd, uint8_t *buf, size_t size,
 			continue;
 		memcpy(&aux, CMSG_DATA(c), sizeof(aux));
 		if (aux.tp_status & TP_STATUS_CSUMNOTREADY)
-			frame_l4_csum(buf, len, 0);
+			frame_l4_csum_device(buf, len);
 	}
 	return len;
 }

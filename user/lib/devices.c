@@ -56,7 +56,7 @@ int silo_sync_tx_port(int map_fd, int tx_fd, __u32 ifindex)
 
 /* Device kinds whose frames come from a sender on this host, which may
  * leave a checksum to offload (SILO_DEV_F_LOCAL_TX). */
-static bool local_sender(const char *kind)
+bool silo_kind_local_tx(const char *kind)
 {
 	static const char *const kinds[] = { "veth",	"tun",	   "netkit",
 					     "macvlan", "macvtap", "ipvlan",
@@ -67,6 +67,20 @@ static bool local_sender(const char *kind)
 		if (!strcmp(kind, kinds[i]))
 			return true;
 	return false;
+}
+
+/*
+ * Of those, the kinds whose native XDP redirects every frame as bytes
+ * (an xdp_frame): a checksum finished in XDP is then what leaves. A veth
+ * runs XDP on its peer's skb and redirects an xdp_frame made of it. A tap
+ * runs its native program on an skb wherever it builds one first (a
+ * blocking writer, a frame for segmentation, a full page): redirected,
+ * that skb keeps CHECKSUM_PARTIAL, and the device that sends it would sum
+ * a finished field again (tests/xdp_tap.c). The others have no native XDP.
+ */
+bool silo_kind_csum_finish(const char *kind)
+{
+	return !strcmp(kind, "veth");
 }
 
 int silo_fill_device(int map_fd, int genid_fd, int tx_fd, __u32 ifindex)
@@ -91,7 +105,7 @@ int silo_fill_device(int map_fd, int genid_fd, int tx_fd, __u32 ifindex)
 		dev.rp_ifindex = link.master;
 	else if (link.master)
 		dev.flags |= SILO_DEV_F_PORT;
-	if (local_sender(link.kind))
+	if (silo_kind_local_tx(link.kind))
 		dev.flags |= SILO_DEV_F_LOCAL_TX;
 	if (!if_indextoname(ifindex, ifname))
 		return -ENODEV;

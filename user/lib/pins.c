@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-/*
- * A namespace's pins, the one place that knows which exist: the shared maps
+/* A namespace's pins, the one place that knows which exist: the shared maps
  * (meta last), the per-node route caches, each device's XDP link, the
  * reuseport objects every group shares and each group's own. Makes, adopts
  * (opens, checked), counts the users of (links, groups, silod) and removes
@@ -35,6 +34,7 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_SRC_CHECKED] = SILO_PIN_SRC_CHECKED,
 	[SILO_MAP_LOCAL_BITS] = SILO_PIN_LOCAL_BITS,
 	[SILO_MAP_DIRECT_SKIP] = SILO_PIN_DIRECT_SKIP,
+	[SILO_MAP_CSUM_STATS] = SILO_PIN_CSUM_STATS,
 	[SILO_MAP_SERVICES] = SILO_PIN_SERVICES,
 	[SILO_MAP_SERVICE_NODES] = SILO_PIN_SERVICE_NODES,
 	[SILO_MAP_SERVICE_STATS] = SILO_PIN_SERVICE_STATS,

@@ -31,6 +31,7 @@ enum silo_map {
 	SILO_MAP_SRC_CHECKED,
 	SILO_MAP_LOCAL_BITS,
 	SILO_MAP_DIRECT_SKIP,
+	SILO_MAP_CSUM_STATS,
 	/* Services and CPU steering (service.c). */
 	SILO_MAP_SERVICES,
 	SILO_MAP_SERVICE_NODES,
@@ -47,7 +48,8 @@ static inline bool silo_map_added(unsigned int map)
 {
 	return map == SILO_MAP_PMTU_MARKS || map == SILO_MAP_PMTU_UNSEEN ||
 	       map == SILO_MAP_ROUTE_MTUS || map == SILO_MAP_SRC_CHECKED ||
-	       map == SILO_MAP_LOCAL_BITS || map == SILO_MAP_DIRECT_SKIP;
+	       map == SILO_MAP_LOCAL_BITS || map == SILO_MAP_DIRECT_SKIP ||
+	       map == SILO_MAP_CSUM_STATS;
 }
 
 /* fds of the pinned maps, opened by silo_maps_open(); -1 when closed. */
@@ -111,6 +113,10 @@ int silo_write_cpu_node(int map_fd, const __u32 *node_of, int nr_cpus);
  * existing record changed in what cached answers depend on; with tx_fd
  * >= 0, puts the device in tx_ports or takes it out (silo_sync_tx_port). */
 int silo_fill_device(int map_fd, int genid_fd, int tx_fd, __u32 ifindex);
+/* A device kind (IFLA_INFO_KIND) whose senders are on this host; one whose
+ * native XDP sends a checksum finished in XDP as finished (devices.c). */
+bool silo_kind_local_tx(const char *kind);
+bool silo_kind_csum_finish(const char *kind);
 /* tx_ports holds ifindex exactly while its record has SILO_DEV_F_EGRESS
  * and SILO_DEV_F_XMIT. */
 int silo_sync_tx_port(int map_fd, int tx_fd, __u32 ifindex);

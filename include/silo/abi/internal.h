@@ -155,9 +155,9 @@ struct silo_hot {
 	__u32 watch;
 	__u16 mtu;
 	__u8 pmtu_clean;
-	/* The ingress's senders are on this host (SILO_DEV_F_LOCAL_TX): a
-	 * frame whose checksum was left to offload takes the full path,
-	 * which finishes it (lib/csum.h). */
+	/* The ingress's senders are on this host (SILO_DEV_F_LOCAL_TX): each
+	 * frame's checksum is compared with the pseudo header's, and one
+	 * left to offload finished (front.h) or left to the full path. */
 	__u8 local_tx;
 	/* The frame's new Ethernet addresses in its order, the next hop's
 	 * then the egress's: one 8-byte and one 4-byte copy (front.h). */

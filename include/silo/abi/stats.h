@@ -28,7 +28,8 @@
 	X(PASS_FRAGMENT, pass_fragment, "IP fragment")                         \
 	X(PASS_EXTHDR, pass_exthdr, "IPv6 extension headers not followed")     \
 	X(PASS_L4_PROTO, pass_l4_proto, "not TCP or UDP")                      \
-	X(PASS_L4_BAD, pass_l4_bad, "TCP/UDP header truncated or bad")         \
+	X(PASS_L4_BAD, pass_l4_bad,                                            \
+	  "TCP/UDP header bad, or checksum to offload")                        \
 	X(PASS_LOCAL, pass_local, "for a local address")                       \
 	X(PASS_NO_FORWARD, pass_no_forward, "forwarding off on this device")   \
 	X(PASS_VLAN, pass_vlan, "VLAN-tagged, in the frame or beside it")      \
@@ -83,6 +84,20 @@
 #define SILO_STAT_ENUMERATOR(name, field, desc) SILO_STAT_##name,
 SILO_COUNTERS(silo_stat, silo_stats, SILO_XDP_STATS, SILO_STAT_ENUMERATOR,
 	      SILO_STAT_MAX);
+
+/*
+ * csum_stats: per device silo runs on (its ifindex), per CPU, what became
+ * of the TCP and UDP checksums a sender on this host left to offload
+ * (SILO_DEV_F_LOCAL_TX; docs/ENVELOPE.md). The loader makes the device's
+ * entry; a packet counts at most one.
+ */
+#define SILO_CSUM_STATS(X)                                                 \
+	X(FINISHED, finished, "left to offload: finished in XDP, sent on") \
+	X(PASSED, passed, "left to offload: passed, the stack finishes it")
+
+#define SILO_CSUM_STAT_ENUMERATOR(name, field, desc) SILO_CSUM_STAT_##name,
+SILO_COUNTERS(silo_csum_stat, silo_csum_stats, SILO_CSUM_STATS,
+	      SILO_CSUM_STAT_ENUMERATOR, SILO_CSUM_STAT_MAX);
 
 #define SILO_STAT_FIB_FIRST SILO_STAT_FIB_SUCCESS
 #define SILO_STAT_FIB_CODES (SILO_STAT_FIB_ERROR - SILO_STAT_FIB_SUCCESS)

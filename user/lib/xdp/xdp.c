@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
-/* Loading silo's XDP program onto devices, and taking it off again. */
+/* Loading silo's XDP program onto devices (xdp_link.c takes it off). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +189,8 @@ struct xdp_load {
 	bool had_tx;
 	bool egress_was; /* the record's SILO_DEV_F_EGRESS before */
 	bool no_xmit; /* an egress that sends no XDP frames now */
+	char kind[16]; /* the device's: veth, ...; "" for a NIC */
+	bool csum_made; /* its csum_stats entry, made by this load */
 	__u32 tx_was;
 	int link_fd;
 };
@@ -279,6 +281,8 @@ static int load_prog(struct xdp_load *l)
 	skel->rodata->forward = opts->forward;
 	skel->rodata->cache_enabled = !opts->no_cache;
 	skel->rodata->steer = opts->mode == SILO_XDP_NATIVE;
+	skel->rodata->csum_finish =
+		silo_xdp_csum_kind(l->ifindex, opts->mode, l->kind);
 	prog = l->prog = skel->progs.silo_xdp;
 	/* Unreadable: nothing to bind for, nothing to warn of. */
 	if (silo_vlan_view_get(l->ifname, l->ifindex, &l->vlan))
@@ -401,9 +405,13 @@ static int load_device(struct xdp_load *l)
 			       maps->fd[SILO_MAP_GENID], -1, l->ifindex);
 	if (err)
 		return err;
-	err = load_tx(l);
+	err = silo_xdp_csum_make(maps->fd[SILO_MAP_CSUM_STATS], l->ifindex,
+				 l->ifname, &l->csum_made);
 	if (err)
 		goto out_device;
+	err = load_tx(l);
+	if (err)
+		goto out_csum;
 	err = load_attach(l);
 	if (err)
 		goto out_tx;
@@ -418,6 +426,9 @@ out_tx:
 	if (l->ours) /* the record stays: as it was an egress or not */
 		device_egress(maps->fd[SILO_MAP_DEVICES], l->ifindex,
 			      l->egress_was, NULL, &(struct silo_device){});
+out_csum:
+	if (l->csum_made)
+		bpf_map_delete_elem(maps->fd[SILO_MAP_CSUM_STATS], &l->ifindex);
 out_device:
 	if (!l->ours)
 		bpf_map_delete_elem(maps->fd[SILO_MAP_DEVICES], &l->ifindex);
@@ -469,6 +480,8 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 		err = load_prog(&l);
 	if (!err)
 		err = load_device(&l);
+	if (!err)
+		silo_xdp_csum_note(ifname, l.kind, opts->mode);
 	if (!err && l.no_xmit)
 		pr_info("note: %s sends no XDP frames now (a veth does while its peer runs an XDP program or has GRO on): traffic routed out of it goes to the stack until it does, which silod follows\n",
 			ifname);
@@ -489,75 +502,6 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 	return err;
 }
 
-/* A device by name, else by ifindex (a number no device is named). */
-static __u32 unload_ifindex(const char *ifname, bool *by_index)
-{
-	unsigned long v;
-	char *end;
-
-	*by_index = false;
-	if (if_nametoindex(ifname))
-		return if_nametoindex(ifname);
-	errno = 0;
-	v = strtoul(ifname, &end, 10);
-	if (errno || end == ifname || *end || !v || v > UINT32_MAX ||
-	    ifname[0] == '-' || ifname[0] == '+')
-		return 0;
-	*by_index = true;
-	return v;
-}
-
-int silo_xdp_unload(struct silo *s, const char *ifname)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	struct xdp_link l;
-	bool by_index;
-	__u32 ifindex;
-	int err;
-
-	ifindex = unload_ifindex(ifname, &by_index);
-	if (!ifindex) {
-		pr_err("no device '%s' in this network namespace: see 'ip link show', or 'silo xdp status' for the ifindex of a device that is gone\n",
-		       ifname);
-		return -ENODEV;
-	}
-	err = silo_xdp_link_open(s, ifindex, &l);
-	if (err)
-		return err;
-	if (l.fd >= 0 && l.defunct) {
-		/* Left over: its device is gone, or the link was detached. */
-		close(l.fd);
-		silo_xdp_forget_device(s, ifindex);
-		silo_xdp_prune(s);
-		silo_maps_release(s);
-		return 0;
-	}
-	if (l.fd < 0) {
-		if (by_index)
-			pr_err("silo is not loaded on ifindex %s: see 'silo xdp status'\n",
-			       ifname);
-		else if (!bpf_xdp_query(ifindex, 0, &q) && q.prog_id)
-			pr_err("silo is not loaded on %s; its XDP program %u is not silo's\n",
-			       ifname, q.prog_id);
-		else
-			pr_err("silo is not loaded on %s\n", ifname);
-		return -ENOENT;
-	}
-	/* Detach even if another process holds the link open. */
-	if (bpf_link_detach(l.fd) && errno != EINVAL) {
-		err = -errno;
-		pr_err("cannot detach silo from %s: %s\n", ifname,
-		       strerror(-err));
-		close(l.fd);
-		return err;
-	}
-	close(l.fd);
-	silo_xdp_forget_device(s, ifindex);
-	silo_xdp_prune(s);
-	silo_maps_release(s);
-	return 0;
-}
-
 int silo_xdp_vlan(struct silo *s, const char *ifname)
 {
 	struct silo_vlan_view vlan;
@@ -571,15 +515,9 @@ int silo_xdp_vlan(struct silo *s, const char *ifname)
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return -ENODEV;
-	err = silo_xdp_link_open(s, ifindex, &l);
+	err = silo_xdp_link_live(s, ifindex, &l);
 	if (err)
 		return err;
-	if (l.fd < 0 || l.defunct) {
-		if (l.fd >= 0)
-			close(l.fd);
-		return -ENOENT;
-	}
-	close(l.fd);
 	fd = bpf_prog_get_fd_by_id(l.prog_id);
 	if (fd < 0)
 		return -errno;

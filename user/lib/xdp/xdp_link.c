@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* silo's XDP links: a device's pinned link, opened and checked, and what
  * runs where with which knobs (silo xdp status); the pins of links that
- * attach to nothing any more go. */
+ * attach to nothing any more go; unload detaches a device's link. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +45,19 @@ err_close:
 	return err;
 }
 
+int silo_xdp_link_live(struct silo *s, __u32 ifindex, struct xdp_link *l)
+{
+	int err = silo_xdp_link_open(s, ifindex, l);
+
+	if (err)
+		return err;
+	if (l->fd < 0)
+		return -ENOENT;
+	close(l->fd);
+	l->fd = -1;
+	return l->defunct ? -ENOENT : 0;
+}
+
 /* Forgets a device: its link pin and its entries in the shared maps. */
 void silo_xdp_forget_device(struct silo *s, __u32 ifindex)
 {
@@ -54,6 +67,7 @@ void silo_xdp_forget_device(struct silo *s, __u32 ifindex)
 	if (!silo_maps_open(s, &maps)) {
 		bpf_map_delete_elem(maps.fd[SILO_MAP_DEVICES], &ifindex);
 		bpf_map_delete_elem(maps.fd[SILO_MAP_TX_PORTS], &ifindex);
+		bpf_map_delete_elem(maps.fd[SILO_MAP_CSUM_STATS], &ifindex);
 		silo_maps_close(&maps);
 	}
 }
@@ -94,8 +108,7 @@ int silo_xdp_prune(struct silo *s)
 	return n;
 }
 
-/* The knobs a loaded program was built with, from its .rodata map. */
-static int prog_rodata(__u32 prog_id, struct silo_xdp__rodata *ro)
+int silo_xdp_prog_rodata(__u32 prog_id, struct silo_xdp__rodata *ro)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info), map_ids[32], i, zero = 0;
@@ -165,7 +178,7 @@ static int list_link(struct silo *s, __u32 ifindex, void *ctx)
 	if (d->attached && !bpf_xdp_query(ifindex, 0, &q))
 		d->mode = q.attach_mode == XDP_ATTACHED_SKB ? SILO_XDP_SKB :
 							      SILO_XDP_NATIVE;
-	if (!prog_rodata(l.prog_id, &ro)) {
+	if (!silo_xdp_prog_rodata(l.prog_id, &ro)) {
 		d->forward = ro.forward;
 		d->cache = ro.cache_enabled;
 	}
@@ -185,5 +198,74 @@ int silo_xdp_list(struct silo *s, struct silo_xdp_dev **devs, size_t *n)
 	}
 	*devs = list.devs;
 	*n = list.n;
+	return 0;
+}
+
+/* A device by name, else by ifindex (a number no device is named). */
+static __u32 unload_ifindex(const char *ifname, bool *by_index)
+{
+	unsigned long v;
+	char *end;
+
+	*by_index = false;
+	if (if_nametoindex(ifname))
+		return if_nametoindex(ifname);
+	errno = 0;
+	v = strtoul(ifname, &end, 10);
+	if (errno || end == ifname || *end || !v || v > UINT32_MAX ||
+	    ifname[0] == '-' || ifname[0] == '+')
+		return 0;
+	*by_index = true;
+	return v;
+}
+
+int silo_xdp_unload(struct silo *s, const char *ifname)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct xdp_link l;
+	bool by_index;
+	__u32 ifindex;
+	int err;
+
+	ifindex = unload_ifindex(ifname, &by_index);
+	if (!ifindex) {
+		pr_err("no device '%s' in this network namespace: see 'ip link show', or 'silo xdp status' for the ifindex of a device that is gone\n",
+		       ifname);
+		return -ENODEV;
+	}
+	err = silo_xdp_link_open(s, ifindex, &l);
+	if (err)
+		return err;
+	if (l.fd >= 0 && l.defunct) {
+		/* Left over: its device is gone, or the link was detached. */
+		close(l.fd);
+		silo_xdp_forget_device(s, ifindex);
+		silo_xdp_prune(s);
+		silo_maps_release(s);
+		return 0;
+	}
+	if (l.fd < 0) {
+		if (by_index)
+			pr_err("silo is not loaded on ifindex %s: see 'silo xdp status'\n",
+			       ifname);
+		else if (!bpf_xdp_query(ifindex, 0, &q) && q.prog_id)
+			pr_err("silo is not loaded on %s; its XDP program %u is not silo's\n",
+			       ifname, q.prog_id);
+		else
+			pr_err("silo is not loaded on %s\n", ifname);
+		return -ENOENT;
+	}
+	/* Detach even if another process holds the link open. */
+	if (bpf_link_detach(l.fd) && errno != EINVAL) {
+		err = -errno;
+		pr_err("cannot detach silo from %s: %s\n", ifname,
+		       strerror(-err));
+		close(l.fd);
+		return err;
+	}
+	close(l.fd);
+	silo_xdp_forget_device(s, ifindex);
+	silo_xdp_prune(s);
+	silo_maps_release(s);
 	return 0;
 }
