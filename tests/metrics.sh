@@ -143,12 +143,22 @@ for fl in silo_xdp_packets_total:verdict silo_xdp_passed_total:reason \
 	silo_route_cache_entries:node silo_reuseport_slots:group \
 	silo_reuseport_selections_total:group,outcome \
 	silo_service_rx_total:service \
-	silo_service_packets_total:service,outcome silo_daemon_up:; do
+	silo_service_packets_total:service,outcome silo_daemon_up: \
+	silo_offload_csum_info:device,kind,action \
+	silo_offload_csum_packets_total:device,outcome; do
 	got=$(label_names "$TMP/m" "${fl%%:*}")
 	[[ $got == "${fl#*:}" ]] || bad+=" ${fl%%:*}{${got//$'\n'/|}}"
 done
 [[ -z $bad ]] && ok "label names as documented" ||
 	not_ok "label names as documented" "$bad"
+# The lab's veths: their senders' checksums left to offload, finished,
+# and counted as silo xdp status counts them.
+csum() { silo --netns "$R" -j xdp status | jq ".devices[] | select(.device == \"$1\") | .offload_csum.$2"; }
+[[ $(metric "$TMP/m" 'silo_offload_csum_info{device="r-c",kind="veth",action="finish"}') == 1 &&
+	$(metric "$TMP/m" 'silo_offload_csum_packets_total{device="r-c",outcome="finished"}') == "$(csum r-c finished)" &&
+	$(metric "$TMP/m" 'silo_offload_csum_packets_total{device="r-s",outcome="passed"}') == "$(csum r-s passed)" ]] &&
+	ok "checksums left to offload exported" ||
+	not_ok "checksums left to offload exported" "$(grep '^silo_offload' "$TMP/m"; silo --netns "$R" -j xdp status | jq -c '.devices[].offload_csum')"
 [[ $(tail -c 1 "$TMP/m" | od -An -c | tr -d ' ') == '\n' ]] &&
 	ok "ends with a newline" || not_ok "ends with a newline" "no"
 

@@ -416,6 +416,68 @@ out:
 	return err;
 }
 
+/*
+ * Devices whose senders are on this host (silo_xdp_csum): which, what silo
+ * does with the checksums they leave to offload, and the packets so:
+ * silo_offload_csum_info{device,kind,action} 1 and
+ * silo_offload_csum_packets_total{device,outcome}.
+ */
+static int put_csum(FILE *f, struct silo *s)
+{
+	static const char *const action[] = {
+		[SILO_XDP_CSUM_NONE] = "none",
+		[SILO_XDP_CSUM_FINISH] = "finish",
+		[SILO_XDP_CSUM_PASS] = "pass",
+	};
+	struct silo_xdp_csum_info *c = NULL;
+	struct silo_xdp_dev *devs;
+	size_t n, i;
+	int err, fam;
+
+	err = silo_xdp_list(s, &devs, &n);
+	if (err)
+		return err;
+	c = calloc(n ? n : 1, sizeof(*c));
+	if (!c) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (!devs[i].attached ||
+		    silo_xdp_csum(s, devs[i].ifname, &c[i]))
+			c[i].what = SILO_XDP_CSUM_NONE; /* gone meanwhile */
+	silo_prom_help(
+		f, "silo_offload_csum_info", "gauge",
+		"A device whose senders are on this host may carry TCP and UDP checksums left to offload: silo finishes them in XDP (action finish) or passes them to the stack (pass).");
+	for (i = 0; i < n; i++) {
+		if (c[i].what == SILO_XDP_CSUM_NONE)
+			continue;
+		fputs("silo_offload_csum_info{device=", f);
+		silo_prom_label_value(f, devs[i].ifname);
+		fputs(",kind=", f);
+		silo_prom_label_value(f, c[i].kind);
+		fprintf(f, ",action=\"%s\"} 1\n", action[c[i].what]);
+	}
+	silo_prom_help(
+		f, "silo_offload_csum_packets_total", "counter",
+		"Packets whose TCP or UDP checksum a sender on this host left to offload, by outcome: finished in XDP, or passed to the stack.");
+	for (fam = 0; fam < 2; fam++)
+		for (i = 0; i < n; i++) {
+			if (c[i].what == SILO_XDP_CSUM_NONE)
+				continue;
+			fputs("silo_offload_csum_packets_total{device=", f);
+			silo_prom_label_value(f, devs[i].ifname);
+			fprintf(f, ",outcome=\"%s\"} %llu\n",
+				fam ? "passed" : "finished",
+				(unsigned long long)(fam ? c[i].passed :
+							   c[i].finished));
+		}
+out:
+	free(c);
+	free(devs);
+	return err;
+}
+
 int silo_metrics_write(struct silo *s, FILE *f)
 {
 	struct silo_stats *per_cpu, total = {};
@@ -468,6 +530,8 @@ int silo_metrics_write(struct silo *s, FILE *f)
 		err = silo_metrics_put_group_stats(m, s, ncpus);
 	if (!err)
 		err = put_services(m, s, ncpus);
+	if (!err)
+		err = put_csum(m, s);
 	if (fclose(m) && !err)
 		err = -ENOMEM;
 	if (!err && fwrite(buf, 1, len, f) != len)

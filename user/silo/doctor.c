@@ -52,6 +52,7 @@ static void check_device(struct doctor *d, const char *dev)
 	rx = check_queues(d, dev);
 	check_rss(d, dev, node, cpus, rx);
 	check_vlan(d, dev);
+	check_csum(d, dev);
 	for (q = 0; q < rx && q < 256; q++) {
 		json_object *o;
 

@@ -55,6 +55,7 @@ void check_rss(struct doctor *d, const char *dev, int node,
 	       const char *node_cpus, int rx_sysfs);
 void check_xps(struct doctor *d, const char *dev);
 void check_vlan(struct doctor *d, const char *dev);
+void check_csum(struct doctor *d, const char *dev);
 int check_group(struct silo_group *g, void *ctx);
 void check_silo(struct doctor *d, struct silo *s);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* silo doctor: silod, the envelope and the VLAN tags silo sees. */
+/* silo doctor: silod, the envelope, the VLAN tags silo sees and the
+ * checksums its devices' senders leave to offload. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,66 @@ void check_vlan(struct doctor *d, const char *dev)
 		       "%s strips VLAN tags and silo cannot tell (generic XDP, or a driver that does not report them): a tagged frame would be forwarded or steered as untagged",
 		       dev);
 	}
+}
+
+/*
+ * Checksums a sender on this host leaves to offload (silo_xdp_csum,
+ * docs/ENVELOPE.md): finished in XDP (a cost per packet), or passed to the
+ * stack where XDP cannot finish them (a tap, generic XDP). Either is exact;
+ * a sender that computes its checksums itself is faster through silo.
+ */
+void check_csum(struct doctor *d, const char *dev)
+{
+	struct silo_xdp_csum_info c;
+	char fix[160];
+	int err;
+
+	if (!d->s || d->root[0])
+		return;
+	err = silo_xdp_csum(d->s, dev, &c);
+	if (err == -ENOENT)
+		return;
+	if (err) {
+		report(d, INFO, "csum", NULL,
+		       "%s: cannot read what silo does with checksums left to offload: %s",
+		       dev, strerror(-err));
+		return;
+	}
+	if (c.what == SILO_XDP_CSUM_NONE) {
+		report(d, OK, "csum", NULL,
+		       "%s: its senders are not on this host: their checksums come complete",
+		       dev);
+		return;
+	}
+	if (!strcmp(c.kind, "veth"))
+		snprintf(
+			fix, sizeof(fix),
+			"ethtool -K PEER tx off, where PEER is %s's veth peer (in its namespace)",
+			dev);
+	else if (!strcmp(c.kind, "tun"))
+		snprintf(
+			fix, sizeof(fix),
+			"in the guest behind %s: ethtool -K <its interface> tx off",
+			dev);
+	else
+		snprintf(fix, sizeof(fix), "ethtool -K <the sender> tx off");
+	if (c.what == SILO_XDP_CSUM_FINISH) {
+		report(d, c.finished ? INFO : OK, "csum",
+		       c.finished ? fix : NULL,
+		       "%s (%s): checksums its senders leave to offload are finished in XDP (%llu so far): exact, at a cost per packet",
+		       dev, c.kind, (unsigned long long)c.finished);
+		return;
+	}
+	if (!strcmp(c.kind, "veth"))
+		snprintf(
+			fix, sizeof(fix),
+			"silo xdp unload %s, then silo xdp load %s in native mode (the default): XDP finishes them there",
+			dev, dev);
+	report(d, c.passed ? WARN : INFO, "csum", fix,
+	       "%s (%s%s): checksums its senders leave to offload cannot be finished in XDP here and go to the stack (%llu so far): exact, not accelerated",
+	       dev, c.kind[0] ? c.kind : "?",
+	       !strcmp(c.kind, "veth") ? ", generic XDP" : "",
+	       (unsigned long long)c.passed);
 }
 
 /*

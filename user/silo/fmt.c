@@ -239,3 +239,44 @@ json_object *fmt_change_json(const struct silo_change *c)
 		c->err ? json_object_new_string(strerror(-c->err)) : NULL);
 	return o;
 }
+
+/* What silo does with checksums left to offload (silo_xdp_csum()). */
+static const char *const csum_what[] = {
+	[SILO_XDP_CSUM_NONE] = "none",
+	[SILO_XDP_CSUM_FINISH] = "finish",
+	[SILO_XDP_CSUM_PASS] = "pass",
+};
+
+/* What the device does with checksums its senders leave to offload. */
+json_object *fmt_xdp_csum_json(struct silo *s, const struct silo_xdp_dev *dev)
+{
+	struct silo_xdp_csum_info c;
+	json_object *o;
+
+	if (!dev->attached || silo_xdp_csum(s, dev->ifname, &c))
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "kind", json_object_new_string(c.kind));
+	json_object_object_add(o, "action",
+			       json_object_new_string(csum_what[c.what]));
+	json_object_object_add(o, "finished",
+			       json_object_new_uint64(c.finished));
+	json_object_object_add(o, "passed", json_object_new_uint64(c.passed));
+	return o;
+}
+
+void fmt_xdp_csum(struct silo *s, const struct silo_xdp_dev *dev, char *buf,
+		  size_t len)
+{
+	struct silo_xdp_csum_info c;
+
+	if (silo_xdp_csum(s, dev->ifname, &c))
+		snprintf(buf, len, "?");
+	else if (c.what == SILO_XDP_CSUM_NONE)
+		snprintf(buf, len, "-");
+	else if (c.what == SILO_XDP_CSUM_FINISH)
+		snprintf(buf, len, "finish (%llu)",
+			 (unsigned long long)c.finished);
+	else
+		snprintf(buf, len, "pass (%llu)", (unsigned long long)c.passed);
+}

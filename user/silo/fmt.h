@@ -34,4 +34,11 @@ json_object *fmt_change_json(const struct silo_change *c);
 /* A CPU bitmap (SILO_CPU_WORDS words) as "0-3,8"; "none" when empty. */
 void fmt_cpus(char *buf, size_t len, const __u64 *cpus);
 
+/* What silo does on dev with the checksums its senders leave to offload
+ * (silo_xdp_csum()): "finish (N)", "pass (N)", "-" or "?"; as JSON, NULL
+ * when unreadable or the device is gone. */
+void fmt_xdp_csum(struct silo *s, const struct silo_xdp_dev *dev, char *buf,
+		  size_t len);
+json_object *fmt_xdp_csum_json(struct silo *s, const struct silo_xdp_dev *dev);
+
 #endif /* SILO_FMT_H */

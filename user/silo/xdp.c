@@ -435,7 +435,7 @@ static int status_read(struct silo *s, struct status *st)
 	return 0;
 }
 
-static json_object *dev_json(const struct silo_xdp_dev *dev)
+static json_object *dev_json(struct silo *s, const struct silo_xdp_dev *dev)
 {
 	json_object *d = json_object_new_object();
 
@@ -456,6 +456,9 @@ static json_object *dev_json(const struct silo_xdp_dev *dev)
 	json_object_object_add(d, "forward",
 			       json_object_new_boolean(dev->forward));
 	json_object_object_add(d, "cache", json_object_new_boolean(dev->cache));
+	/* Checksums left to offload by senders on this host (null: not
+	 * readable, or the device is gone). */
+	json_object_object_add(d, "offload_csum", fmt_xdp_csum_json(s, dev));
 	return d;
 }
 
@@ -490,7 +493,7 @@ static void status_json(const struct status *st)
 	if (st->cp)
 		json_object_object_add(o, "route_cache", pressure_json(st->cp));
 	for (i = 0; i < st->n; i++)
-		json_object_array_add(arr, dev_json(&st->devs[i]));
+		json_object_array_add(arr, dev_json(st->s, &st->devs[i]));
 	json_object_object_add(o, "devices", arr);
 	json_object_object_add(o, "silod", json_object_new_boolean(st->daemon));
 	json_object_object_add(o, "forwarding_live",
@@ -500,24 +503,27 @@ static void status_json(const struct status *st)
 	json_print(o);
 }
 
-static void devs_print(const struct silo_xdp_dev *devs, size_t n)
+static void devs_print(struct silo *s, const struct silo_xdp_dev *devs,
+		       size_t n)
 {
+	char csum[48];
 	size_t i;
 
-	printf("%-16s %-8s %-7s %-8s %-8s %-8s %s\n", "DEVICE", "IFINDEX",
-	       "MODE", "PROG", "LINK", "FORWARD", "CACHE");
+	printf("%-16s %-8s %-7s %-8s %-8s %-8s %-6s %s\n", "DEVICE", "IFINDEX",
+	       "MODE", "PROG", "LINK", "FORWARD", "CACHE", "OFFLOAD-CSUM");
 	for (i = 0; i < n; i++) {
 		if (!devs[i].attached) {
 			printf("%-16s %-8u (device gone: link %u left over)\n",
 			       "-", devs[i].ifindex, devs[i].link_id);
 			continue;
 		}
-		printf("%-16s %-8u %-7s %-8u %-8u %-8s %s\n", devs[i].ifname,
-		       devs[i].ifindex,
+		fmt_xdp_csum(s, &devs[i], csum, sizeof(csum));
+		printf("%-16s %-8u %-7s %-8u %-8u %-8s %-6s %s\n",
+		       devs[i].ifname, devs[i].ifindex,
 		       devs[i].mode == SILO_XDP_SKB ? "skb" : "native",
 		       devs[i].prog_id, devs[i].link_id,
 		       devs[i].forward ? "yes" : "no",
-		       devs[i].cache ? "on" : "off");
+		       devs[i].cache ? "on" : "off", csum);
 	}
 }
 
@@ -546,7 +552,7 @@ static void status_print(const struct status *st)
 	}
 	if (st->cp)
 		pressure_print(st->cp);
-	devs_print(st->devs, st->n);
+	devs_print(st->s, st->devs, st->n);
 	if (st->live) {
 		printf("silod: running (pid %u): forwarding and the route cache are live\n",
 		       st->di.state.pid);
