@@ -2,7 +2,8 @@
 # bench_live runs on the traffic source's ring (no live frames) and reports
 # what docs/BENCHMARKS.md says it does, in one short round (no figure is
 # judged here: make bench measures): every variant forwards, the ring
-# loses no frame, silo forwards every packet itself, the targets are
+# loses no frame, silo forwards every packet itself (the checksums left
+# to offload finished, what that costs reported), the targets are
 # there, every line names its source and the kernel; AF_PACKET's source
 # runs too. It leaves nothing: no namespace, no pin, also when
 # interrupted.
@@ -23,7 +24,8 @@ left() {
 short=(--rounds 1 --secs 0.2 --warmup 0.1 --routes 1000)
 for src in ring af_packet; do
 	"$BENCH" "${short[@]}" --source "$src" --sets from \
-		--traffic steady_64,flood >"$TMP/$src.json" 2>"$TMP/$src.err"
+		--traffic steady_64,flood,offload_64 >"$TMP/$src.json" \
+		2>"$TMP/$src.err"
 	rc=$?
 	if ((rc == 3)); then
 		# The source cannot run on this kernel or under this policy.
@@ -42,7 +44,7 @@ for src in ring af_packet; do
 		ok "$src: every line names the source and the kernel" ||
 		not_ok "$src: every line names the source and the kernel" \
 			"$(head -c 300 "$TMP/$src.json")"
-	jq -se 'map(select(.bench == "forward_live")) | length == 2 and
+	jq -se 'map(select(.bench == "forward_live")) | length == 3 and
 		all(.mpps | .kernel > 0 and .silo > 0 and .ref > 0 and .floor > 0)' \
 		"$TMP/$src.json" >/dev/null &&
 		ok "$src: every variant forwards" ||
@@ -64,6 +66,12 @@ if [[ -s $TMP/ring.json ]]; then
 		ok "ring: the targets, each met or not" ||
 		not_ok "ring: the targets, each met or not" \
 			"$(grep target "$TMP/ring.json")"
+	jq -se 'map(select(.bench == "forward_live_offload_csum")) | length == 1 and
+		all(.frame_bytes == 64 and (.finish_ns | type == "number") and
+		    .silo_ns_over_floor.offload_64 > 0)' "$TMP/ring.json" >/dev/null &&
+		ok "ring: what finishing a checksum costs, at 64 bytes" ||
+		not_ok "ring: what finishing a checksum costs, at 64 bytes" \
+			"$(grep offload_csum "$TMP/ring.json")"
 	jq -se 'map(select(.bench == "forward_live_setup")) | length == 1 and
 		.[0].cpu_share > 0.5' "$TMP/ring.json" >/dev/null &&
 		ok "ring: the path's CPU was the ring's" ||

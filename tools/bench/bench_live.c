@@ -21,6 +21,13 @@
  *   imix          the same flows, the simple IMIX by count: 7 frames of 64
  *                 bytes, 4 of 590 (IP 576) and 1 of 1514 in every 12
  *   flood_1m_src  1,000,000 sources, one 64-byte packet each, cycling
+ *   offload_64    steady_64 with the UDP checksums left to offload, as a
+ *   offload_1514  sender on this host leaves them (the pseudo header's
+ *                 sum in the field; blr-in is a veth, whose senders are
+ *                 on this host): silo finishes each before it forwards it
+ *                 (docs/ENVELOPE.md), the others forward it as it is.
+ *                 Beside steady_64 and steady_1514, what finishing costs
+ *                 a packet: forward_live_offload_csum lines
  *
  * over two route sets (--sets), built in turn, each 100,000 IPv6 routes:
  *
@@ -152,20 +159,28 @@ static void print_stderr(enum silo_log_level level, const char *fmt, va_list ap)
 }
 
 /*
- * The floor does not look at the source: a flood's 64-byte frames cost it
- * what steady ones do, so it measures the flood only without steady_64.
+ * The floor does not look at the source nor at the checksum: a flood's
+ * 64-byte frames cost it what steady ones do, an offload traffic's what
+ * its steady one's do, so it measures those only without that one.
  */
+static int floor_of(int t)
+{
+	return t == FLOOD	  ? STEADY_64 :
+	       traffic[t].partial ? traffic[t].base :
+				    t;
+}
+
 static bool measured(const struct run *run, int v, int t)
 {
 	if (!run->traffic_on[t])
 		return false;
-	return v != FLOOR || t != FLOOD || !run->traffic_on[STEADY_64];
+	return v != FLOOR || floor_of(t) == t || !run->traffic_on[floor_of(t)];
 }
 
 static const struct cell *cell_of(const struct run *run, int set, int v, int t)
 {
-	if (v == FLOOR && t == FLOOD && !measured(run, v, t))
-		t = STEADY_64;
+	if (v == FLOOR && !measured(run, v, t))
+		t = floor_of(t);
 	return &cells[set][v][t];
 }
 
@@ -359,6 +374,30 @@ static void print_targets(const struct run *run, int set)
 	}
 }
 
+/*
+ * What finishing a checksum left to offload costs silo a packet: its ns
+ * over the floor with them (offload_*) less with complete ones (steady_*),
+ * the median over rounds of each round's difference.
+ */
+static void print_offload(const struct run *run, int set, int t)
+{
+	double q[MAX_ROUNDS], a[MAX_ROUNDS], b[MAX_ROUNDS];
+	int base = traffic[t].base, r;
+
+	if (!traffic[t].partial || !run->traffic_on[base])
+		return;
+	for (r = 0; r < run->rounds; r++) {
+		a[r] = ns_over(run, set, SILO, base, r);
+		b[r] = ns_over(run, set, SILO, t, r);
+		q[r] = b[r] - a[r];
+	}
+	print_head("forward_live_offload_csum");
+	printf(",\"route_set\":\"%s\",\"frame_bytes\":%zu,\"silo_ns_over_floor\":{\"%s\":%.1f,\"%s\":%.1f},\"finish_ns\":%.1f}\n",
+	       set_name[set], size_bytes[traffic[t].pat[0]], traffic[base].name,
+	       bench_median(a, run->rounds), traffic[t].name,
+	       bench_median(b, run->rounds), bench_median(q, run->rounds));
+}
+
 static void print_setup(const struct run *run, double t0)
 {
 	static double shares[NR_SETS * NR_VARIANTS * NR_TRAFFIC * MAX_ROUNDS];
@@ -408,9 +447,10 @@ static int parse_list(char *arg, const char *(*name)(int), int n, bool *on)
 
 static const char *traffic_key(int t)
 {
-	static const char *const keys[NR_TRAFFIC] = { "steady_64",
-						      "steady_1514", "imix",
-						      "flood" };
+	static const char *const keys[NR_TRAFFIC] = {
+		"steady_64", "steady_1514", "imix",
+		"flood",     "offload_64",  "offload_1514"
+	};
 
 	return keys[t];
 }
@@ -427,7 +467,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: bench_live [--rounds N] [--secs S] [--warmup S] [--cpu N]\n"
 		"                  [--routes N] [--rules N] [--flows N] [--sources N]\n"
-		"                  [--traffic steady_64,steady_1514,imix,flood]\n"
+		"                  [--traffic steady_64,steady_1514,imix,flood,\n"
+		"                             offload_64,offload_1514]\n"
 		"                  [--sets lookup,from]  (route sets)\n"
 		"                  [--source ring|af_packet]  (ring: the default)\n"
 		"                  [--wall] [--verbose]  (each measurement to stderr)\n"
@@ -476,8 +517,9 @@ static int parse_args(int argc, char **argv, struct run *run)
 			run->rules = atoi(optarg);
 			break;
 		case 'f':
-			for (t = 0; t < FLOOD; t++)
-				traffic[t].nsrc = atoi(optarg);
+			for (t = 0; t < NR_TRAFFIC; t++)
+				if (t != FLOOD)
+					traffic[t].nsrc = atoi(optarg);
 			break;
 		case 'S':
 			traffic[FLOOD].nsrc = atoi(optarg);
@@ -561,7 +603,7 @@ int main(int argc, char **argv)
 		.secs = 0.5,
 		.warmup = 0.2,
 		.set_on = { true, true },
-		.traffic_on = { true, true, true, true },
+		.traffic_on = { true, true, true, true, true, true },
 	};
 	double t0 = bench_mono();
 	int ret = 1, set, t;
@@ -586,6 +628,9 @@ int main(int argc, char **argv)
 		for (t = 0; t < NR_TRAFFIC; t++)
 			if (run.traffic_on[t])
 				print_row(&run, set, t);
+		for (t = 0; t < NR_TRAFFIC; t++)
+			if (run.traffic_on[t])
+				print_offload(&run, set, t);
 		print_targets(&run, set);
 	}
 	print_setup(&run, t0);

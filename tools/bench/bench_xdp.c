@@ -31,11 +31,6 @@
  *   cache_kind         the same, for each route cache map type (LRU with
  *                      one list, LRU with per-CPU lists, plain hash): which
  *                      is fastest under steady flows and under storms
- *   csum_offload       the hit at 64 and 1514 bytes with a complete checksum
- *                      on a device of no local sender (a NIC), on one of
- *                      local senders (a veth: the comparison with the
- *                      pseudo header's sum), and with the checksum such a
- *                      sender left to offload (finished: bench_xdp/csum.c)
  *   xdp_scale          the cache hit on 1 CPU, then on --cpus CPUs at once
  *                      (a thread pinned to each): ns per packet on N CPUs
  *                      over ns on 1 (target <= 1.05: the hit path writes no
@@ -158,19 +153,6 @@ static int run_kind(const struct setup *su, struct kind_run *k)
 		goto out;
 	if (k->scale && run_scale(su, v, k->scale))
 		goto out;
-	if (k->csum) {
-		struct csum_maps m = { fwd_pin_get(SILO_PIN_DEVICES),
-				       fwd_pin_get(SILO_PIN_GENID) };
-
-		i = m.devices < 0 || m.genid < 0 ||
-		    run_csum(su, &v[0], &m, k->csum);
-		if (m.devices >= 0)
-			close(m.devices);
-		if (m.genid >= 0)
-			close(m.genid);
-		if (i)
-			goto out;
-	}
 	if (run_storms(su, v, k))
 		goto out;
 	/* Each variant ran the path it is named for. */
@@ -428,7 +410,6 @@ int main(int argc, char **argv)
 	struct kind_run runs[NR_KINDS] = {}, keyed = {};
 	struct silo_test *empty = NULL;
 	static struct scale_run sc;
-	static struct csum_run cs;
 	int i, nr = 0, ret;
 
 	ret = parse_args(argc, argv, &su, &a);
@@ -463,9 +444,8 @@ int main(int argc, char **argv)
 		      (const uint8_t *)"\x02\x00\x00\x00\x00\x01"))
 		goto out;
 	runs[0].ref = keyed.ref = true;
-	/* Scaling and checksums for the first kind only, silo's default. */
+	/* Scaling for the first kind only, silo's default. */
 	runs[0].scale = a.scale ? &sc : NULL;
-	runs[0].csum = &cs;
 	for (i = 0; i < nr; i++)
 		if (run_kind(&su, &runs[i]))
 			goto out;
@@ -480,7 +460,6 @@ int main(int argc, char **argv)
 		goto out;
 
 	print_results(&su, &a, runs, nr, &keyed, &sc);
-	csum_print(&cs);
 	ret = 0;
 out:
 	silo_test__destroy(empty);

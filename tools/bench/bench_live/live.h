@@ -31,7 +31,15 @@
 #define WIRE_EXTRA (4 + 8 + 12)
 
 enum { KERNEL, SILO, REF, FLOOR, NR_VARIANTS };
-enum { STEADY_64, STEADY_1514, IMIX, FLOOD, NR_TRAFFIC };
+enum {
+	STEADY_64,
+	STEADY_1514,
+	IMIX,
+	FLOOD,
+	OFFLOAD_64,
+	OFFLOAD_1514,
+	NR_TRAFFIC
+};
 enum { SET_LOOKUP, SET_FROM, NR_SETS };
 enum { SIZE_64, SIZE_590, SIZE_1514, NR_SIZES };
 
@@ -39,12 +47,16 @@ extern const char *const variant_name[NR_VARIANTS];
 extern const char *const set_name[NR_SETS];
 extern const size_t size_bytes[NR_SIZES];
 
-/* A kind of traffic: its sources and the sizes of its frames, in turn. */
+/* A kind of traffic: its sources and the sizes of its frames, in turn;
+ * partial: their UDP checksums left to offload (source.h), the same
+ * traffic's steady one (base) else. */
 struct traffic {
 	const char *name;
 	__u32 nsrc;
 	int npat;
 	__u8 pat[12];
+	bool partial;
+	int base;
 };
 
 extern struct traffic traffic[NR_TRAFFIC];

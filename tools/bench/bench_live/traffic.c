@@ -33,6 +33,13 @@ struct traffic traffic[NR_TRAFFIC] = {
 		     SIZE_64, SIZE_590, SIZE_64, SIZE_1514, SIZE_64,
 		     SIZE_590 } },
 	[FLOOD] = { "flood_1m_src", 1000000, 1, { SIZE_64 } },
+	[OFFLOAD_64] = { "offload_64", 16, 1, { SIZE_64 }, true, STEADY_64 },
+	[OFFLOAD_1514] = { "offload_1514",
+			   16,
+			   1,
+			   { SIZE_1514 },
+			   true,
+			   STEADY_1514 },
 };
 
 /* The frames for source SRC_BASE, the same payload bytes at every size
@@ -92,10 +99,20 @@ int source_up(void)
 	return err ? -1 : 0;
 }
 
+/* The classes, their checksums complete or left to offload, and the
+ * pattern of traffic t. */
 static int traffic_pattern(int t)
 {
-	return source_set_pattern(L.src, traffic[t].pat, traffic[t].npat,
-				  SRC_BASE, traffic[t].nsrc);
+	struct source_class cls[NR_SIZES];
+	int z;
+
+	for (z = 0; z < NR_SIZES; z++)
+		cls[z] = (struct source_class){ L.frame[z], size_bytes[z],
+						traffic[t].partial };
+	return source_set_classes(L.src, cls, NR_SIZES) ?:
+		       source_set_pattern(L.src, traffic[t].pat,
+					  traffic[t].npat, SRC_BASE,
+					  traffic[t].nsrc);
 }
 
 /*

@@ -32,17 +32,6 @@ struct scale_run {
 	int rounds;
 };
 
-/* csum_offload (csum.c): [64, 1514 bytes][nic, complete, offload]. */
-struct csum_run {
-	double ns[2][3];
-	int rounds;
-};
-
-/* The pinned maps csum.c changes: in0's record, genid. */
-struct csum_maps {
-	int devices, genid;
-};
-
 struct kind_run {
 	const char *name;
 	enum silo_cache_kind kind;
@@ -52,7 +41,6 @@ struct kind_run {
 	bool ref; /* the reference beside silo: ns[3], st[][2], sz */
 	unsigned long long hits, lookups, inserts, refused, evicted;
 	struct scale_run *scale; /* measure the scaling too */
-	struct csum_run *csum; /* and the checksums left to offload */
 };
 
 struct setup {
@@ -65,8 +53,5 @@ int run_rounds(const struct setup *su, struct variant *v, int nv,
 	       struct kind_run *k);
 int run_storms(const struct setup *su, struct variant *v, struct kind_run *k);
 int run_scale(const struct setup *su, struct variant *v, struct scale_run *sc);
-int run_csum(const struct setup *su, const struct variant *hit,
-	     const struct csum_maps *m, struct csum_run *c);
-void csum_print(const struct csum_run *c);
 
 #endif /* SILO_BENCH_XDP_H */
