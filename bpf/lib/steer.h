@@ -119,9 +119,9 @@ static __noinline int local_pick(struct xdp_md *ctx, const struct pkt *p,
  * The packet local_pick() sent elsewhere: its L4 sum checked over the
  * whole frame (finished first where a sender on this host left it to
  * offload and the frame leaves as bytes: the cpumap's skb carries no such
- * state), then redirected through the cpumap; else XDP_PASS, here. A call of its own beside
- * local_pick(), not inside it: the sum's helper calls keep values on a
- * stack the forward path leaves 32 bytes of.
+ * state), then redirected through the cpumap; else XDP_PASS, here. A call
+ * of its own beside local_pick(), not inside it: the sum's helper calls
+ * keep values on a stack the forward path leaves 32 bytes of.
  */
 static __noinline int local_redirect(struct xdp_md *ctx, const struct pkt *p,
 				     bool finish)
