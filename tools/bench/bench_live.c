@@ -115,6 +115,13 @@
 
 volatile sig_atomic_t stopping;
 bool verbose;
+/* The lab's state, which lab.c and traffic.c both use: here, so that
+ * neither file needs the other's. */
+struct live L = { .ns_orig = -1,
+		  .ns_client = -1,
+		  .ns_router = -1,
+		  .silod = -1,
+		  .variant = -1 };
 
 struct run {
 	int rounds, routes, rules, cpu;

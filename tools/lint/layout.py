@@ -17,8 +17,9 @@ checked on every change.
            module's private header (a unit test tests one module), and
            name the harness they share (tests/lib/, -Itests/lib) only by
            its file name
-  circle   the .c files of one folder call each other one way: no two
-           files (or more, in a ring) call each other
+  circle   the .c files of one folder depend on each other one way: no
+           two files (or more, in a ring) call each other's functions or
+           use each other's global variables
 
 What does not hold yet is listed in tools/lint/layout.allow, one line
 each, with the size it has now: an entry may shrink or go, never grow, and
@@ -52,6 +53,13 @@ LIB = "user/lib"
 
 FUNC_START = re.compile(r"^[A-Za-z_][^;=]*\b([A-Za-z_]\w*)\s*\([^;]*$")
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+# A global variable's definition, in column 0: "struct live L = {",
+# "bool use_syslog;", "const char *const names[] = {" (not static, extern
+# or a declaration of a function).
+GLOBAL = re.compile(r"^(?!static\b|extern\b|typedef\b|return\b)"
+                    r"[A-Za-z_][\w\s\*]*?[\s\*]([A-Za-z_]\w*)\s*"
+                    r"(?:\[[^\]]*\]\s*)*(?:=|;)")
+WORD = re.compile(r"\b([A-Za-z_]\w*)\b")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -114,28 +122,42 @@ def wall_ok(src, target):
 
 
 def circles(root, files):
-    """Rings of .c files of one folder that call one another."""
+    """Rings of .c files of one folder that call one another, or use one
+    another's global variables."""
     by_folder = {}
     for f in files:
-        if f.endswith(".c") and f.startswith(("user/", "bpf/")):
+        if f.endswith(".c"):
             by_folder.setdefault(os.path.dirname(f), []).append(f)
     rings = []
     for folder, srcs in sorted(by_folder.items()):
-        defs, text = {}, {}
+        defs, data, own, text = {}, {}, {}, {}
         for f in srcs:
             lines = open(os.path.join(root, f)).read().split("\n")
             text[f] = lines
+            own[f] = set()
             for name, _, _ in functions(lines):
                 defs.setdefault(name, f)
+                own[f].add(name)
+            for line in lines:
+                m = GLOBAL.match(line)
+                if m:
+                    data.setdefault(m.group(1), f)
+                    own[f].add(m.group(1))
+        # Two files that each have a main() are two programs: they are
+        # never linked together, whatever names they share.
+        mains = set(f for f in srcs if "main" in own[f])
         calls = {f: set() for f in srcs}
         for f in srcs:
             for line in text[f]:
                 if line.lstrip().startswith(("*", "/*", "//")):
                     continue
-                for name in CALL.findall(line):
-                    g = defs.get(name)
-                    if g and g != f:
-                        calls[f].add(g)
+                # A name the file defines itself is its own.
+                uses = [defs.get(n) for n in CALL.findall(line)
+                        if n not in own[f]]
+                uses += [data.get(n) for n in WORD.findall(line)
+                         if n not in own[f]]
+                calls[f].update(g for g in uses
+                                if g and not (f in mains and g in mains))
         # Tarjan's strongly connected components.
         index, low, stack, on, out = {}, {}, [], set(), []
 

@@ -12,6 +12,8 @@
 #include "config.h"
 #include "silod.h"
 
+bool use_syslog;
+
 static void usage(FILE *f)
 {
 	fprintf(f,

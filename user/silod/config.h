@@ -18,7 +18,8 @@ struct silod_args {
 	int verbose; /* -v count minus -q count */
 };
 
-/* main.c: -s, set as soon as it is parsed (errors after it go to syslog). */
+/* -s, set as soon as it is parsed (errors after it go to syslog); read
+ * by main.c's logging. */
 extern bool use_syslog;
 
 /*

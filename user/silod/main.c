@@ -22,7 +22,6 @@
 #include "silod.h"
 
 static struct silod daemon_state = { .nr_dtables = -1 };
-bool use_syslog;
 static int log_level = SILO_LOG_INFO;
 
 /* Offset of CLOCK_MONOTONIC in this time namespace ("monotonic S NS"). */

@@ -13,12 +13,6 @@ const char *const variant_name[NR_VARIANTS] = { "kernel", "silo", "ref",
 						"floor" };
 const char *const set_name[NR_SETS] = { "lookup_tables", "from_rules" };
 
-struct live L = { .ns_orig = -1,
-		  .ns_client = -1,
-		  .ns_router = -1,
-		  .silod = -1,
-		  .variant = -1 };
-
 /* Removes the namespaces (their veths and XDP attachments) and the pins. */
 void lab_down(void)
 {
