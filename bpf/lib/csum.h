@@ -117,8 +117,8 @@ static __always_inline __u32 csum_fold16(__u32 sum)
  * packet whose sender left it to offload holds it: the addresses at src
  * and dst (one 32-bit word each, four for IPv6; in the packet or in struct
  * pkt: the CPU reads them unaligned), the protocol and the TCP or UDP
- * length. No helper call and no loop: every TCP or UDP packet of a local
- * sender's device pays it.
+ * length; never 0, the protocol being in the sum. No helper call and no
+ * loop: every TCP or UDP packet of a local sender's device pays it.
  */
 static __always_inline __u32 pseudo_fold(const void *src, const void *dst,
 					 bool v6, __u8 proto, __u32 len)
@@ -175,9 +175,8 @@ static __always_inline int l4_sum_packet(struct xdp_md *ctx, struct l4_csum *cs)
 /*
  * The pseudo header and the whole TCP or UDP packet summed into cs->sum: 0,
  * or -1. A subprogram, not inlined: its callers (forwarding, route_hot's
- * two families, steering's check and finish) share one copy, which keeps
- * the program's hot code together (inlined at each, the program grew by
- * half and a miss storm through main paid some 16 ns a packet for it).
+ * two families, steering's check and finish) share one copy (inlined at
+ * each, the program grew by half).
  */
 static __noinline int l4_sum(struct xdp_md *ctx, const struct pkt *p,
 			     struct l4_csum *cs)
@@ -252,9 +251,8 @@ static __always_inline int l4_csum_finish(struct xdp_md *ctx,
 	if ((void *)(check + 1) > data_end)
 		return -1;
 	field = *check;
-	/* UDP over IPv4 without a checksum. */
-	if (p->family == SILO_AF_INET && p->l4_proto == IPPROTO_UDP && !field)
-		return 0;
+	/* IPv4 UDP's 0 (no checksum) never equals it: the protocol is in
+	 * the sum, so it folds to 1..0xFFFF. */
 	if (field != pseudo_fold(p->src, p->dst, p->family != SILO_AF_INET,
 				 p->l4_proto,
 				 p->l3_off + p->l3_len - p->l4_off))

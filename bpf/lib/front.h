@@ -79,9 +79,10 @@ static __always_inline void *front_frame(struct xdp_md *ctx, struct pkt *p)
 
 /*
  * A checksum left to offload by a sender on this host (l4_csum_finish()'s
- * test, over the shape's fixed offsets): 1 where the TCP or UDP checksum
- * holds the pseudo header's sum, or where it cannot tell; the full path
- * finishes it. p->l3_len as front_frame() set it.
+ * test, over the shape's fixed offsets, IPv4 UDP's 0 included): 1 where
+ * the TCP or UDP checksum holds the pseudo header's sum, or where it
+ * cannot tell; front_csum_finish() finishes it, or the full path takes
+ * it. p->l3_len as front_frame() set it.
  */
 static __always_inline int front_csum_left(struct xdp_md *ctx,
 					   const struct pkt *p, __u8 family)
@@ -104,8 +105,6 @@ static __always_inline int front_csum_left(struct xdp_md *ctx,
 	check = l3 + hdr + (proto == IPPROTO_TCP ? 16 : 6);
 	if ((void *)(check + 1) > data_end)
 		return 1;
-	if (family == SILO_AF_INET && proto == IPPROTO_UDP && !*check)
-		return 0;
 	return *check == pseudo_fold(addrs, addrs + alen / 2,
 				     family != SILO_AF_INET, proto,
 				     p->l3_len - hdr);
@@ -144,9 +143,10 @@ static __always_inline int front_csum_finish(struct xdp_md *ctx, struct pkt *p,
 		__builtin_memcpy(p->dst, &ip6->daddr, 16);
 	}
 	rc = l4_csum_finish(ctx, p, &b->csum, true);
-	b->csum.ifindex = ctx->ingress_ifindex;
-	if (rc > 0)
+	if (rc > 0) {
+		b->csum.ifindex = ctx->ingress_ifindex;
 		csum_count(&b->csum.ifindex, SILO_CSUM_STAT_FINISHED);
+	}
 	return rc < 0 ? -1 : 0;
 }
 
