@@ -15,6 +15,12 @@
 #include "xdp.h"
 #include "silo_xdp.skel.h"
 
+/* Finished in XDP: native mode on a kind whose frames leave as bytes. */
+static bool csum_finishes(const char *kind, enum silo_xdp_mode mode)
+{
+	return mode == SILO_XDP_NATIVE && silo_kind_csum_finish(kind);
+}
+
 bool silo_xdp_csum_kind(__u32 ifindex, enum silo_xdp_mode mode, char *kind)
 {
 	struct silo_nl_link link;
@@ -25,7 +31,7 @@ bool silo_xdp_csum_kind(__u32 ifindex, enum silo_xdp_mode mode, char *kind)
 	kind[0] = '\0';
 	if (!silo_nl_link(ifindex, &link))
 		snprintf(kind, sizeof(link.kind), "%s", link.kind);
-	return mode == SILO_XDP_NATIVE && silo_kind_csum_finish(kind);
+	return csum_finishes(kind, mode);
 }
 
 int silo_xdp_csum_make(int fd, __u32 ifindex, const char *ifname, bool *made)
@@ -55,7 +61,7 @@ void silo_xdp_csum_note(const char *ifname, const char *kind,
 {
 	if (!silo_kind_local_tx(kind))
 		return;
-	if (silo_kind_csum_finish(kind) && mode == SILO_XDP_NATIVE)
+	if (csum_finishes(kind, mode))
 		pr_info("note: %s (%s) has senders on this host: the TCP and UDP checksums they leave to offload are finished in XDP before it forwards or steers them (silo xdp status counts them)\n",
 			ifname, kind);
 	else
