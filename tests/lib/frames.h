@@ -51,6 +51,18 @@ struct frame {
 	uint8_t b[FRAME_MAX];
 };
 
+/* Where a frame's marker (FRAME_MAGIC0..2, pass, index) is; NULL for none. */
+static inline const uint8_t *frame_marker_at(const uint8_t *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i++)
+		if (b[i] == FRAME_MAGIC0 && b[i + 1] == FRAME_MAGIC1 &&
+		    b[i + 2] == FRAME_MAGIC2)
+			return b + i;
+	return NULL;
+}
+
 static inline uint32_t csum_add(uint32_t sum, const void *data, size_t len)
 {
 	const uint8_t *p = data;
@@ -197,31 +209,22 @@ static inline int frame_l4(const uint8_t *b, size_t len, size_t *l4,
 
 /*
  * The TCP or UDP checksum of a plain packet (frame_l4()) written as a
- * sender computing it in full would, or (partial) as one that leaves it to
- * offload does: the pseudo header's folded sum, which the sending device
- * finishes. 0, or -1 for any other frame.
+ * sender that leaves it to offload writes it: the pseudo header's folded
+ * sum, which the sending device finishes. 0, or -1 for any other frame.
  */
-static inline int frame_l4_csum(uint8_t *b, size_t len, int partial)
+static inline int frame_l4_csum_partial(uint8_t *b, size_t len)
 {
-	size_t l4, l4len, at;
+	size_t l4, l4len;
 	uint8_t proto;
 	uint32_t sum;
-	uint16_t c;
 	int v6;
 
 	if (frame_l4(b, len, &l4, &l4len, &proto))
 		return -1;
 	v6 = get16(b + 12) == ETH_P_IPV6;
-	at = l4 + (proto == 6 ? 16 : 6);
 	sum = pseudo_sum(v6, b + 14 + (v6 ? 8 : 12), b + 14 + (v6 ? 24 : 16),
 			 proto, l4len);
-	if (partial) {
-		put16(b + at, ~csum_fold(sum) & 0xffff);
-		return 0;
-	}
-	put16(b + at, 0);
-	c = csum_fold(csum_add(sum, b + l4, l4len));
-	put16(b + at, c ? c : proto == 17 ? 0xffff : 0);
+	put16(b + l4 + (proto == 6 ? 16 : 6), ~csum_fold(sum) & 0xffff);
 	return 0;
 }
 
@@ -585,7 +588,7 @@ static inline void corpus_offload(struct corpus *c)
 					     "tcp-ack4 ",  "tcp-ack6 ",
 					     "udp4-1500 ", "udp6-1500 ",
 					     "tcp4-1400 ", "tcp6-1400 " };
-	int n0 = c->n, i, p, k;
+	int n0 = c->n, i, k;
 	struct frame *f;
 	uint8_t *m;
 
@@ -601,18 +604,14 @@ static inline void corpus_offload(struct corpus *c)
 			 c->f[i].name);
 		f->offload = 1;
 		/* The marker names the copy. */
-		for (p = 0; p + 8 <= f->len; p++) {
-			m = f->b + p;
-			if (m[0] == FRAME_MAGIC0 && m[1] == FRAME_MAGIC1 &&
-			    m[2] == FRAME_MAGIC2) {
-				m[4] = c->n >> 24;
-				m[5] = c->n >> 16;
-				m[6] = c->n >> 8;
-				m[7] = c->n;
-				break;
-			}
+		m = (uint8_t *)frame_marker_at(f->b, f->len);
+		if (m) {
+			m[4] = c->n >> 24;
+			m[5] = c->n >> 16;
+			m[6] = c->n >> 8;
+			m[7] = c->n;
 		}
-		if (!frame_l4_csum(f->b, f->len, 1))
+		if (!frame_l4_csum_partial(f->b, f->len))
 			c->n++;
 	}
 }
@@ -909,16 +908,12 @@ static inline int frame_fragment_of(const uint8_t *b, size_t len, int *pass)
 /* The frame a marker names: its pass and index; -1 when none. */
 static inline int frame_marker(const uint8_t *b, size_t len, int *pass)
 {
-	size_t i;
+	const uint8_t *m = frame_marker_at(b, len);
 
-	for (i = 0; i + 8 <= len; i++)
-		if (b[i] == FRAME_MAGIC0 && b[i + 1] == FRAME_MAGIC1 &&
-		    b[i + 2] == FRAME_MAGIC2) {
-			*pass = b[i + 3];
-			return b[i + 4] << 24 | b[i + 5] << 16 | b[i + 6] << 8 |
-			       b[i + 7];
-		}
-	return -1;
+	if (!m)
+		return -1;
+	*pass = m[3];
+	return m[4] << 24 | m[5] << 16 | m[6] << 8 | m[7];
 }
 
 static inline int is_router_v4(const uint8_t *a)
