@@ -48,7 +48,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(patsubst $(OUTPUT)/%,%,$(2))";
 endif
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-LIBS_PC := libbpf libmnl json-c yaml-0.1
+LIBS_PC := libbpf libmnl libnftnl json-c yaml-0.1
 
 ifeq ($(WERROR),1)
 WERROR_FLAG := -Werror

@@ -127,6 +127,7 @@ expect "show --config | apply -" 0 "^nothing to change" \
 sed 's/        mode: native/        mode: native\n        forward: true/' "$CONF" >"$TMP/fwd.conf"
 ip netns exec "$S" nft add table inet aptest
 ip netns exec "$S" nft add chain inet aptest fchain '{ type filter hook forward priority 0; }'
+ip netns exec "$S" nft add rule inet aptest fchain counter
 expect "a refused change fails" 1 "change device ap-s: native, forward \\(line 5\\): FAILED" apply "$TMP/fwd.conf"
 check "a refused change: still the file's" jq -e '.devices | index("ap-s")' "$ST/netns/$S.json"
 [[ $(ids) == "$before" ]] && ok "a refused change: as it ran" || not_ok "a refused change: as it ran" "$before / $(ids)"

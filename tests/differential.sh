@@ -76,6 +76,13 @@ CONFIGS=(
 	ecmp6-l4 "IPv6 ECMP, fib_multipath_hash_policy 1"
 	nft "nftables forward chain dropping some destinations"
 	nft-drop "nftables forward chain with policy drop"
+	nft-debian "Debian's default nftables.conf (empty chains, policy accept): inside"
+	nft-ct "Debian's ruleset and a ct rule in input: conntrack on, outside"
+	nft-counters "iptables-nft's FORWARD chains (both families) with their policy counters"
+	nft-stateful "a stateful forward chain (established accept, invalid drop, new from the client only, policy drop)"
+	nft-dnat "DNAT of a UDP port to the server (ip nat prerouting)"
+	nft-pre "an inet prerouting filter chain dropping server2's IPv6 prefix"
+	nft-count "a forward chain counting every packet (one counter rule, policy accept)"
 	xfrm "xfrm policy dir fwd action block"
 	bridge "ingress device enslaved to a bridge"
 	vlan-hidden "VLAN tags beside the bytes, as a NIC that strips them gives them"
@@ -594,6 +601,96 @@ nft_fwd() {
 }
 cfg_nft() { nft_fwd accept; }
 cfg_nft-drop() { nft_fwd drop; }
+
+# Rulesets that change nothing stay inside: Debian's default one. Silo
+# forwards under it. A conntrack user anywhere (here an input rule) makes
+# its hooks track every forwarded packet: outside. So do chain counters.
+nft_debian() {
+	command -v nft >/dev/null || return 77
+	ip netns exec "$R" nft -f - <<-EOF
+		flush ruleset
+		table inet filter {
+			chain input { type filter hook input priority filter; }
+			chain forward { type filter hook forward priority filter; }
+			chain output { type filter hook output priority filter; }
+		}
+	EOF
+}
+cfg_nft-debian() { nft_debian; }
+cfg_nft-ct() {
+	nft_debian && ip netns exec "$R" nft add rule inet filter input \
+		ct state established,related accept
+}
+cfg_nft-counters() {
+	command -v iptables-nft >/dev/null || return 77
+	ip netns exec "$R" iptables-nft -P FORWARD ACCEPT &&
+		ip netns exec "$R" ip6tables-nft -P FORWARD ACCEPT
+}
+# envelope_post JQ: with silod, silo's counters say what the ruleset let it do.
+envelope_post() {
+	[[ -n $silod_pid ]] || return 0
+	silo --netns "$R" -j stats | jq -e "$1" >/dev/null || {
+		echo "want $1: $(silo --netns "$R" -j stats | jq -c '{redirect, pass_envelope}')"
+		return 1
+	}
+}
+post_nft-debian() { envelope_post '.redirect > 0 and .pass_envelope == 0'; }
+post_nft-ct() { envelope_post '.redirect == 0 and .pass_envelope > 0'; }
+post_nft-counters() { post_nft-ct; }
+
+# Firewalls silo must stand aside for: the kernel's verdicts and NAT.
+# (Masquerade is not among them: the kernel picks other source ports from
+# one run to the next, so no two runs of the kernel compare.)
+nft_rules() {
+	command -v nft >/dev/null || return 77
+	ip netns exec "$R" nft -f -
+}
+cfg_nft-stateful() {
+	nft_rules <<-EOF
+		table inet fw {
+			chain forward {
+				type filter hook forward priority filter; policy drop;
+				ct state established,related accept
+				ct state invalid drop
+				iifname "r-c" accept
+			}
+		}
+	EOF
+}
+cfg_nft-dnat() {
+	nft_rules <<-EOF
+		table ip nat {
+			chain pre {
+				type nat hook prerouting priority dstnat;
+				udp dport 7003 dnat to 10.2.0.2
+			}
+		}
+	EOF
+}
+cfg_nft-pre() {
+	nft_rules <<-EOF
+		table inet raw {
+			chain pre {
+				type filter hook prerouting priority raw;
+				ip6 daddr fd30::/64 drop
+			}
+		}
+	EOF
+}
+cfg_nft-count() {
+	nft_rules <<-EOF
+		table inet count {
+			chain forward {
+				type filter hook forward priority filter;
+				counter
+			}
+		}
+	EOF
+}
+post_nft-stateful() { post_nft-ct; }
+post_nft-dnat() { envelope_post '.pass_envelope > 0'; }
+post_nft-pre() { post_nft-ct; }
+post_nft-count() { post_nft-ct; }
 
 # Steering the frames for the router's addresses (port 5000, the corpus's
 # default) to another CPU must not change what the router answers: port

@@ -247,6 +247,7 @@ if command -v nft >/dev/null; then
 	ip netns exec "$N" nft add table inet f
 	ip netns exec "$N" nft add chain inet f fw \
 		'{ type filter hook forward priority 0; }'
+	ip netns exec "$N" nft add rule inet f fw counter
 	wait_outside nftables
 	silo --netns "$N" -j doctor d0 >"$TMP/doc"
 	is "live envelope: an nft forward chain puts IPv4 outside" warn \

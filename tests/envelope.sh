@@ -6,7 +6,10 @@
 # tc filters, IPv6 forwarding off, a multipath hash on inner headers and
 # iptables-legacy tables set genid.outside for
 # their family and clearing them clears it; and end to end, an nftables drop
-# rule added after the load wins over XDP forwarding.
+# rule added after the load wins over XDP forwarding. A ruleset that changes
+# nothing (Debian's default: empty chains, policy accept) stays inside; a
+# rule, a drop policy, chain counters or conntrack in use (an input rule's
+# `ct`, a nat chain, a ct helper, a `ct count` in a set update) do not.
 . "$TESTS_DIR/lib.sh"
 . "$TESTS_DIR/../tools/lab/lab.sh"
 
@@ -41,6 +44,8 @@ envq() {
 	silo --netns "$A" -j xdp status 2>/dev/null |
 		jq -r ".envelope.$1.$2 | join(\" \")"
 }
+# envd: the condition named in detail.
+envd() { silo --netns "$A" -j xdp status 2>/dev/null | jq -r .envelope.detail; }
 # wait_env FAMILY FIELD WANT: until envq says WANT (5 s at most: a loaded
 # machine); prints what it last saw.
 wait_env() {
@@ -59,6 +64,7 @@ genid() { silo --netns "$A" -j xdp status | jq .genid; }
 # Refused, with nothing left behind.
 in_a nft add table inet filter
 in_a nft add chain inet filter forward '{ type filter hook forward priority 0; }'
+in_a nft add rule inet filter forward counter
 expect "forwarding load refused by an nft forward chain" 1 \
 	"error: nftables: IPv4 and IPv6: .*--allow-firewall-bypass" \
 	silo --netns "$A" xdp load a0 --forward --mode skb
@@ -80,6 +86,7 @@ is "an ip postrouting chain: IPv4 only" "$(envq ipv4 holds)/$(envq ipv6 holds)" 
 in_a nft flush ruleset
 in_a nft add table netdev t
 in_a nft add chain netdev t in '{ type filter hook ingress device a0 priority 0; }'
+in_a nft add rule netdev t in counter
 is "a netdev chain: both families" "$(envq ipv4 holds)/$(envq ipv6 holds)" \
 	"nftables/nftables"
 in_a nft flush ruleset
@@ -107,6 +114,80 @@ in_a nft flush ruleset
 is "prerouting chains gone: nothing holds" \
 	"$(envq ipv4 holds)/$(envq ipv6 holds)" "/"
 
+# A chain that provably changes nothing stays inside: no rule, policy
+# accept, no counters, not nat. Conntrack used by anything in the namespace
+# puts its family outside on its own. Debian's /etc/nftables.conf first.
+in_a nft -f - <<'EOF'
+#!/usr/sbin/nft -f
+
+flush ruleset
+
+table inet filter {
+	chain input {
+		type filter hook input priority filter;
+	}
+	chain forward {
+		type filter hook forward priority filter;
+	}
+	chain output {
+		type filter hook output priority filter;
+	}
+}
+EOF
+is "Debian's default ruleset: inside" "$(envq ipv4 holds)/$(envq ipv6 holds)" "/"
+in_a nft add chain inet filter pre '{ type filter hook prerouting priority -300; }'
+in_a nft add table netdev t
+in_a nft add chain netdev t in '{ type filter hook ingress device a0 priority 0; }'
+is "empty prerouting and netdev chains: inside" \
+	"$(envq ipv4 holds)/$(envq ipv6 holds)" "/"
+in_a nft delete table netdev t
+in_a nft delete chain inet filter pre
+in_a nft add rule inet filter input ct state established,related accept
+is "conntrack registered by an input rule: both outside" \
+	"$(envq ipv4 holds)/$(envq ipv6 holds)" "nftables/nftables"
+is "status names the rule that registered conntrack" "$(envd)" \
+	"nftables uses conntrack ('ct' in 'inet filter', chain input), whose hooks see every forwarded packet"
+in_a nft delete chain inet filter forward
+is "conntrack without a forward chain: still outside" \
+	"$(envq ipv4 holds)/$(envq ipv6 holds)" "nftables/nftables"
+in_a nft add chain inet filter forward '{ type filter hook forward priority 0; }'
+in_a nft flush chain inet filter input
+is "the input rule gone: inside" "$(envq ipv4 holds)/$(envq ipv6 holds)" "/"
+in_a nft add table ip nat
+in_a nft add chain ip nat out '{ type nat hook output priority -100; }'
+is "an ip nat chain (output): conntrack for IPv4 only" \
+	"$(envq ipv4 holds)/$(envq ipv6 holds)" "nftables/"
+in_a nft delete table ip nat
+in_a nft add ct helper inet filter ftp '{ type "ftp" protocol tcp; }'
+is "a ct helper object: both outside" \
+	"$(envq ipv4 holds)/$(envq ipv6 holds)" "nftables/nftables"
+in_a nft delete ct helper inet filter ftp
+in_a nft add chain inet filter jumped
+in_a nft add rule inet filter jumped ct mark set 1
+is "a ct rule in a regular chain: both outside" \
+	"$(envq ipv4 holds)/$(envq ipv6 holds)" "nftables/nftables"
+in_a nft delete chain inet filter jumped
+in_a nft add set inet filter seen '{ type ipv4_addr; flags dynamic; }'
+in_a nft add rule inet filter input update @seen '{ ip saddr ct count over 2 }'
+is "ct count in a set update (input): both outside" \
+	"$(envq ipv4 holds)/$(envq ipv6 holds)" "nftables/nftables"
+in_a nft flush chain inet filter input
+in_a nft delete set inet filter seen
+is "inside again" "$(envq ipv4 holds)/$(envq ipv6 holds)" "/"
+in_a nft add rule inet filter forward accept
+is "one rule in the forward chain: outside, named" "$(envd)" \
+	"nftables chain 'inet filter forward' (hook forward): 1 rule"
+in_a nft flush chain inet filter forward
+in_a nft chain inet filter forward '{ policy drop; }'
+is "policy drop: outside, named" "$(envd)" \
+	"nftables chain 'inet filter forward' (hook forward): policy drop"
+in_a nft flush ruleset
+in_a iptables-nft -P FORWARD ACCEPT
+is "iptables-nft's FORWARD with its counters: outside" "$(envd)" \
+	"nftables chain 'ip filter FORWARD' (hook forward): keeps counters"
+is "iptables-nft's FORWARD: IPv4 only" "$(envq ipv4 holds)/$(envq ipv6 holds)" "nftables/"
+in_a nft flush ruleset
+
 # tc: XDP forwarding skips it. A filter on any device, or a qdisc that
 # shapes, puts both families outside.
 TC_DROP="$BUILD/bpf/test_tc_drop.bpf.o"
@@ -128,6 +209,7 @@ is "tc gone: nothing holds" "$(envq ipv4 holds)/$(envq ipv6 holds)" "/"
 # Accepted with the bypass: a warning, and the override shown.
 in_a nft add table inet filter
 in_a nft add chain inet filter forward '{ type filter hook forward priority 0; }'
+in_a nft add rule inet filter forward counter
 expect "--allow-firewall-bypass loads, with a warning" 0 \
 	"warning: .*allow-firewall-bypass.*skips nftables" \
 	silo --netns "$A" xdp load a0 --forward --mode skb --allow-firewall-bypass
@@ -172,6 +254,7 @@ is "inside at start" "$(envq ipv4 outside)/$(envq ipv6 outside)" "/"
 
 in_a nft add table inet filter
 in_a nft add chain inet filter forward '{ type filter hook forward priority 0; }'
+in_a nft add rule inet filter forward counter
 is "an nft forward chain added after the load: outside" \
 	"$(wait_env ipv4 outside nftables)/$(envq ipv6 outside)" "nftables/nftables"
 v=$(bpftool -j map dump pinned "$ADIR/genid" |
@@ -179,6 +262,16 @@ v=$(bpftool -j map dump pinned "$ADIR/genid" |
 is "the pinned genid says it" "$v" "[1,1]"
 in_a nft delete table inet filter
 is "the chain removed: inside" "$(wait_env ipv4 outside "")/$(envq ipv6 outside)" "/"
+in_a nft add table inet filter
+in_a nft add chain inet filter forward '{ type filter hook forward priority 0; }'
+sleep 0.3
+is "an empty forward chain: still inside" \
+	"$(envq ipv4 outside)/$(envq ipv6 outside)" "/"
+in_a nft add rule inet filter forward ip6 daddr fd09::/16 drop
+is "a rule added to it: outside (its notification alone)" \
+	"$(wait_env ipv4 outside nftables)/$(envq ipv6 outside)" "nftables/nftables"
+in_a nft delete table inet filter
+is "the table removed: inside" "$(wait_env ipv4 outside "")/$(envq ipv6 outside)" "/"
 
 in_a ip xfrm policy add dir fwd action block src 10.0.0.0/8 dst 10.9.0.0/16
 is "xfrm fwd policy: IPv4 outside" \
@@ -242,6 +335,7 @@ fi
 stop_silod
 in_a nft add table ip filter
 in_a nft add chain ip filter forward '{ type filter hook forward priority 0; }'
+in_a nft add rule ip filter forward counter
 expect "without silod, status says the data path's view lags" 0 \
 	"IPv4 view differs.*silod is not running" silo --netns "$A" xdp status
 is "json: not current" "$(silo --netns "$A" -j xdp status |

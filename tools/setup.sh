@@ -8,6 +8,7 @@ set -euo pipefail
 PACKAGES=(
 	make gcc clang llvm pkg-config # build
 	libbpf-dev bpftool libelf-dev zlib1g-dev libmnl-dev libjson-c-dev
+	libnftnl-dev # the envelope: nftables rulesets read
 	libyaml-dev # silo.conf(5)
 	libmicrohttpd-dev # silod --metrics
 	libsystemd-dev # silod: sd_notify (Type=notify, WatchdogSec=)

@@ -16,9 +16,6 @@
 #include <sys/socket.h>
 #include <bpf/bpf.h>
 #include <libmnl/libmnl.h>
-#include <linux/netfilter.h>
-#include <linux/netfilter/nf_tables.h>
-#include <linux/netfilter/nfnetlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <linux/xfrm.h>
@@ -26,10 +23,7 @@
 #include "../maps.h"
 #include "../nl.h"
 #include "../util.h"
-
-#define FAM_V4 (1U << SILO_FAM_V4)
-#define FAM_V6 (1U << SILO_FAM_V6)
-#define FAM_BOTH (FAM_V4 | FAM_V6)
+#include "nft.h"
 
 /* Condition bit holds for the families in fams; the first one found is
  * named in detail. */
@@ -51,140 +45,14 @@ hold(struct silo_envelope *env, unsigned int fams, __u32 bit, const char *fmt,
 	va_end(ap);
 }
 
-/* nftables */
-
-static const char *nf_family_name(__u8 family)
-{
-	switch (family) {
-	case NFPROTO_INET:
-		return "inet";
-	case NFPROTO_IPV4:
-		return "ip";
-	case NFPROTO_IPV6:
-		return "ip6";
-	case NFPROTO_NETDEV:
-		return "netdev";
-	}
-	return "?";
-}
-
-static const char *nf_hook_name(__u8 family, __u32 hook)
-{
-	static const char *const inet[] = {
-		[NF_INET_PRE_ROUTING] = "prerouting",
-		[NF_INET_LOCAL_IN] = "input",
-		[NF_INET_FORWARD] = "forward",
-		[NF_INET_LOCAL_OUT] = "output",
-		[NF_INET_POST_ROUTING] = "postrouting",
-		[NF_INET_INGRESS] = "ingress",
-	};
-
-	if (family == NFPROTO_NETDEV)
-		return hook == NF_NETDEV_INGRESS ? "ingress" : "egress";
-	return hook < ARRAY_SIZE(inet) && inet[hook] ? inet[hook] : "?";
-}
-
-struct chain_attrs {
-	const struct nlattr *table, *name, *hook;
-};
-
-static int chain_attr_cb(const struct nlattr *attr, void *data)
-{
-	struct chain_attrs *a = data;
-
-	switch (mnl_attr_get_type(attr)) {
-	case NFTA_CHAIN_TABLE:
-		a->table = attr;
-		break;
-	case NFTA_CHAIN_NAME:
-		a->name = attr;
-		break;
-	case NFTA_CHAIN_HOOK:
-		a->hook = attr;
-		break;
-	}
-	return MNL_CB_OK;
-}
-
-static int hook_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **hooknum = data;
-
-	if (mnl_attr_get_type(attr) == NFTA_HOOK_HOOKNUM &&
-	    mnl_attr_get_payload_len(attr) >= sizeof(__u32))
-		*hooknum = attr;
-	return MNL_CB_OK;
-}
-
-static const char *attr_str(const struct nlattr *attr)
-{
-	/* Strings come NUL-terminated; anything else is not shown. */
-	if (!attr || mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
-		return "?";
-	return mnl_attr_get_str(attr);
-}
-
-static int chain_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct silo_envelope *env = data;
-	struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *hooknum = NULL;
-	struct chain_attrs a = {};
-	unsigned int fams;
-	__u32 hook;
-
-	if (NFNL_MSG_TYPE(nlh->nlmsg_type) != NFT_MSG_NEWCHAIN)
-		return MNL_CB_OK;
-	mnl_attr_parse(nlh, sizeof(*nfg), chain_attr_cb, &a);
-	if (!a.hook)
-		return MNL_CB_OK; /* a regular chain: only jumps reach it */
-	mnl_attr_parse_nested(a.hook, hook_attr_cb, &hooknum);
-	if (!hooknum)
-		return MNL_CB_OK;
-	hook = ntohl(mnl_attr_get_u32(hooknum));
-	switch (nfg->nfgen_family) {
-	case NFPROTO_NETDEV:
-		/* Ingress and egress see every packet of the device. */
-		fams = FAM_BOTH;
-		break;
-	case NFPROTO_INET:
-	case NFPROTO_IPV4:
-	case NFPROTO_IPV6:
-		/* Input and output never see forwarded packets. */
-		if (hook != NF_INET_PRE_ROUTING && hook != NF_INET_FORWARD &&
-		    hook != NF_INET_POST_ROUTING && hook != NF_INET_INGRESS)
-			return MNL_CB_OK;
-		fams = nfg->nfgen_family == NFPROTO_IPV4 ? FAM_V4 :
-		       nfg->nfgen_family == NFPROTO_IPV6 ? FAM_V6 :
-							   FAM_BOTH;
-		break;
-	default:
-		return MNL_CB_OK; /* arp, bridge: not routed traffic */
-	}
-	hold(env, fams, SILO_ENV(NFTABLES),
-	     "nftables chain '%s %s %s' (hook %s)",
-	     nf_family_name(nfg->nfgen_family), attr_str(a.table),
-	     attr_str(a.name), nf_hook_name(nfg->nfgen_family, hook));
-	return MNL_CB_OK;
-}
-
+/* nftables: a chain on the forward path that is not proven neutral. */
 static int eval_nftables(struct silo_envelope *env)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh;
-	struct nfgenmsg *nfg;
-	int err;
+	struct nft_view v;
+	int err = nft_view_read(&v);
 
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETCHAIN;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = NFPROTO_UNSPEC;
-	nfg->version = NFNETLINK_V0;
-	err = silo_nl_request(NETLINK_NETFILTER, nlh, chain_cb, env);
-	/* No nfnetlink, or no nf_tables in it: no chain can exist. */
-	if (err == -EPROTONOSUPPORT || err == -EOPNOTSUPP || err == -ENOENT)
-		return 0;
+	if (!err && v.outside)
+		hold(env, v.outside, SILO_ENV(NFTABLES), "%s", v.detail);
 	return err;
 }
 

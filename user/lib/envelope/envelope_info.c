@@ -20,9 +20,11 @@ static const struct {
 	const char *desc, *todo;
 } texts[SILO_ENV_BIT_MAX] = {
 	[SILO_ENV_BIT_NFTABLES] = { "an nftables chain sees forwarded packets (hook prerouting, "
-				    "forward or postrouting, or a netdev chain)",
-				    "delete the chain, or load with --allow-firewall-bypass if XDP "
-				    "may skip it" },
+				    "forward or postrouting, or a netdev chain) and is not proven "
+				    "to change nothing (no rule, policy accept, no counters, no "
+				    "conntrack in use)",
+				    "delete the chain or its rules, or load with "
+				    "--allow-firewall-bypass if XDP may skip it" },
 	[SILO_ENV_BIT_IPTABLES_LEGACY] = { "iptables-legacy tables are loaded (/proc/net/ip*_tables_names)",
 					   "flush and unload them (or use nftables), or load with "
 					   "--allow-firewall-bypass if XDP may skip them" },

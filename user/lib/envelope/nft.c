@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * nftables and the envelope: which families have a chain that a forwarded
+ * packet traverses and that is not proven to change nothing, or conntrack.
+ *
+ * A base chain changes nothing for a packet when it holds no rule, its
+ * policy is accept, it keeps no counters (iptables-nft's built-in chains
+ * do once a policy is set: a bypass would leave them still) and it is not
+ * a nat chain (which registers NAT and conntrack). Regular chains are
+ * reached only by a rule's jump or goto: with no rule in a base chain,
+ * none is. Conntrack puts a family outside on its own: its hooks
+ * (prerouting, postrouting) track every forwarded packet, and an
+ * expression or object that uses conntrack anywhere in the namespace (an
+ * input chain's `ct state` too, a regular chain's, a set's) registers
+ * them. The ruleset is read with libnftnl (the kernel's own expressions)
+ * and bracketed by its generation: one that changed between the reads is
+ * read again.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/gen.h>
+#include <libnftnl/object.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include "../nl.h"
+#include "../util.h"
+#include "nft.h"
+
+#define GEN_TRIES 5
+
+/* A base chain on the forward path, and what keeps it from being neutral. */
+struct fwd_chain {
+	__u8 family;
+	__u32 hook;
+	unsigned int fams, rules;
+	char table[NFT_TABLE_MAXNAMELEN], name[NFT_CHAIN_MAXNAMELEN];
+	const char *why; /* NULL: nothing yet, but for rules and conntrack */
+};
+
+struct ruleset {
+	struct fwd_chain *chains;
+	size_t n;
+	unsigned int ct_fams; /* conntrack registered for these */
+	char ct_why[120];
+	__u32 gen;
+	int err;
+};
+
+static const char *family_name(__u32 family)
+{
+	switch (family) {
+	case NFPROTO_INET:
+		return "inet";
+	case NFPROTO_IPV4:
+		return "ip";
+	case NFPROTO_IPV6:
+		return "ip6";
+	case NFPROTO_NETDEV:
+		return "netdev";
+	case NFPROTO_BRIDGE:
+		return "bridge";
+	case NFPROTO_ARP:
+		return "arp";
+	}
+	return "?";
+}
+
+static const char *hook_name(__u32 family, __u32 hook)
+{
+	static const char *const inet[] = {
+		[NF_INET_PRE_ROUTING] = "prerouting",
+		[NF_INET_LOCAL_IN] = "input",
+		[NF_INET_FORWARD] = "forward",
+		[NF_INET_LOCAL_OUT] = "output",
+		[NF_INET_POST_ROUTING] = "postrouting",
+		[NF_INET_INGRESS] = "ingress",
+	};
+
+	if (family == NFPROTO_NETDEV)
+		return hook == NF_NETDEV_INGRESS ? "ingress" : "egress";
+	return hook < ARRAY_SIZE(inet) && inet[hook] ? inet[hook] : "?";
+}
+
+/* The families whose forwarded packets a base chain sees; 0: none. */
+static unsigned int hook_fams(__u32 family, __u32 hook)
+{
+	switch (family) {
+	case NFPROTO_NETDEV:
+		/* Ingress and egress see every packet of the device. */
+		return FAM_BOTH;
+	case NFPROTO_INET:
+	case NFPROTO_IPV4:
+	case NFPROTO_IPV6:
+		/* Input and output never see forwarded packets. */
+		if (hook != NF_INET_PRE_ROUTING && hook != NF_INET_FORWARD &&
+		    hook != NF_INET_POST_ROUTING && hook != NF_INET_INGRESS)
+			return 0;
+		return family == NFPROTO_IPV4 ? FAM_V4 :
+		       family == NFPROTO_IPV6 ? FAM_V6 :
+						FAM_BOTH;
+	}
+	return 0; /* arp, bridge: not routed traffic */
+}
+
+/* The families whose conntrack a user in this family registers: its own,
+ * both for inet and for what is not IP (conservative). */
+static unsigned int ct_fams(__u32 family)
+{
+	return family == NFPROTO_IPV4 ? FAM_V4 :
+	       family == NFPROTO_IPV6 ? FAM_V6 :
+					FAM_BOTH;
+}
+
+static void __attribute__((format(printf, 3, 4)))
+ct_registered(struct ruleset *rs, __u32 family, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!rs->ct_fams) {
+		va_start(ap, fmt);
+		vsnprintf(rs->ct_why, sizeof(rs->ct_why), fmt, ap);
+		va_end(ap);
+	}
+	rs->ct_fams |= ct_fams(family);
+}
+
+static int gen_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nftnl_gen *gen = nftnl_gen_alloc();
+	struct ruleset *rs = data;
+
+	if (!gen)
+		return MNL_CB_ERROR;
+	if (nftnl_gen_nlmsg_parse(nlh, gen) < 0) {
+		rs->err = -EINVAL;
+	} else {
+		rs->gen = nftnl_gen_get_u32(gen, NFTNL_GEN_ID);
+	}
+	nftnl_gen_free(gen);
+	return MNL_CB_OK;
+}
+
+static void chain_note(struct ruleset *rs, struct nftnl_chain *c)
+{
+	__u32 family = nftnl_chain_get_u32(c, NFTNL_CHAIN_FAMILY);
+	__u32 hook = nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM);
+	const char *type = nftnl_chain_get_str(c, NFTNL_CHAIN_TYPE);
+	unsigned int fams = hook_fams(family, hook);
+	bool nat = type && !strcmp(type, "nat");
+	struct fwd_chain *f;
+
+	/* A nat chain registers NAT and conntrack, whatever its hook. */
+	if (nat)
+		ct_registered(rs, family, "the nat chain '%s %s %s'",
+			      family_name(family),
+			      nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE),
+			      nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
+	if (!fams)
+		return;
+	f = realloc(rs->chains, (rs->n + 1) * sizeof(*f));
+	if (!f) {
+		rs->err = -ENOMEM;
+		return;
+	}
+	rs->chains = f;
+	f += rs->n++;
+	memset(f, 0, sizeof(*f));
+	f->family = family;
+	f->hook = hook;
+	f->fams = fams;
+	snprintf(f->table, sizeof(f->table), "%s",
+		 nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE));
+	snprintf(f->name, sizeof(f->name), "%s",
+		 nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
+	if (nat)
+		f->why = "a nat chain";
+	else if (!nftnl_chain_is_set(c, NFTNL_CHAIN_POLICY) ||
+		 nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY) != NF_ACCEPT)
+		f->why = "policy drop";
+	else if (nftnl_chain_is_set(c, NFTNL_CHAIN_PACKETS))
+		f->why = "keeps counters";
+}
+
+static int chain_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nftnl_chain *c = nftnl_chain_alloc();
+	struct ruleset *rs = data;
+
+	if (!c)
+		return MNL_CB_ERROR;
+	if (nftnl_chain_nlmsg_parse(nlh, c) < 0)
+		rs->err = -EINVAL;
+	else if (nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM))
+		chain_note(rs,
+			   c); /* a base chain: regular ones only by jumps */
+	nftnl_chain_free(c);
+	return rs->err ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+/* Whether an expression uses conntrack (its init registers conntrack's
+ * hooks: nf_ct_netns_get()). iptables-nft's xt matches and targets may. */
+static bool expr_uses_ct(const char *name)
+{
+	static const char *const names[] = {
+		"ct",	    "nat",	    "masq",  "redir",  "connlimit",
+		"synproxy", "flow_offload", "match", "target", "notrack",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+struct expr_ctx {
+	struct ruleset *rs;
+	__u32 family;
+	const char *table, *where; /* where: "chain NAME" or "set NAME" */
+};
+
+static int expr_cb(struct nftnl_expr *e, void *data)
+{
+	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+	struct expr_ctx *x = data;
+
+	if (!name)
+		return MNL_CB_OK;
+	if (expr_uses_ct(name))
+		ct_registered(x->rs, x->family, "'%s' in '%s %s', %s", name,
+			      family_name(x->family), x->table, x->where);
+	/* A dynamic set's update may carry expressions of its own. */
+	if (!strcmp(name, "dynset"))
+		nftnl_expr_expr_foreach(e, expr_cb, data);
+	return MNL_CB_OK;
+}
+
+static int rule_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct ruleset *rs = data;
+	struct expr_ctx x = { .rs = rs };
+	char where[NFT_CHAIN_MAXNAMELEN + 16];
+	const char *chain;
+	size_t i;
+
+	if (!r)
+		return MNL_CB_ERROR;
+	if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
+		rs->err = -EINVAL;
+		goto out;
+	}
+	x.family = nftnl_rule_get_u32(r, NFTNL_RULE_FAMILY);
+	x.table = nftnl_rule_get_str(r, NFTNL_RULE_TABLE);
+	chain = nftnl_rule_get_str(r, NFTNL_RULE_CHAIN);
+	if (!x.table || !chain)
+		goto out;
+	for (i = 0; i < rs->n; i++) {
+		struct fwd_chain *f = &rs->chains[i];
+
+		if (f->family == x.family && !strcmp(f->table, x.table) &&
+		    !strcmp(f->name, chain))
+			f->rules++;
+	}
+	snprintf(where, sizeof(where), "chain %s", chain);
+	x.where = where;
+	nftnl_expr_foreach(r, expr_cb, &x);
+out:
+	nftnl_rule_free(r);
+	return rs->err ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+/* A set's element expressions are made when the set is (a `ct count` too). */
+static int set_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nftnl_set *s = nftnl_set_alloc();
+	struct ruleset *rs = data;
+	struct expr_ctx x = { .rs = rs };
+	char where[NFT_SET_MAXNAMELEN + 16];
+
+	if (!s)
+		return MNL_CB_ERROR;
+	if (nftnl_set_nlmsg_parse(nlh, s) < 0) {
+		rs->err = -EINVAL;
+		goto out;
+	}
+	x.family = nftnl_set_get_u32(s, NFTNL_SET_FAMILY);
+	x.table = nftnl_set_get_str(s, NFTNL_SET_TABLE);
+	snprintf(where, sizeof(where), "set %s",
+		 nftnl_set_get_str(s, NFTNL_SET_NAME));
+	x.where = where;
+	if (x.table)
+		nftnl_set_expr_foreach(s, expr_cb, &x);
+out:
+	nftnl_set_free(s);
+	return rs->err ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+/* Stateful objects of conntrack's register it when they are made. */
+static int obj_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nftnl_obj *o = nftnl_obj_alloc();
+	struct ruleset *rs = data;
+	__u32 type, family;
+
+	if (!o)
+		return MNL_CB_ERROR;
+	if (nftnl_obj_nlmsg_parse(nlh, o) < 0) {
+		rs->err = -EINVAL;
+		goto out;
+	}
+	type = nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE);
+	family = nftnl_obj_get_u32(o, NFTNL_OBJ_FAMILY);
+	if (type == NFT_OBJECT_CT_HELPER || type == NFT_OBJECT_CONNLIMIT ||
+	    type == NFT_OBJECT_CT_TIMEOUT || type == NFT_OBJECT_CT_EXPECT ||
+	    type == NFT_OBJECT_SYNPROXY)
+		ct_registered(rs, family, "the object '%s' in '%s %s'",
+			      nftnl_obj_get_str(o, NFTNL_OBJ_NAME),
+			      family_name(family),
+			      nftnl_obj_get_str(o, NFTNL_OBJ_TABLE));
+out:
+	nftnl_obj_free(o);
+	return rs->err ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+static int dump(struct ruleset *rs, __u16 type,
+		int (*cb)(const struct nlmsghdr *nlh, void *data))
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	__u16 flags = type == NFT_MSG_GETGEN ? 0 : NLM_F_DUMP;
+	int err;
+
+	nlh = nftnl_nlmsg_build_hdr(buf, type, NFPROTO_UNSPEC, flags, 0);
+	err = silo_nl_request(NETLINK_NETFILTER, nlh, cb, rs);
+	return err ? err : rs->err;
+}
+
+/* One read of the ruleset, from generation to generation. 1: it changed. */
+static int read_once(struct ruleset *rs)
+{
+	static const struct {
+		__u16 type;
+		int (*cb)(const struct nlmsghdr *nlh, void *data);
+	} dumps[] = {
+		{ NFT_MSG_GETCHAIN, chain_cb },
+		{ NFT_MSG_GETRULE, rule_cb },
+		{ NFT_MSG_GETSET, set_cb },
+		{ NFT_MSG_GETOBJ, obj_cb },
+	};
+	unsigned int i;
+	__u32 gen;
+	int err;
+
+	err = dump(rs, NFT_MSG_GETGEN, gen_cb);
+	if (err)
+		return err;
+	gen = rs->gen;
+	for (i = 0; i < ARRAY_SIZE(dumps); i++) {
+		err = dump(rs, dumps[i].type, dumps[i].cb);
+		if (err)
+			return err;
+	}
+	err = dump(rs, NFT_MSG_GETGEN, gen_cb);
+	if (err)
+		return err;
+	return rs->gen != gen;
+}
+
+static void decide(const struct ruleset *rs, struct nft_view *v)
+{
+	char why[24];
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		const struct fwd_chain *f = &rs->chains[i];
+
+		if (f->why)
+			snprintf(why, sizeof(why), "%s", f->why);
+		else if (f->rules)
+			snprintf(why, sizeof(why), "%u rule%s", f->rules,
+				 f->rules == 1 ? "" : "s");
+		else
+			continue; /* neutral */
+		if (!v->outside)
+			snprintf(
+				v->detail, sizeof(v->detail),
+				"nftables chain '%s %.64s %.64s' (hook %s): %s",
+				family_name(f->family), f->table, f->name,
+				hook_name(f->family, f->hook), why);
+		v->outside |= f->fams;
+	}
+	/* Conntrack's own hooks see every forwarded packet, with or without
+	 * a chain on the forward path. */
+	if (rs->ct_fams && !v->outside)
+		snprintf(v->detail, sizeof(v->detail),
+			 "nftables uses conntrack (%s), whose hooks see every "
+			 "forwarded packet",
+			 rs->ct_why);
+	v->outside |= rs->ct_fams;
+}
+
+int nft_view_read(struct nft_view *v)
+{
+	struct ruleset rs = {};
+	int tries, err = -EAGAIN;
+
+	memset(v, 0, sizeof(*v));
+	for (tries = 0; tries < GEN_TRIES; tries++) {
+		free(rs.chains);
+		memset(&rs, 0, sizeof(rs));
+		err = read_once(&rs);
+		if (err <= 0)
+			break;
+		err = -EAGAIN;
+	}
+	/* No nfnetlink, or no nf_tables in it: no chain can exist. */
+	if (err == -EPROTONOSUPPORT || err == -EOPNOTSUPP || err == -ENOENT)
+		err = 0;
+	else if (!err)
+		decide(&rs, v);
+	free(rs.chains);
+	return err;
+}
