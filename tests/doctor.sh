@@ -256,6 +256,11 @@ if command -v nft >/dev/null; then
 		"$(result envelope '^IPv6 outside the envelope \(nftables\)')"
 	is "live envelope: the fix says where to look" "silo xdp status" \
 		"$(fix envelope '^IPv4 outside')"
+	is "live envelope: the chain named, and why" warn \
+		"$(result envelope "^nftables chain 'inet f fw' \\(hook forward\\): 1 rule$")"
+	fix envelope '^nftables chain' | grep -q 'no rule, its policy is accept' &&
+		ok "live envelope: what would let silo in" ||
+		not_ok "live envelope: what would let silo in" "$(fix envelope '^nftables chain')"
 	ip netns exec "$N" nft delete table inet f
 	wait_outside ""
 	silo --netns "$N" -j doctor d0 >"$TMP/doc"

@@ -204,4 +204,10 @@ void check_silo(struct doctor *d, struct silo *s)
 			report(d, OK, "envelope", NULL,
 			       "IPv%d inside the envelope", f ? 6 : 4);
 	}
+	/* What in the ruleset keeps silo out, and what would let it in. */
+	if (((env.outside[0] | env.outside[1]) & SILO_ENV(NFTABLES)) &&
+	    !strncmp(env.detail, "nftables", 8))
+		report(d, WARN, "envelope",
+		       "a chain on the forward path counts unless it holds no rule, its policy is accept and it keeps no counters; conntrack in use counts on its own (docs/ENVELOPE.md); or load with --allow-firewall-bypass where XDP may skip it",
+		       "%s", env.detail);
 }
