@@ -103,6 +103,7 @@ static int apply_run(void *parsed, int argc, char **argv)
 	json_object *arr = cli.json ? json_object_new_array() : NULL;
 	struct silo_config *cfg;
 	int home, rc = 0;
+	bool none = false;
 	size_t i, total = 0;
 	char err[512];
 
@@ -113,6 +114,14 @@ static int apply_run(void *parsed, int argc, char **argv)
 	}
 	home = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (cli.netns) {
+		for (i = 0; i < silo_config_nr_netns(cfg); i++)
+			if (!strcmp(silo_config_netns(cfg, i), cli.netns))
+				break;
+		/* Nothing declared there: what apply made there goes. */
+		none = i == silo_config_nr_netns(cfg);
+		if (none && !cli.json)
+			printf("%s declares nothing for network namespace %s (its top level is for the namespace silo runs in)\n",
+			       path, cli.netns);
 		rc |= apply_one(c, cfg, cli.netns, arr, &total);
 	} else {
 		rc |= apply_one(c, cfg, NULL, arr, &total);
@@ -134,6 +143,8 @@ static int apply_run(void *parsed, int argc, char **argv)
 				       json_object_new_boolean(c->dry_run));
 		json_object_object_add(o, "changes", arr);
 		json_print(o);
+	} else if (!total && none) {
+		printf("nothing to change: nothing of apply's runs there\n");
 	} else if (!total) {
 		printf("nothing to change: what runs is what %s declares\n",
 		       path);

@@ -19,7 +19,7 @@ static int device_field(struct pctx *c, const char *key, yaml_node_t *v,
 	int mode, err;
 
 	if (!strcmp(key, "name"))
-		return y_str(c, v, key, d->name, sizeof(d->name));
+		return y_ifname(c, v, key, d->name, sizeof(d->name));
 	if (!strcmp(key, "match"))
 		return y_str(c, v, key, d->match, sizeof(d->match));
 	if (!strcmp(key, "forward"))
@@ -205,7 +205,7 @@ static int qmap_field(struct pctx *c, const char *key, yaml_node_t *v,
 	struct cfg_queue_map *q = obj;
 
 	if (!strcmp(key, "device"))
-		return y_str(c, v, key, q->dev, sizeof(q->dev));
+		return y_ifname(c, v, key, q->dev, sizeof(q->dev));
 	if (!strcmp(key, "queues"))
 		return y_each(c, v, "queues", queues_field, q);
 	return -ENOENT;
@@ -219,8 +219,10 @@ static int device_check(struct pctx *c, yaml_node_t *n, void *obj)
 	if (!d->name[0] == !d->match[0])
 		return y_bad(c, n,
 			     "a device needs a name or a match, one of them");
-	if (d->match[0] && strchr(d->match, '/'))
-		return y_bad(c, n, "match: a device name pattern has no '/'");
+	if (d->match[0] && strpbrk(d->match, "/: \t\n\v\f\r"))
+		return y_bad(
+			c, n,
+			"match: a device name pattern has no '/', ':' or space");
 	return 0;
 }
 

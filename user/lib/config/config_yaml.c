@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include "config_yaml.h"
 
@@ -54,6 +55,24 @@ int y_str(struct pctx *c, const yaml_node_t *n, const char *key, char *buf,
 		return y_bad(c, n, "%s: '%s' is %s", key, v,
 			     v[0] ? "too long" : "empty");
 	strcpy(buf, v);
+	return 0;
+}
+
+int y_ifname(struct pctx *c, const yaml_node_t *n, const char *key, char *buf,
+	     size_t len)
+{
+	int err = y_str(c, n, key, buf, len);
+
+	if (err)
+		return err;
+	/* What the kernel takes as a name (dev_valid_name()). */
+	if (strlen(buf) >= IF_NAMESIZE || !strcmp(buf, ".") ||
+	    !strcmp(buf, "..") || strpbrk(buf, "/: \t\n\v\f\r"))
+		return y_bad(
+			c, n,
+			"%s: '%s' is not an interface name (at most %d characters, "
+			"no '/', ':' or space, not '.' or '..')",
+			key, buf, IF_NAMESIZE - 1);
 	return 0;
 }
 
@@ -125,6 +144,58 @@ int y_proto(struct pctx *c, const yaml_node_t *n, int *proto)
 	return err;
 }
 
+struct key_node {
+	const char *key;
+	const yaml_node_t *n;
+};
+
+static int key_node_cmp(const void *x, const void *y)
+{
+	const struct key_node *p = x, *q = y;
+	int d = strcmp(p->key, q->key);
+
+	return d ?: y_line(p->n) - y_line(q->n);
+}
+
+/* A key given twice in one mapping (YAML says keys are unique, and the
+ * last would win unseen): the one the file meets first is named. Sorted:
+ * a mapping of many namespaces costs n log n. */
+static int keys_unique(struct pctx *c, yaml_node_t *n, const char *what)
+{
+	size_t i, nr = 0, best = 0;
+	struct key_node *k;
+	yaml_node_pair_t *pr;
+	int err = 0;
+
+	k = calloc(n->data.mapping.pairs.top - n->data.mapping.pairs.start + 1,
+		   sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
+	     pr++) {
+		const yaml_node_t *kn = y_node(c, pr->key);
+
+		/* Keys that are not scalars fail in y_each, with their line. */
+		if (kn && kn->type == YAML_SCALAR_NODE)
+			k[nr++] = (struct key_node){
+				(const char *)kn->data.scalar.value, kn
+			};
+	}
+	qsort(k, nr, sizeof(*k), key_node_cmp);
+	for (i = 1; i < nr; i++)
+		if (!strcmp(k[i].key, k[i - 1].key) &&
+		    (i < 2 || strcmp(k[i - 1].key, k[i - 2].key)) &&
+		    (!best || y_line(k[i].n) < y_line(k[best].n)))
+			best = i;
+	if (best)
+		err = y_bad(
+			c, k[best].n,
+			"key '%s' twice in %s (first at line %d): a key is given once",
+			k[best].key, what, y_line(k[best - 1].n));
+	free(k);
+	return err;
+}
+
 int y_each(struct pctx *c, yaml_node_t *n, const char *what, field_fn fn,
 	   void *obj)
 {
@@ -133,6 +204,9 @@ int y_each(struct pctx *c, yaml_node_t *n, const char *what, field_fn fn,
 
 	if (n->type != YAML_MAPPING_NODE)
 		return y_bad(c, n, "%s: a mapping of keys and values", what);
+	err = keys_unique(c, n, what);
+	if (err)
+		return err;
 	for (pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
 	     pr++) {
 		yaml_node_t *k = y_node(c, pr->key);

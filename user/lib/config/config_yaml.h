@@ -23,6 +23,9 @@ yaml_node_t *y_node(struct pctx *c, int id);
 const char *y_scalar(struct pctx *c, const yaml_node_t *n, const char *key);
 int y_str(struct pctx *c, const yaml_node_t *n, const char *key, char *buf,
 	  size_t len);
+/* y_str of a name the kernel takes for an interface. */
+int y_ifname(struct pctx *c, const yaml_node_t *n, const char *key, char *buf,
+	     size_t len);
 int y_bool(struct pctx *c, const yaml_node_t *n, const char *key, bool *val);
 int y_u32(struct pctx *c, const yaml_node_t *n, const char *key, __u32 lo,
 	  __u32 hi, __u32 *val);
