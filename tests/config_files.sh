@@ -3,13 +3,15 @@
 # mapping (YAML keys are unique; the last would win unseen), a device name
 # no interface can have, an object declared twice (the first the file
 # meets is named, with both lines), each refused with its line and nothing
-# changed; a file with no part for the namespace --netns names says so; and
-# the plan grows as n log n at most: 100,000 devices against 25,000.
+# changed; a file with no part for the namespace --netns names says so; the
+# plan grows as n log n at most: 100,000 devices against 25,000; and the
+# state file survives a crash before its rename and a full state folder.
 . "$TESTS_DIR/lib.sh"
 
 N="${NS}cf"
 ST="$TMP/state"
 cleanup() {
+	mountpoint -q "$TMP/full" && umount "$TMP/full"
 	ip netns del "$N" 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -132,3 +134,45 @@ small=$(plan_ms "$TMP/small.conf") && big=$(plan_ms "$TMP/big.conf") &&
 	((big < 8 * small)) &&
 	ok "100,000 devices plan in ${big} ms, 25,000 in ${small} ms (less than 8x)" ||
 	not_ok "the plan grows n log n at most" "100,000 devices: ${big:-failed} ms, 25,000: ${small:-failed} ms"
+
+# The state file is replaced whole or not at all: a crash between its
+# write and its rename, or a full state folder, leaves the old one.
+part() { # DEVICE: a part for $N with that one device (none there: it waits)
+	printf 'netns:\n  %s:\n    devices:\n      - name: %s\n' "$N" "$1"
+}
+SF="$ST/netns/$N.json"
+part d1 >"$F"
+check "apply: the state written" silo --netns "$N" apply --state-dir "$ST" "$F"
+cp "$SF" "$TMP/old.json"
+part d2 >"$F"
+SILO_TEST_STATE_CRASH=1 silo --netns "$N" apply --state-dir "$ST" "$F" \
+	>"$TMP/out" 2>&1
+rc=$?
+((rc == 137)) && cmp -s "$SF" "$TMP/old.json" &&
+	ok "a crash before the rename: the old state whole" ||
+	not_ok "a crash before the rename: the old state whole" "exit $rc: $(diff "$TMP/old.json" "$SF")"
+check "the next apply writes it" silo --netns "$N" apply --state-dir "$ST" "$F"
+jq -e '.pending | tostring | test("d2")' "$SF" >/dev/null &&
+	[[ ! -e $SF.new ]] && ok "its state is the new file's, nothing stale left" ||
+	not_ok "its state is the new file's, nothing stale left" "$(cat "$SF"; ls "$ST/netns")"
+
+FULL="$TMP/full"
+mkdir -p "$FULL"
+if mount -t tmpfs -o size=64k tmpfs "$FULL"; then
+	part d1 >"$F"
+	check "apply on a small state folder" \
+		silo --netns "$N" apply --state-dir "$FULL" "$F"
+	cp "$FULL/netns/$N.json" "$TMP/old.json"
+	dd if=/dev/zero of="$FULL/fill" bs=4k 2>/dev/null
+	part d2 >"$F"
+	expect "a full state folder: apply fails, says why" 1 \
+		"cannot write apply's state .*No space left on device" \
+		silo --netns "$N" apply --state-dir "$FULL" "$F"
+	cmp -s "$FULL/netns/$N.json" "$TMP/old.json" &&
+		[[ ! -e $FULL/netns/$N.json.new ]] &&
+		ok "a full state folder: the old state whole, nothing left" ||
+		not_ok "a full state folder: the old state whole, nothing left" "$(ls -la "$FULL/netns")"
+	umount "$FULL"
+else
+	echo "skip - a full state folder: cannot mount a tmpfs"
+fi

@@ -6,6 +6,7 @@
  * file and renamed: a crash leaves the old state or the new one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,48 @@ int cfg_state_read(const char *path, struct cfg_owned *own)
 	return err;
 }
 
+/*
+ * path's new contents, whole or not at all: written to path.new and synced,
+ * then renamed over path and the folder synced. A crash or a full disk
+ * before the rename leaves the old file as it was (a stale path.new is
+ * overwritten next time); after it, the new one is on disk.
+ */
+static int write_whole(const char *path, const char *tmp, const char *dir,
+		       const char *text)
+{
+	size_t len = strlen(text), off = 0;
+	ssize_t n;
+	int fd, dfd, err = 0;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (!err && off < len) {
+		n = write(fd, text + off, len - off);
+		if (n < 0 && errno != EINTR)
+			err = -errno;
+		else if (n > 0)
+			off += n;
+	}
+	if (!err && fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	/* Tests only: a crash between the write and the rename. */
+	if (!err && getenv("SILO_TEST_STATE_CRASH"))
+		_exit(137);
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		return err;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
 int cfg_state_write(const char *path, const struct cfg_owned *own)
 {
 	json_object *root = json_object_new_object();
@@ -168,10 +211,10 @@ int cfg_state_write(const char *path, const struct cfg_owned *own)
 		json_object_object_add(root, "pending",
 				       json_object_get(own->pending));
 	err = silo_mkdir_p(dir, 0755);
-	if (!err && json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PRETTY))
-		err = -EIO;
-	if (!err && rename(tmp, path))
-		err = -errno;
+	if (!err)
+		err = write_whole(path, tmp, dir,
+				  json_object_to_json_string_ext(
+					  root, JSON_C_TO_STRING_PRETTY));
 	if (err) {
 		pr_err("cannot write apply's state to %s: %s\n", path,
 		       strerror(-err));
