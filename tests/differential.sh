@@ -69,6 +69,8 @@ CONFIGS=(
 	local-route-src "a local route (AnyIP) 10.60.0.0/16 in a table a rule reaches first"
 	rules-direct "rules from and to prefixes before main's, holding some corpus frames; unicast routes in the local table"
 	rules-tables "rules that look every packet up in a table before main's, one table with more routes than direct_skip takes"
+	rules-src4 "a source rule in IPv4 only: one spoofed source to 10.20/16 via server2, IPv6 without rules"
+	rules-src6 "a source rule in IPv6 only: one spoofed source to fd20::/64 via server2, IPv4 without rules"
 	rules-suppress "lookup main suppress_prefixlength 0 before a rule for every packet, a default route in main"
 	ecmp4-l3 "IPv4 ECMP, fib_multipath_hash_policy 0"
 	ecmp4-l4 "IPv4 ECMP, fib_multipath_hash_policy 1"
@@ -86,6 +88,7 @@ CONFIGS=(
 	xfrm "xfrm policy dir fwd action block"
 	bridge "ingress device enslaved to a bridge"
 	vlan-hidden "VLAN tags beside the bytes, as a NIC that strips them gives them"
+	vlan-hidden-second "the same on the corpus's second pass only: flows the front serves come tagged"
 	tc-ingress "a tc filter on the ingress device dropping server2's prefixes"
 	tc-egress "a tc filter on the egress to server2 dropping its prefixes"
 	service "UDP and TCP services on the corpus's port, steered over every CPU"
@@ -534,6 +537,18 @@ post_rules-direct() {
 	silo --netns "$R" -j genid show | jq -e '.direct_v4 and .direct_v6' >/dev/null ||
 		{ echo "want direct lookups: $(silo --netns "$R" -j genid show)"; return 1; }
 }
+# Source rules in one family only: that family's keys hold the source (the
+# corpus's frame from 10.30.0.9 / fd30::9 goes to server2, the client's to
+# the same destination to the server), the other's do not.
+cfg_rules-src4() {
+	r rule add from 10.30.0.9 lookup 101 pref 101 &&
+		r route add 10.20.0.0/16 via 10.3.0.2 dev r-t table 101
+}
+cfg_rules-src6() {
+	r -6 rule add from fd30::9 lookup 101 pref 101 &&
+		r -6 route add fd20::/64 via fd03::2 dev r-t table 101
+}
+
 # Rules that look every packet up in a table: a destination outside the
 # tables' routes is looked up in main directly, the others through the
 # rules, each where the tables send it (main's routes say the other way):
@@ -742,6 +757,22 @@ cfg_vlan-hidden() {
 	ip netns exec "$C" tc qdisc add dev eth0 clsact &&
 		ip netns exec "$C" tc filter add dev eth0 egress bpf \
 			direct-action obj "$BUILD/bpf/test_vlan.bpf.o" sec tc
+}
+
+# The second pass tagged: the first's flows are the front's by then.
+cfg_vlan-hidden-second() {
+	ip netns exec "$C" tc qdisc add dev eth0 clsact &&
+		ip netns exec "$C" tc filter add dev eth0 egress bpf \
+			direct-action obj "$BUILD/bpf/test_vlan_second.bpf.o" sec tc
+}
+post_vlan-hidden-second() {
+	[[ ${DIFF_XDP_MODE:-native} == native && -n $silod_pid ]] || return 0
+	silo --netns "$R" -j stats |
+		jq -e '.pass_vlan > 0 and .redirect > 0' \
+			>/dev/null || {
+		echo "want frames forwarded and the tagged ones passed: $(silo --netns "$R" -j stats | jq -c '{rx, pass_vlan, redirect}')"
+		return 1
+	}
 }
 
 # Every frame carried a tag beside it: in native mode, where the program
