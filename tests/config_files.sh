@@ -5,13 +5,15 @@
 # meets is named, with both lines), each refused with its line and nothing
 # changed; a file with no part for the namespace --netns names says so; the
 # plan grows as n log n at most: 100,000 devices against 25,000; and the
-# state file survives a crash before its rename and a full state folder.
+# state file survives a crash before its rename and a full state folder;
+# cache-size is written back, and one that differs from what runs refused.
 . "$TESTS_DIR/lib.sh"
 
 N="${NS}cf"
 ST="$TMP/state"
 cleanup() {
 	mountpoint -q "$TMP/full" && umount "$TMP/full"
+	silo --netns "$N" xdp unload c0 >/dev/null 2>&1
 	ip netns del "$N" 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -176,3 +178,41 @@ if mount -t tmpfs -o size=64k tmpfs "$FULL"; then
 else
 	echo "skip - a full state folder: cannot mount a tmpfs"
 fi
+
+# cache-size: the route caches' size, every device's. show --config writes
+# it where not the default; a file that asks for another while silo runs
+# is refused as the load refuses it; one that does not say takes what runs.
+ip -n "$N" link add c0 type veth peer name c1 &&
+	ip -n "$N" link set c0 up && ip -n "$N" link set c1 up
+csize() { # SIZE: a part for $N with c0 (native), SIZE entries if given
+	printf 'netns:\n  %s:\n    devices:\n      - name: c0\n' "$N"
+	[[ -n ${1:-} ]] && printf '        cache-size: %s\n' "$1"
+	return 0
+}
+csize 4096 >"$F"
+check "apply: cache-size 4096" silo --netns "$N" apply --state-dir "$ST" "$F"
+is() { [[ $2 == "$3" ]] && ok "$1" || not_ok "$1" "got '$2', want '$3'"; }
+is "the caches hold 4096" "$(silo --netns "$N" -j xdp show | jq .cache_size)" 4096
+silo --netns "$N" show --config >"$TMP/shown.conf"
+grep -q "cache-size: 4096" "$TMP/shown.conf" &&
+	ok "show --config writes cache-size" ||
+	not_ok "show --config writes cache-size" "$(cat "$TMP/shown.conf")"
+expect "show --config round-trips" 0 "^nothing to change" \
+	silo apply --state-dir "$ST" "$TMP/shown.conf"
+csize 8192 >"$F"
+expect "another cache-size while silo runs: refused, says how" 1 \
+	"cache-size 8192: the route caches hold 4096 entries per node; unload silo from every device" \
+	silo --netns "$N" apply --state-dir "$ST" "$F"
+is "the caches still hold 4096" "$(silo --netns "$N" -j xdp show | jq .cache_size)" 4096
+csize >"$F"
+expect "no cache-size: what runs is taken" 0 "^nothing to change" \
+	silo --netns "$N" apply --state-dir "$ST" "$F"
+printf 'netns:\n  %s: {}\n' "$N" >"$F"
+check "the device dropped: unloaded" silo --netns "$N" apply --state-dir "$ST" "$F"
+csize >"$F"
+check "loaded again, the default size" silo --netns "$N" apply --state-dir "$ST" "$F"
+silo --netns "$N" show --config | grep -q cache-size &&
+	not_ok "the default size is not written" "$(silo --netns "$N" show --config)" ||
+	ok "the default size is not written"
+printf 'netns:\n  %s: {}\n' "$N" >"$F"
+check "unloaded" silo --netns "$N" apply --state-dir "$ST" "$F"

@@ -101,6 +101,8 @@ struct plan {
 	struct silo_change *changes;
 	size_t nr, cap;
 	int err; /* the first failure */
+	__u32 cache_size; /* the route caches' entries per node, read once */
+	bool cache_size_read;
 };
 
 /* Adds a change (op, object, line, name) and returns it to be filled. */

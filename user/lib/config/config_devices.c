@@ -30,15 +30,53 @@ static const struct silo_xdp_dev *running(const struct silo_xdp_dev *devs,
 	return NULL;
 }
 
+/* The route caches' size where silo runs here; 0 when it cannot be read. */
+static __u32 running_cache_size(struct plan *p)
+{
+	struct silo_info info;
+
+	if (!p->cache_size_read) {
+		p->cache_size_read = true;
+		if (!silo_info(p->s, &info))
+			p->cache_size = info.cache_size;
+	}
+	return p->cache_size;
+}
+
+/* A change the maps cannot take while any device runs silo: said, failed,
+ * the device still the file's. */
+static void refused(struct plan *p, const struct cfg_device *d,
+		    const char *ifname, const char *why)
+{
+	struct silo_change *c;
+
+	c = plan_add(p, SILO_CHANGE_UPDATE, "device", d->line, "%s", ifname);
+	snprintf(c->detail, sizeof(c->detail), "%s", why);
+	plan_done(p, c, -EBUSY);
+	cfg_owned_add(&p->now, CFG_DEVICE, ifname);
+}
+
 static void one_device(struct plan *p, const struct cfg_device *d,
 		       const char *ifname, const struct silo_xdp_dev *r)
 {
 	struct silo_xdp_load_opts o = d->load;
 	enum silo_change_op op = SILO_CHANGE_ADD;
 	struct silo_change *c;
-	char what[96];
+	char what[96], why[192];
+	__u32 size;
 
 	load_str(what, sizeof(what), &o);
+	/* A declared cache-size is the caches' (load's --cache-size): one
+	 * that differs from what runs is refused, as the load refuses it. */
+	size = r && o.cache_size ? running_cache_size(p) : 0;
+	if (size && size != o.cache_size) {
+		snprintf(
+			why, sizeof(why),
+			"cache-size %u: the route caches hold %u entries per node; unload silo from every device to change that",
+			o.cache_size, size);
+		refused(p, d, ifname, why);
+		return;
+	}
 	if (r && r->mode == o.mode && r->forward == o.forward &&
 	    r->cache == !o.no_cache) {
 		if (!cfg_owned_has(&p->old, CFG_DEVICE, ifname)) {
@@ -50,14 +88,11 @@ static void one_device(struct plan *p, const struct cfg_device *d,
 		return;
 	}
 	if (r && r->mode != o.mode) {
-		c = plan_add(p, SILO_CHANGE_UPDATE, "device", d->line, "%s",
-			     ifname);
 		snprintf(
-			c->detail, sizeof(c->detail),
+			why, sizeof(why),
 			"%s: a mode is changed by 'silo xdp unload %s' and apply again",
 			what, ifname);
-		plan_done(p, c, -EBUSY);
-		cfg_owned_add(&p->now, CFG_DEVICE, ifname);
+		refused(p, d, ifname, why);
 		return;
 	}
 	if (r) {

@@ -36,10 +36,17 @@ static void quoted(FILE *f, const char *s)
 static void write_devices(struct silo *s, struct out *o)
 {
 	struct silo_xdp_dev *devs;
+	struct silo_info info;
+	__u32 size = 0;
 	size_t n, i;
 
 	if (silo_xdp_list(s, &devs, &n))
 		return;
+	/* The caches' size is every device's: written where not the
+	 * default, so that the file makes the caches it was read from. */
+	if (n && !silo_info(s, &info) &&
+	    info.cache_size != SILO_ROUTE_CACHE_DEFAULT)
+		size = info.cache_size;
 	for (i = 0; i < n; i++) {
 		if (!devs[i].attached)
 			continue;
@@ -53,6 +60,8 @@ static void write_devices(struct silo *s, struct out *o)
 			fprintf(o->f, "%s    forward: true\n", o->ind);
 		if (!devs[i].cache)
 			fprintf(o->f, "%s    cache: false\n", o->ind);
+		if (size)
+			fprintf(o->f, "%s    cache-size: %u\n", o->ind, size);
 	}
 	o->any = 0;
 	free(devs);
