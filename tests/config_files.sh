@@ -216,3 +216,34 @@ silo --netns "$N" show --config | grep -q cache-size &&
 	ok "the default size is not written"
 printf 'netns:\n  %s: {}\n' "$N" >"$F"
 check "unloaded" silo --netns "$N" apply --state-dir "$ST" "$F"
+
+# allow-firewall-bypass: the namespace's override, set by every forwarding
+# load. A file's is compared with what runs, and show --config writes it.
+bypass() { # BYPASS: c0 forwarding, with allow-firewall-bypass BYPASS if given
+	printf 'netns:\n  %s:\n    devices:\n      - name: c0\n        forward: true\n' "$N"
+	[[ -n ${1:-} ]] && printf '        allow-firewall-bypass: %s\n' "$1"
+	return 0
+}
+override() { silo --netns "$N" -j xdp status | jq -c '.envelope.override'; }
+bypass true >"$F"
+check "apply: forward with the bypass" silo --netns "$N" apply --state-dir "$ST" "$F"
+is "the override is on" "$(override)" '["nftables","iptables_legacy","tc"]'
+silo --netns "$N" show --config >"$TMP/shown.conf"
+grep -q "allow-firewall-bypass: true" "$TMP/shown.conf" &&
+	ok "show --config writes the bypass" ||
+	not_ok "show --config writes the bypass" "$(cat "$TMP/shown.conf")"
+expect "show --config round-trips the bypass" 0 "^nothing to change" \
+	silo apply --state-dir "$ST" "$TMP/shown.conf"
+bypass >"$F"
+expect "the bypass removed from the file: the device loaded again" 0 \
+	"change device c0: native, forward" \
+	silo --netns "$N" apply --state-dir "$ST" "$F"
+is "the override is off" "$(override)" '[]'
+expect "and then nothing to change" 0 "^nothing to change" \
+	silo --netns "$N" apply --state-dir "$ST" "$F"
+printf 'netns:\n  %s:\n    devices:\n      - name: c0\n        forward: true\n        allow-firewall-bypass: true\n      - name: c1\n        forward: true\n' "$N" >"$F"
+bad "forwarding devices that disagree on the bypass" "7: allow-firewall-bypass is the namespace's: every forwarding device says the same \\(line 4 says true\\)"
+printf 'devices:\n  - name: c0\n    allow-firewall-bypass: true\n' >"$F"
+bad "the bypass without forward" "2: allow-firewall-bypass needs forward: true"
+printf 'netns:\n  %s: {}\n' "$N" >"$F"
+check "unloaded once more" silo --netns "$N" apply --state-dir "$ST" "$F"

@@ -103,6 +103,7 @@ struct plan {
 	int err; /* the first failure */
 	__u32 cache_size; /* the route caches' entries per node, read once */
 	bool cache_size_read;
+	int bypass; /* genid.override set: 1, clear: 0; -1: not read yet */
 };
 
 /* Adds a change (op, object, line, name) and returns it to be filled. */

@@ -14,8 +14,10 @@
 
 static void load_str(char *buf, size_t len, const struct silo_xdp_load_opts *o)
 {
-	snprintf(buf, len, "%s%s%s", o->mode == SILO_XDP_SKB ? "skb" : "native",
+	snprintf(buf, len, "%s%s%s%s",
+		 o->mode == SILO_XDP_SKB ? "skb" : "native",
 		 o->forward ? ", forward" : "",
+		 o->allow_firewall_bypass ? ", firewall bypass" : "",
 		 o->no_cache ? ", no cache" : "");
 }
 
@@ -41,6 +43,16 @@ static __u32 running_cache_size(struct plan *p)
 			p->cache_size = info.cache_size;
 	}
 	return p->cache_size;
+}
+
+/* Whether the firewall bypass is on here (read once). */
+static bool running_bypass(struct plan *p)
+{
+	struct silo_envelope_info env;
+
+	if (p->bypass < 0)
+		p->bypass = !silo_envelope_info(p->s, &env) && env.override;
+	return p->bypass;
 }
 
 /* A change the maps cannot take while any device runs silo: said, failed,
@@ -78,7 +90,8 @@ static void one_device(struct plan *p, const struct cfg_device *d,
 		return;
 	}
 	if (r && r->mode == o.mode && r->forward == o.forward &&
-	    r->cache == !o.no_cache) {
+	    r->cache == !o.no_cache &&
+	    (!o.forward || running_bypass(p) == o.allow_firewall_bypass)) {
 		if (!cfg_owned_has(&p->old, CFG_DEVICE, ifname)) {
 			c = plan_add(p, SILO_CHANGE_ADOPT, "device", d->line,
 				     "%s", ifname);
@@ -103,6 +116,10 @@ static void one_device(struct plan *p, const struct cfg_device *d,
 	snprintf(c->detail, sizeof(c->detail), "%s", what);
 	if (!p->opts->dry_run)
 		plan_done(p, c, silo_xdp_load(p->s, ifname, &o));
+	/* A forwarding load sets the namespace's bypass: the next device
+	 * compares with what this one made. */
+	if (!c->err && o.forward)
+		p->bypass = o.allow_firewall_bypass;
 	/* A failed change leaves the device as it ran: still the file's if
 	 * it was. */
 	if (!c->err || (r && cfg_owned_has(&p->old, CFG_DEVICE, ifname)))

@@ -219,6 +219,8 @@ static int device_check(struct pctx *c, yaml_node_t *n, void *obj)
 	if (!d->name[0] == !d->match[0])
 		return y_bad(c, n,
 			     "a device needs a name or a match, one of them");
+	if (d->load.allow_firewall_bypass && !d->load.forward)
+		return y_bad(c, n, "allow-firewall-bypass needs forward: true");
 	if (d->match[0] && strpbrk(d->match, "/: \t\n\v\f\r"))
 		return y_bad(
 			c, n,

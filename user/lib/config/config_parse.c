@@ -102,6 +102,34 @@ static int no_twice(struct pctx *c, const char *what, struct key_line *k,
 		     k[best - 1].line, k[best].line);
 }
 
+/* The firewall bypass is the namespace's (genid.override), set by every
+ * forwarding load: its forwarding devices say the same, or each apply
+ * would undo the last one's. */
+static int bypass_agrees(struct pctx *c, const struct cfg_ns *ns)
+{
+	const struct cfg_device *first = NULL, *d;
+	size_t i;
+
+	for (i = 0; i < ns->nr_devs; i++) {
+		d = &ns->devs[i];
+		if (!d->load.forward)
+			continue;
+		if (!first) {
+			first = d;
+		} else if (d->load.allow_firewall_bypass !=
+			   first->load.allow_firewall_bypass) {
+			snprintf(
+				c->err, c->len,
+				"%s:%d: allow-firewall-bypass is the namespace's: every forwarding device says the same (line %d says %s)",
+				c->file, d->line, first->line,
+				first->load.allow_firewall_bypass ? "true" :
+								    "false");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int unique(struct pctx *c, const struct cfg_ns *ns)
 {
 	size_t i, n, max = ns->nr_devs;
@@ -208,7 +236,9 @@ static int netns_field(struct pctx *c, const char *key, yaml_node_t *v,
 	if (v->type == YAML_SCALAR_NODE && !v->data.scalar.length)
 		return 0;
 	err = y_each(c, v, "a namespace", ns_field, &x);
-	return err ? err : unique(c, ns);
+	if (!err)
+		err = unique(c, ns);
+	return err ? err : bypass_agrees(c, ns);
 }
 
 static int parse_doc(struct pctx *c, struct silo_config *cfg)
@@ -221,7 +251,9 @@ static int parse_doc(struct pctx *c, struct silo_config *cfg)
 	    (root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
 		return 0; /* an empty file: nothing declared */
 	err = y_each(c, root, "the file", ns_field, &x);
-	return err ? err : unique(c, &cfg->ns[0]);
+	if (!err)
+		err = unique(c, &cfg->ns[0]);
+	return err ? err : bypass_agrees(c, &cfg->ns[0]);
 }
 
 static int load(struct pctx *c, FILE *f, struct silo_config *cfg)

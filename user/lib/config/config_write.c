@@ -36,7 +36,9 @@ static void quoted(FILE *f, const char *s)
 static void write_devices(struct silo *s, struct out *o)
 {
 	struct silo_xdp_dev *devs;
+	struct silo_envelope_info env;
 	struct silo_info info;
+	bool bypass = false;
 	__u32 size = 0;
 	size_t n, i;
 
@@ -47,6 +49,9 @@ static void write_devices(struct silo *s, struct out *o)
 	if (n && !silo_info(s, &info) &&
 	    info.cache_size != SILO_ROUTE_CACHE_DEFAULT)
 		size = info.cache_size;
+	/* The bypass is the namespace's: each forwarding device says it. */
+	if (n && !silo_envelope_info(s, &env))
+		bypass = env.override;
 	for (i = 0; i < n; i++) {
 		if (!devs[i].attached)
 			continue;
@@ -58,6 +63,9 @@ static void write_devices(struct silo *s, struct out *o)
 			devs[i].mode == SILO_XDP_SKB ? "skb" : "native");
 		if (devs[i].forward)
 			fprintf(o->f, "%s    forward: true\n", o->ind);
+		if (devs[i].forward && bypass)
+			fprintf(o->f, "%s    allow-firewall-bypass: true\n",
+				o->ind);
 		if (!devs[i].cache)
 			fprintf(o->f, "%s    cache: false\n", o->ind);
 		if (size)
