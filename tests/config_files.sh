@@ -184,12 +184,11 @@ fi
 # is refused as the load refuses it; one that does not say takes what runs.
 ip -n "$N" link add c0 type veth peer name c1 &&
 	ip -n "$N" link set c0 up && ip -n "$N" link set c1 up
-csize() { # SIZE: a part for $N with c0 (native), SIZE entries if given
+c0() { # [KEY: VALUE]...: a part for $N with device c0 and these keys
 	printf 'netns:\n  %s:\n    devices:\n      - name: c0\n' "$N"
-	[[ -n ${1:-} ]] && printf '        cache-size: %s\n' "$1"
-	return 0
+	for kv; do printf '        %s\n' "$kv"; done
 }
-csize 4096 >"$F"
+c0 "cache-size: 4096" >"$F"
 check "apply: cache-size 4096" silo --netns "$N" apply --state-dir "$ST" "$F"
 is() { [[ $2 == "$3" ]] && ok "$1" || not_ok "$1" "got '$2', want '$3'"; }
 is "the caches hold 4096" "$(silo --netns "$N" -j xdp show | jq .cache_size)" 4096
@@ -199,17 +198,17 @@ grep -q "cache-size: 4096" "$TMP/shown.conf" &&
 	not_ok "show --config writes cache-size" "$(cat "$TMP/shown.conf")"
 expect "show --config round-trips" 0 "^nothing to change" \
 	silo apply --state-dir "$ST" "$TMP/shown.conf"
-csize 8192 >"$F"
+c0 "cache-size: 8192" >"$F"
 expect "another cache-size while silo runs: refused, says how" 1 \
 	"cache-size 8192: the route caches hold 4096 entries per node; unload silo from every device" \
 	silo --netns "$N" apply --state-dir "$ST" "$F"
 is "the caches still hold 4096" "$(silo --netns "$N" -j xdp show | jq .cache_size)" 4096
-csize >"$F"
+c0 >"$F"
 expect "no cache-size: what runs is taken" 0 "^nothing to change" \
 	silo --netns "$N" apply --state-dir "$ST" "$F"
 printf 'netns:\n  %s: {}\n' "$N" >"$F"
 check "the device dropped: unloaded" silo --netns "$N" apply --state-dir "$ST" "$F"
-csize >"$F"
+c0 >"$F"
 check "loaded again, the default size" silo --netns "$N" apply --state-dir "$ST" "$F"
 silo --netns "$N" show --config | grep -q cache-size &&
 	not_ok "the default size is not written" "$(silo --netns "$N" show --config)" ||
@@ -219,13 +218,8 @@ check "unloaded" silo --netns "$N" apply --state-dir "$ST" "$F"
 
 # allow-firewall-bypass: the namespace's override, set by every forwarding
 # load. A file's is compared with what runs, and show --config writes it.
-bypass() { # BYPASS: c0 forwarding, with allow-firewall-bypass BYPASS if given
-	printf 'netns:\n  %s:\n    devices:\n      - name: c0\n        forward: true\n' "$N"
-	[[ -n ${1:-} ]] && printf '        allow-firewall-bypass: %s\n' "$1"
-	return 0
-}
 override() { silo --netns "$N" -j xdp status | jq -c '.envelope.override'; }
-bypass true >"$F"
+c0 "forward: true" "allow-firewall-bypass: true" >"$F"
 check "apply: forward with the bypass" silo --netns "$N" apply --state-dir "$ST" "$F"
 is "the override is on" "$(override)" '["nftables","iptables_legacy","tc"]'
 silo --netns "$N" show --config >"$TMP/shown.conf"
@@ -234,7 +228,7 @@ grep -q "allow-firewall-bypass: true" "$TMP/shown.conf" &&
 	not_ok "show --config writes the bypass" "$(cat "$TMP/shown.conf")"
 expect "show --config round-trips the bypass" 0 "^nothing to change" \
 	silo apply --state-dir "$ST" "$TMP/shown.conf"
-bypass >"$F"
+c0 "forward: true" >"$F"
 expect "the bypass removed from the file: the device loaded again" 0 \
 	"change device c0: native, forward" \
 	silo --netns "$N" apply --state-dir "$ST" "$F"
