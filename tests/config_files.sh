@@ -6,7 +6,8 @@
 # changed; a file with no part for the namespace --netns names says so; the
 # plan grows as n log n at most: 100,000 devices against 25,000; and the
 # state file survives a crash before its rename and a full state folder;
-# cache-size is written back, and one that differs from what runs refused.
+# cache-size and allow-firewall-bypass are compared with what runs and
+# written back; a service's fields, both halves, each field removed.
 . "$TESTS_DIR/lib.sh"
 
 N="${NS}cf"
@@ -241,3 +242,38 @@ printf 'devices:\n  - name: c0\n    allow-firewall-bypass: true\n' >"$F"
 bad "the bypass without forward" "2: allow-firewall-bypass needs forward: true"
 printf 'netns:\n  %s: {}\n' "$N" >"$F"
 check "unloaded once more" silo --netns "$N" apply --state-dir "$ST" "$F"
+
+# A service's fields, each compared with what runs, both halves of an
+# any-family one: a half changed by hand is changed back; a field removed
+# from the file goes back to its default.
+svc() { # [KEY: VALUE]...: a part for $N with c0 and the service udp 7300
+	printf 'netns:\n  %s:\n    devices:\n      - name: c0\n' "$N"
+	printf '    services:\n      - proto: udp\n        port: 7300\n'
+	for kv; do printf '        %s\n' "$kv"; done
+}
+halves() { # the running service's halves: family, CPUs, mode, queue size
+	silo --netns "$N" -j service show |
+		jq -r '[.services[] | "\(.service) \(.cpus) \(.mode) \(.queue_size)"] | join(", ")'
+}
+svc 'cpus: "0"' "queue-size: 1024" "mode: node" >"$F"
+check "apply: a service, every field" silo --netns "$N" apply --state-dir "$ST" "$F"
+is "both halves as declared" "$(halves)" \
+	"udp4 0.0.0.0:7300 0 node 1024, udp6 [::]:7300 0 node 1024"
+silo --netns "$N" service add --proto udp --port 7300 --addr :: --cpus 1 \
+	--replace >/dev/null 2>&1
+expect "the IPv6 half changed by hand: changed back" 0 \
+	"change service udp 7300 any" silo --netns "$N" apply --state-dir "$ST" "$F"
+is "both halves as declared again" "$(halves)" \
+	"udp4 0.0.0.0:7300 0 node 1024, udp6 [::]:7300 0 node 1024"
+svc 'cpus: "0"' "mode: node" >"$F"
+expect "queue-size removed: changed" 0 "change service udp 7300 any" \
+	silo --netns "$N" apply --state-dir "$ST" "$F"
+is "both halves' queue size back to the default" "$(halves)" \
+	"udp4 0.0.0.0:7300 0 node 2048, udp6 [::]:7300 0 node 2048"
+svc 'cpus: "0"' >"$F"
+expect "mode removed: changed" 0 "change service udp 7300 any" \
+	silo --netns "$N" apply --state-dir "$ST" "$F"
+is "both halves' mode back to flow" "$(halves)" \
+	"udp4 0.0.0.0:7300 0 flow 2048, udp6 [::]:7300 0 flow 2048"
+printf 'netns:\n  %s: {}\n' "$N" >"$F"
+check "service and device removed" silo --netns "$N" apply --state-dir "$ST" "$F"
