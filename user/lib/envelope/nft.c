@@ -198,11 +198,11 @@ static int chain_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (!c)
 		return MNL_CB_ERROR;
+	/* Base chains only: regular ones are reached by jumps alone. */
 	if (nftnl_chain_nlmsg_parse(nlh, c) < 0)
 		rs->err = -EINVAL;
 	else if (nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM))
-		chain_note(rs,
-			   c); /* a base chain: regular ones only by jumps */
+		chain_note(rs, c);
 	nftnl_chain_free(c);
 	return rs->err ? MNL_CB_ERROR : MNL_CB_OK;
 }
