@@ -17,6 +17,7 @@
  * read again.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,6 +55,7 @@ struct ruleset {
 	char ct_why[120];
 	__u32 gen;
 	int err;
+	bool cut; /* rules left unread: every family was outside already */
 };
 
 static const char *family_name(__u32 family)
@@ -245,15 +247,33 @@ static int expr_cb(struct nftnl_expr *e, void *data)
 	return MNL_CB_OK;
 }
 
+/* Both families outside whatever else the ruleset holds: what is left to
+ * read changes nothing. */
+static bool decided(const struct ruleset *rs)
+{
+	unsigned int fams = rs->ct_fams;
+	size_t i;
+
+	for (i = 0; i < rs->n; i++)
+		if (rs->chains[i].why || rs->chains[i].rules)
+			fams |= rs->chains[i].fams;
+	return fams == FAM_BOTH;
+}
+
 static int rule_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct nftnl_rule *r = nftnl_rule_alloc();
 	struct ruleset *rs = data;
 	struct expr_ctx x = { .rs = rs };
 	char where[NFT_CHAIN_MAXNAMELEN + 16];
+	struct nftnl_rule *r;
 	const char *chain;
 	size_t i;
 
+	if (decided(rs)) {
+		rs->cut = true;
+		return MNL_CB_OK;
+	}
+	r = nftnl_rule_alloc();
 	if (!r)
 		return MNL_CB_ERROR;
 	if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
@@ -366,7 +386,7 @@ static int read_once(struct ruleset *rs)
 	if (err)
 		return err;
 	gen = rs->gen;
-	for (i = 0; i < ARRAY_SIZE(dumps); i++) {
+	for (i = 0; i < ARRAY_SIZE(dumps) && !(i > 1 && decided(rs)); i++) {
 		err = dump(rs, dumps[i].type, dumps[i].cb);
 		if (err)
 			return err;
@@ -387,6 +407,8 @@ static void decide(const struct ruleset *rs, struct nft_view *v)
 
 		if (f->why)
 			snprintf(why, sizeof(why), "%s", f->why);
+		else if (f->rules && rs->cut)
+			snprintf(why, sizeof(why), "rules");
 		else if (f->rules)
 			snprintf(why, sizeof(why), "%u rule%s", f->rules,
 				 f->rules == 1 ? "" : "s");
@@ -410,12 +432,45 @@ static void decide(const struct ruleset *rs, struct nft_view *v)
 	v->outside |= rs->ct_fams;
 }
 
+/*
+ * The last view read, by namespace (its cookie: never reused while the
+ * system runs) and ruleset generation: the generation moves with every
+ * change, so an unmoved one keeps the view. silod evaluates the envelope
+ * every second; one request then, not a dump of every rule.
+ */
+static struct {
+	pthread_mutex_t lock;
+	bool valid;
+	__u64 cookie;
+	__u32 gen;
+	struct nft_view v;
+} last = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool from_last(struct nft_view *v, __u64 cookie)
+{
+	struct ruleset rs = {};
+	bool hit = false;
+
+	if (dump(&rs, NFT_MSG_GETGEN, gen_cb))
+		return false;
+	pthread_mutex_lock(&last.lock);
+	if (last.valid && last.cookie == cookie && last.gen == rs.gen) {
+		*v = last.v;
+		hit = true;
+	}
+	pthread_mutex_unlock(&last.lock);
+	return hit;
+}
+
 int nft_view_read(struct nft_view *v)
 {
 	struct ruleset rs = {};
 	int tries, err = -EAGAIN;
+	__u64 cookie = 0;
 
 	memset(v, 0, sizeof(*v));
+	if (!silo_netns_cookie(&cookie) && from_last(v, cookie))
+		return 0;
 	for (tries = 0; tries < GEN_TRIES; tries++) {
 		free(rs.chains);
 		memset(&rs, 0, sizeof(rs));
@@ -429,6 +484,14 @@ int nft_view_read(struct nft_view *v)
 		err = 0;
 	else if (!err)
 		decide(&rs, v);
+	if (!err && cookie && rs.gen) {
+		pthread_mutex_lock(&last.lock);
+		last.valid = true;
+		last.cookie = cookie;
+		last.gen = rs.gen;
+		last.v = *v;
+		pthread_mutex_unlock(&last.lock);
+	}
 	free(rs.chains);
 	return err;
 }
