@@ -93,6 +93,15 @@ void cfg_owned_free(struct cfg_owned *own);
 int cfg_state_path(char *buf, size_t len, const char *dir, const char *netns);
 
 /* A plan being made and carried out (config_apply.c). */
+/* What silo's maps here hold that a file's devices are compared with:
+ * every device's, not one's. */
+struct cfg_maps_view {
+	__u32 cache_size; /* the route caches' entries per node */
+	bool bypass; /* genid.override: the firewall bypass is on */
+};
+/* Reads it, once for both: 0 or -errno (-ENOENT: silo is not loaded). */
+int cfg_maps_view(struct silo *s, struct cfg_maps_view *v);
+
 struct plan {
 	struct silo *s;
 	struct cfg_ns *ns;
@@ -101,9 +110,8 @@ struct plan {
 	struct silo_change *changes;
 	size_t nr, cap;
 	int err; /* the first failure */
-	__u32 cache_size; /* the route caches' entries per node, read once */
-	bool cache_size_read;
-	int bypass; /* genid.override set: 1, clear: 0; -1: not read yet */
+	struct cfg_maps_view maps; /* what runs, read once (maps_read) */
+	bool maps_read;
 };
 
 /* Adds a change (op, object, line, name) and returns it to be filled. */

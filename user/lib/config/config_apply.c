@@ -55,7 +55,7 @@ int silo_apply(struct silo *s, struct silo_config *cfg,
 	       const struct silo_apply_opts *opts, struct silo_change **changes,
 	       size_t *n)
 {
-	struct plan p = { .s = s, .opts = opts, .bypass = -1 };
+	struct plan p = { .s = s, .opts = opts };
 	unsigned int what = opts->what ?: SILO_APPLY_ALL;
 	struct cfg_ns empty = { 0 };
 	char path[PATH_MAX];

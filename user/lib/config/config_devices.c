@@ -32,27 +32,14 @@ static const struct silo_xdp_dev *running(const struct silo_xdp_dev *devs,
 	return NULL;
 }
 
-/* The route caches' size where silo runs here; 0 when it cannot be read. */
-static __u32 running_cache_size(struct plan *p)
+/* What the maps hold here, read once a plan (zero where unreadable). */
+static const struct cfg_maps_view *running_maps(struct plan *p)
 {
-	struct silo_info info;
-
-	if (!p->cache_size_read) {
-		p->cache_size_read = true;
-		if (!silo_info(p->s, &info))
-			p->cache_size = info.cache_size;
+	if (!p->maps_read) {
+		p->maps_read = true;
+		cfg_maps_view(p->s, &p->maps);
 	}
-	return p->cache_size;
-}
-
-/* Whether the firewall bypass is on here (read once). */
-static bool running_bypass(struct plan *p)
-{
-	struct silo_envelope_info env;
-
-	if (p->bypass < 0)
-		p->bypass = !silo_envelope_info(p->s, &env) && env.override;
-	return p->bypass;
+	return &p->maps;
 }
 
 /* A change the maps cannot take while any device runs silo: said, failed,
@@ -80,7 +67,7 @@ static void one_device(struct plan *p, const struct cfg_device *d,
 	load_str(what, sizeof(what), &o);
 	/* A declared cache-size is the caches' (load's --cache-size): one
 	 * that differs from what runs is refused, as the load refuses it. */
-	size = r && o.cache_size ? running_cache_size(p) : 0;
+	size = r && o.cache_size ? running_maps(p)->cache_size : 0;
 	if (size && size != o.cache_size) {
 		snprintf(
 			why, sizeof(why),
@@ -91,7 +78,8 @@ static void one_device(struct plan *p, const struct cfg_device *d,
 	}
 	if (r && r->mode == o.mode && r->forward == o.forward &&
 	    r->cache == !o.no_cache &&
-	    (!o.forward || running_bypass(p) == o.allow_firewall_bypass)) {
+	    (!o.forward ||
+	     running_maps(p)->bypass == o.allow_firewall_bypass)) {
 		if (!cfg_owned_has(&p->old, CFG_DEVICE, ifname)) {
 			c = plan_add(p, SILO_CHANGE_ADOPT, "device", d->line,
 				     "%s", ifname);
@@ -117,9 +105,11 @@ static void one_device(struct plan *p, const struct cfg_device *d,
 	if (!p->opts->dry_run)
 		plan_done(p, c, silo_xdp_load(p->s, ifname, &o));
 	/* A forwarding load sets the namespace's bypass: the next device
-	 * compares with what this one made. */
-	if (!c->err && o.forward)
-		p->bypass = o.allow_firewall_bypass;
+	 * compares with what this one made (or, dry, would make). */
+	if (!c->err && o.forward) {
+		running_maps(p);
+		p->maps.bypass = o.allow_firewall_bypass;
+	}
 	/* A failed change leaves the device as it ran: still the file's if
 	 * it was. */
 	if (!c->err || (r && cfg_owned_has(&p->old, CFG_DEVICE, ifname)))

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/bpf.h>
 #include "config.h"
+#include "../maps.h"
 #include "../pins.h"
 
 struct silo_change *plan_add(struct plan *p, enum silo_change_op op,
@@ -52,6 +54,26 @@ bool cfg_loaded(struct silo *s)
 		return false;
 	silo_maps_close(&m);
 	return true;
+}
+
+int cfg_maps_view(struct silo *s, struct cfg_maps_view *v)
+{
+	struct silo_genid g;
+	struct silo_maps m;
+	__u32 zero = 0;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	err = silo_maps_open(s, &m);
+	if (err)
+		return err;
+	err = silo_maps_cache_size(&m, &v->cache_size);
+	if (!err && bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g))
+		err = -errno;
+	if (!err)
+		v->bypass = g.override != 0;
+	silo_maps_close(&m);
+	return err;
 }
 
 void cfg_cpus_str(char *buf, size_t len, const __u64 *cpus)

@@ -36,22 +36,17 @@ static void quoted(FILE *f, const char *s)
 static void write_devices(struct silo *s, struct out *o)
 {
 	struct silo_xdp_dev *devs;
-	struct silo_envelope_info env;
-	struct silo_info info;
-	bool bypass = false;
-	__u32 size = 0;
+	struct cfg_maps_view v = {};
 	size_t n, i;
 
 	if (silo_xdp_list(s, &devs, &n))
 		return;
-	/* The caches' size is every device's: written where not the
-	 * default, so that the file makes the caches it was read from. */
-	if (n && !silo_info(s, &info) &&
-	    info.cache_size != SILO_ROUTE_CACHE_DEFAULT)
-		size = info.cache_size;
-	/* The bypass is the namespace's: each forwarding device says it. */
-	if (n && !silo_envelope_info(s, &env))
-		bypass = env.override;
+	/* The caches' size and the bypass are every device's: the size
+	 * written where not the default, so that the file makes the caches
+	 * it was read from; the bypass on each forwarding device. */
+	if (n && !cfg_maps_view(s, &v) &&
+	    v.cache_size == SILO_ROUTE_CACHE_DEFAULT)
+		v.cache_size = 0;
 	for (i = 0; i < n; i++) {
 		if (!devs[i].attached)
 			continue;
@@ -63,13 +58,14 @@ static void write_devices(struct silo *s, struct out *o)
 			devs[i].mode == SILO_XDP_SKB ? "skb" : "native");
 		if (devs[i].forward)
 			fprintf(o->f, "%s    forward: true\n", o->ind);
-		if (devs[i].forward && bypass)
+		if (devs[i].forward && v.bypass)
 			fprintf(o->f, "%s    allow-firewall-bypass: true\n",
 				o->ind);
 		if (!devs[i].cache)
 			fprintf(o->f, "%s    cache: false\n", o->ind);
-		if (size)
-			fprintf(o->f, "%s    cache-size: %u\n", o->ind, size);
+		if (v.cache_size)
+			fprintf(o->f, "%s    cache-size: %u\n", o->ind,
+				v.cache_size);
 	}
 	o->any = 0;
 	free(devs);
