@@ -6,8 +6,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/types.h>
 #include <linux/types.h>
+
+/* Whether s is one of the n strings of list. */
+static inline bool silo_str_in(const char *s, const char *const *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
 
 /* Reads a small file; returns bytes read or -errno. */
 int silo_read_file(const char *path, char *buf, size_t len);

@@ -169,12 +169,8 @@ static bool qdisc_queues_only(const char *kind)
 		"fq_codel", "fq",   "fq_pie",	  "sfq",    "mq",
 		"mqprio",   "prio", "ingress",	  "clsact",
 	};
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(kinds); i++)
-		if (!strcmp(kind, kinds[i]))
-			return true;
-	return false;
+	return silo_str_in(kind, kinds, ARRAY_SIZE(kinds));
 }
 
 /* Where filters may hang: one block per entry, dumped after the qdiscs. */

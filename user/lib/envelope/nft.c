@@ -217,12 +217,8 @@ static bool expr_uses_ct(const char *name)
 		"ct",	    "nat",	    "masq",  "redir",  "connlimit",
 		"synproxy", "flow_offload", "match", "target", "notrack",
 	};
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (!strcmp(name, names[i]))
-			return true;
-	return false;
+	return silo_str_in(name, names, ARRAY_SIZE(names));
 }
 
 struct expr_ctx {
