@@ -189,59 +189,59 @@ c0() { # [KEY: VALUE]...: a part for $N with device c0 and these keys
 	printf 'netns:\n  %s:\n    devices:\n      - name: c0\n' "$N"
 	for kv; do printf '        %s\n' "$kv"; done
 }
-c0 "cache-size: 4096" >"$F"
-check "apply: cache-size 4096" silo --netns "$N" apply --state-dir "$ST" "$F"
+none() { printf 'netns:\n  %s: {}\n' "$N"; } # nothing for $N
+napply() { silo --netns "$N" apply --state-dir "$ST" "$@"; }
 is() { [[ $2 == "$3" ]] && ok "$1" || not_ok "$1" "got '$2', want '$3'"; }
+# shown WHAT LINE: show --config writes LINE, and its file applies as a no-op.
+shown() {
+	silo --netns "$N" show --config >"$TMP/shown.conf"
+	grep -q "$2" "$TMP/shown.conf" && ok "show --config writes $1" ||
+		not_ok "show --config writes $1" "$(cat "$TMP/shown.conf")"
+	expect "show --config round-trips $1" 0 "^nothing to change" \
+		silo apply --state-dir "$ST" "$TMP/shown.conf"
+}
+c0 "cache-size: 4096" >"$F"
+check "apply: cache-size 4096" napply "$F"
 is "the caches hold 4096" "$(silo --netns "$N" -j xdp show | jq .cache_size)" 4096
-silo --netns "$N" show --config >"$TMP/shown.conf"
-grep -q "cache-size: 4096" "$TMP/shown.conf" &&
-	ok "show --config writes cache-size" ||
-	not_ok "show --config writes cache-size" "$(cat "$TMP/shown.conf")"
-expect "show --config round-trips" 0 "^nothing to change" \
-	silo apply --state-dir "$ST" "$TMP/shown.conf"
+shown cache-size "cache-size: 4096"
 c0 "cache-size: 8192" >"$F"
 expect "another cache-size while silo runs: refused, says how" 1 \
 	"cache-size 8192: the route caches hold 4096 entries per node; unload silo from every device" \
-	silo --netns "$N" apply --state-dir "$ST" "$F"
+	napply "$F"
 is "the caches still hold 4096" "$(silo --netns "$N" -j xdp show | jq .cache_size)" 4096
 c0 >"$F"
 expect "no cache-size: what runs is taken" 0 "^nothing to change" \
-	silo --netns "$N" apply --state-dir "$ST" "$F"
-printf 'netns:\n  %s: {}\n' "$N" >"$F"
-check "the device dropped: unloaded" silo --netns "$N" apply --state-dir "$ST" "$F"
+	napply "$F"
+none >"$F"
+check "the device dropped: unloaded" napply "$F"
 c0 >"$F"
-check "loaded again, the default size" silo --netns "$N" apply --state-dir "$ST" "$F"
+check "loaded again, the default size" napply "$F"
 silo --netns "$N" show --config | grep -q cache-size &&
 	not_ok "the default size is not written" "$(silo --netns "$N" show --config)" ||
 	ok "the default size is not written"
-printf 'netns:\n  %s: {}\n' "$N" >"$F"
-check "unloaded" silo --netns "$N" apply --state-dir "$ST" "$F"
+none >"$F"
+check "unloaded" napply "$F"
 
 # allow-firewall-bypass: the namespace's override, set by every forwarding
 # load. A file's is compared with what runs, and show --config writes it.
 override() { silo --netns "$N" -j xdp status | jq -c '.envelope.override'; }
 c0 "forward: true" "allow-firewall-bypass: true" >"$F"
-check "apply: forward with the bypass" silo --netns "$N" apply --state-dir "$ST" "$F"
+check "apply: forward with the bypass" napply "$F"
 is "the override is on" "$(override)" '["nftables","iptables_legacy","tc"]'
-silo --netns "$N" show --config >"$TMP/shown.conf"
-grep -q "allow-firewall-bypass: true" "$TMP/shown.conf" &&
-	ok "show --config writes the bypass" ||
-	not_ok "show --config writes the bypass" "$(cat "$TMP/shown.conf")"
-expect "show --config round-trips the bypass" 0 "^nothing to change" \
-	silo apply --state-dir "$ST" "$TMP/shown.conf"
+shown "the bypass" "allow-firewall-bypass: true"
 c0 "forward: true" >"$F"
 expect "the bypass removed from the file: the device loaded again" 0 \
 	"change device c0: native, forward" \
-	silo --netns "$N" apply --state-dir "$ST" "$F"
+	napply "$F"
 is "the override is off" "$(override)" '[]'
 expect "and then nothing to change" 0 "^nothing to change" \
-	silo --netns "$N" apply --state-dir "$ST" "$F"
+	napply "$F"
 printf 'netns:\n  %s:\n    devices:\n      - name: c0\n        forward: true\n        allow-firewall-bypass: true\n      - name: c1\n        forward: true\n' "$N" >"$F"
 bad "forwarding devices that disagree on the bypass" "7: allow-firewall-bypass is the namespace's: every forwarding device says the same \\(line 4 says true\\)"
 printf 'devices:\n  - name: c0\n    allow-firewall-bypass: true\n' >"$F"
 bad "the bypass without forward" "2: allow-firewall-bypass needs forward: true"
-printf 'netns:\n  %s: {}\n' "$N" >"$F"
-check "unloaded once more" silo --netns "$N" apply --state-dir "$ST" "$F"
+none >"$F"
+check "unloaded once more" napply "$F"
 
 # A service's fields, each compared with what runs, both halves of an
 # any-family one: a half changed by hand is changed back; a field removed
@@ -256,24 +256,24 @@ halves() { # the running service's halves: family, CPUs, mode, queue size
 		jq -r '[.services[] | "\(.service) \(.cpus) \(.mode) \(.queue_size)"] | join(", ")'
 }
 svc 'cpus: "0"' "queue-size: 1024" "mode: node" >"$F"
-check "apply: a service, every field" silo --netns "$N" apply --state-dir "$ST" "$F"
+check "apply: a service, every field" napply "$F"
 is "both halves as declared" "$(halves)" \
 	"udp4 0.0.0.0:7300 0 node 1024, udp6 [::]:7300 0 node 1024"
 silo --netns "$N" service add --proto udp --port 7300 --addr :: --cpus 1 \
 	--replace >/dev/null 2>&1
 expect "the IPv6 half changed by hand: changed back" 0 \
-	"change service udp 7300 any" silo --netns "$N" apply --state-dir "$ST" "$F"
+	"change service udp 7300 any" napply "$F"
 is "both halves as declared again" "$(halves)" \
 	"udp4 0.0.0.0:7300 0 node 1024, udp6 [::]:7300 0 node 1024"
 svc 'cpus: "0"' "mode: node" >"$F"
 expect "queue-size removed: changed" 0 "change service udp 7300 any" \
-	silo --netns "$N" apply --state-dir "$ST" "$F"
+	napply "$F"
 is "both halves' queue size back to the default" "$(halves)" \
 	"udp4 0.0.0.0:7300 0 node 2048, udp6 [::]:7300 0 node 2048"
 svc 'cpus: "0"' >"$F"
 expect "mode removed: changed" 0 "change service udp 7300 any" \
-	silo --netns "$N" apply --state-dir "$ST" "$F"
+	napply "$F"
 is "both halves' mode back to flow" "$(halves)" \
 	"udp4 0.0.0.0:7300 0 flow 2048, udp6 [::]:7300 0 flow 2048"
-printf 'netns:\n  %s: {}\n' "$N" >"$F"
-check "service and device removed" silo --netns "$N" apply --state-dir "$ST" "$F"
+none >"$F"
+check "service and device removed" napply "$F"
