@@ -273,8 +273,9 @@ $(CLI): $(CLI_OBJS) $(LIBSILO_SO)
 		$(LDLIBS) -o $@
 
 # silod only: --metrics serves HTTP with libmicrohttpd; libsystemd's
-# sd_notify tells systemd it is ready and alive (Type=notify, WatchdogSec=).
-SILOD_PC := libmicrohttpd libsystemd
+# sd_notify tells systemd it is ready and alive (Type=notify, WatchdogSec=);
+# libnetfilter_conntrack makes the connections XDP forwards liberal.
+SILOD_PC := libmicrohttpd libsystemd libnetfilter_conntrack
 $(SILOD): LDLIBS += $(shell $(PKG_CONFIG) --libs $(SILOD_PC))
 $(SILOD): $(SILOD_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
@@ -369,6 +370,7 @@ install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(if $(RST2MAN),$(MAN_PAGES))
 	$(INSTALL) -D -m 0644 include/silo/silo.h $(DESTDIR)$(INCLUDEDIR)/silo/silo.h
 	$(INSTALL) -D -m 0644 include/silo/abi.h $(DESTDIR)$(INCLUDEDIR)/silo/abi.h
 	$(INSTALL) -D -m 0644 include/silo/apply.h $(DESTDIR)$(INCLUDEDIR)/silo/apply.h
+	$(INSTALL) -D -m 0644 include/silo/envelope.h $(DESTDIR)$(INCLUDEDIR)/silo/envelope.h
 	$(Q)for h in $(notdir $(ABI_PUBLIC)); do \
 		echo "$(INSTALL) -D -m 0644 include/silo/abi/$$h $(DESTDIR)$(INCLUDEDIR)/silo/abi/$$h"; \
 		$(INSTALL) -D -m 0644 include/silo/abi/$$h \
@@ -399,6 +401,7 @@ uninstall:
 		$(DESTDIR)$(INCLUDEDIR)/silo/silo.h \
 		$(DESTDIR)$(INCLUDEDIR)/silo/abi.h \
 		$(DESTDIR)$(INCLUDEDIR)/silo/apply.h \
+		$(DESTDIR)$(INCLUDEDIR)/silo/envelope.h \
 		$(addprefix $(DESTDIR)$(INCLUDEDIR)/silo/abi/,$(notdir $(ABI_PUBLIC))) \
 		$(DESTDIR)$(PKGCONFIGDIR)/silo.pc \
 		$(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \

@@ -23,7 +23,7 @@ ok "make install"
 
 files=(usr/sbin/silo usr/sbin/silod usr/lib/libsilo.so.0 usr/lib/libsilo.so
 	usr/lib/libsilo.a usr/include/silo/silo.h usr/include/silo/abi.h
-	usr/include/silo/apply.h
+	usr/include/silo/apply.h usr/include/silo/envelope.h
 	usr/include/silo/abi/common.h usr/include/silo/abi/route.h
 	usr/include/silo/abi/reuseport.h usr/include/silo/abi/service.h
 	usr/lib/pkgconfig/silo.pc etc/silo/silod.conf
@@ -69,13 +69,13 @@ fi
 expect "libsilo.so.0 is the soname" 0 'SONAME.*\[libsilo\.so\.0\]' \
 	readelf -d "$DEST/usr/lib/libsilo.so.0"
 
-# Exported: exactly the functions silo.h declares (with apply.h, which it
-# includes).
+# Exported: exactly the functions silo.h declares (with apply.h and
+# envelope.h, which it includes).
 # (nm prints name@@VERSION; the version node itself is an A symbol.)
 nm -D --defined-only "$DEST/usr/lib/libsilo.so.0" |
 	awk '$2 != "A" {sub(/@.*/, "", $NF); print $NF}' | sort -u >"$TMP/exported"
 grep -hoE '\bsilo_[a-z0-9_]+[[:space:]]*\(' "$DEST/usr/include/silo/silo.h" \
-	"$DEST/usr/include/silo/apply.h" |
+	"$DEST/usr/include/silo/apply.h" "$DEST/usr/include/silo/envelope.h" |
 	tr -d ' \t(' | sort -u >"$TMP/declared"
 if cmp -s "$TMP/exported" "$TMP/declared" && [[ -s $TMP/declared ]]; then
 	ok "libsilo.so exports only silo.h ($(wc -l <"$TMP/declared") functions)"

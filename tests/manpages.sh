@@ -218,7 +218,8 @@ agree "silod.conf.5: keys" "silod's keys" "$keys" \
 # --- libsilo.3 ------------------------------------------------------------
 declared=$(grep -hoE '\bsilo_[a-z0-9_]+[[:space:]]*\(' \
 	"$TESTS_DIR/../include/silo/silo.h" \
-	"$TESTS_DIR/../include/silo/apply.h" | tr -d ' \t(')
+	"$TESTS_DIR/../include/silo/apply.h" \
+	"$TESTS_DIR/../include/silo/envelope.h" | tr -d ' \t(')
 documented=$(sed -n '/^OPTIONS$/,/^EXIT STATUS$/p' "$MAN/libsilo.3.rst" |
 	grep -E '^\*\*' | rst_plain | grep -oE '\bsilo_[a-z0-9_]+\(' | tr -d '(')
 [[ -n $declared ]] && ok "libsilo.3: functions found" ||

@@ -266,7 +266,7 @@ n=$(cpumap)
 
 # The maps added to the layout since (silo_map_added()) are made beside
 # the old ones, when the old pins lack them; no other pin changes.
-added='^\./(pmtu_marks|pmtu_unseen|route_mtus|src_checked|local_bits|direct_skip|csum_stats) map [0-9]+$'
+added='^\./(pmtu_marks|pmtu_unseen|route_mtus|src_checked|local_bits|direct_skip|csum_stats|ct_stats|ct_ask) map [0-9]+$'
 pins_new=$(pin_ids)
 if [[ $(grep -Ev "$added|^\./cpumap " <<<"$pins_new") == "$(grep -Ev "$added|^\./cpumap " <<<"$pins_old")" ]] &&
 	[[ $(grep '^\./cpumap ' <<<"$pins_new") != "$(grep '^\./cpumap ' <<<"$pins_old")" ]]; then
@@ -276,8 +276,8 @@ else
 		"$(diff <(echo "$pins_old") <(echo "$pins_new") | grep '^[<>]' | head -8 | tr '\n' ' ')"
 fi
 n=$(grep -Ec "$added" <<<"$pins_new")
-((n == 7)) && ok "the maps added since are pinned" ||
-	not_ok "the maps added since are pinned" "$n of 7: $pins_new"
+((n == 9)) && ok "the maps added since are pinned" ||
+	not_ok "the maps added since are pinned" "$n of 9: $pins_new"
 xdp_new=$(new -j xdp status | jq -c '[.devices[] | {device, link_id, prog_id}]')
 jq -en --argjson a "$xdp_old" --argjson b "$xdp_new" \
 	'($a | length) == 2 and ($a | map(.device, .link_id)) == ($b | map(.device, .link_id)) and

@@ -12,9 +12,11 @@ PACKAGES=(
 	libyaml-dev # silo.conf(5)
 	libmicrohttpd-dev # silod --metrics
 	libsystemd-dev # silod: sd_notify (Type=notify, WatchdogSec=)
+	libnetfilter-conntrack-dev # silod: liberal TCP tracking (forward-established)
 	python3-docutils # man pages (rst2man)
 	iproute2 ethtool jq util-linux procps curl # lab and tests
 	nftables iptables # envelope tests (iptables: its -legacy variant)
+	conntrack # forward-established tests: conntrack -L, -D
 	groff-base man-db # man page tests: render, man -l
 	clang-format shellcheck python3 # make lint (python3: tools/lint/layout.py)
 	python3-yaml # tests/dist.sh: the DaemonSet's manifest

@@ -17,6 +17,7 @@
 #include "pmtu.h"
 #include "hot.h"
 #include "csum.h"
+#include "ct.h"
 
 static __always_inline int mac_equal(const __u8 *a, const __u8 *b)
 {
@@ -31,64 +32,6 @@ static __always_inline void ipv4_decrease_ttl(struct iphdr *iph)
 	check += bpf_htons(0x0100);
 	iph->check = (__u16)(check + (check >= 0xFFFF));
 	iph->ttl--;
-}
-
-/*
- * Larger packets may meet a path MTU exception, which the kernel learns
- * without telling anyone (pmtu.h): smaller ones never do (IPv4 clamps an
- * exception to min_pmtu, IPv6 to 1280).
- */
-static __always_inline int above_pmtu_floor(const struct pkt *p,
-					    const struct silo_genid *g)
-{
-	__u32 floor;
-
-	if (p->family == SILO_AF_INET6)
-		return p->l3_len > 1280;
-	floor = READ_ONCE(g->pmtu_floor_v4);
-	return p->l3_len > (floor ? floor : 552);
-}
-
-/* A route's MTU that bpf_fib_lookup may not apply (not locked). */
-static __always_inline int
-above_route_mtu(const struct pkt *p, const struct silo_genid *g, __u32 watch)
-{
-	__u16 mtu = READ_ONCE(
-		g->route_mtu[p->family == SILO_AF_INET ? SILO_FAM_V4 :
-							 SILO_FAM_V6]);
-
-	/* route_mtus has them all, and silod keeps it: the entry's MTU is
-	 * capped by prefix. */
-	if ((READ_ONCE(g->pmtu_flags) & SILO_PMTU_F_ROUTE_MTUS) &&
-	    (watch & SILO_HB_ROUTE_MTUS))
-		return 0;
-	return mtu && p->l3_len > mtu;
-}
-
-/*
- * The MTU an entry may forward up to: bpf_fib_lookup's, which leaves an
- * unlocked route MTU out, capped by the least unlocked route MTU of any
- * prefix that holds the destination (route_mtus): the kernel applies the
- * matched route's.
- */
-static __always_inline __u16 route_mtu_cap(const struct pkt *p,
-					   const struct silo_genid *g,
-					   __u16 mtu)
-{
-	struct silo_route_mtu_key k = {
-		.prefixlen = 8 + (p->family == SILO_AF_INET ? 32 : 128),
-		.family = p->family,
-	};
-	int fam = p->family == SILO_AF_INET ? SILO_FAM_V4 : SILO_FAM_V6;
-	__u32 *cap;
-
-	/* No unlocked route MTU in the family, no prefix in route_mtus:
-	 * both are written before the genid this entry is stamped with. */
-	if (!READ_ONCE(g->route_mtu[fam]))
-		return mtu;
-	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
-	cap = bpf_map_lookup_elem(&route_mtus, &k);
-	return cap && *cap < mtu ? *cap : mtu;
 }
 
 /*
@@ -111,6 +54,7 @@ struct fwd_bufs {
 	__u16 hot_tags[SILO_HOT_SLOTS];
 	/* A checksum a local sender left to offload, finished here. */
 	struct l4_csum csum;
+	struct ct_bufs ct; /* conntrack's lookup (ct.h) */
 };
 
 struct {
@@ -148,6 +92,9 @@ struct fwd {
 		       * if the frame goes out (fwd_redirect()) */
 	int use_cache; /* the program's cache_enabled */
 	int csum_finish; /* the program's: frames leave XDP as bytes */
+	/* Outside for nftables alone, established connections let in:
+	 * forwarded only with conntrack's verdict (ct.h). */
+	int ct;
 };
 
 /*
@@ -199,7 +146,7 @@ static __always_inline __u32 fwd_guard(struct xdp_md *ctx, const struct pkt *p,
 {
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = (void *)(long)ctx->data;
-	__u32 zero = 0;
+	__u32 zero = 0, fam, outside;
 
 	if ((void *)(eth + 1) > data_end)
 		return SILO_STAT_PASS_TRUNCATED;
@@ -208,10 +155,13 @@ static __always_inline __u32 fwd_guard(struct xdp_md *ctx, const struct pkt *p,
 	f->g = bpf_map_lookup_elem(&genid, &zero);
 	if (!f->g)
 		return SILO_STAT_PASS_FIB;
-	/* Something in the stack XDP cannot reproduce sees this family. */
-	if (READ_ONCE(f->g->outside[p->family == SILO_AF_INET ? SILO_FAM_V4 :
-								SILO_FAM_V6]))
+	/* Something in the stack XDP cannot reproduce sees this family;
+	 * a stateful firewall, its established connections excepted. */
+	fam = p->family == SILO_AF_INET ? SILO_FAM_V4 : SILO_FAM_V6;
+	outside = READ_ONCE(f->g->outside[fam]);
+	if (outside && !ct_may(f->g, fam, outside))
 		return SILO_STAT_PASS_ENVELOPE;
+	f->ct = outside != 0;
 	if (p->ip_options)
 		return SILO_STAT_PASS_IP_OPTIONS;
 	if (p->family == SILO_AF_INET && !ipv4_csum_ok(ctx))
@@ -266,7 +216,8 @@ fwd_dev(struct fwd_bufs *b, __u32 ifindex, __u64 gen)
  * Frames for another host, broadcast or multicast are not ours; a bridge
  * or bond takes its ports' frames before IP sees them.
  */
-static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx, struct fwd *f)
+static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx,
+					   const struct pkt *p, struct fwd *f)
 {
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = (void *)(long)ctx->data;
@@ -279,6 +230,11 @@ static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx, struct fwd *f)
 		return SILO_STAT_PASS_NOT_HOST;
 	if (f->dev->flags & SILO_DEV_F_PORT)
 		return SILO_STAT_PASS_PORT;
+	if (f->ct) {
+		f->b->ct.dev_flags = f->dev->flags;
+		if (ct_verdict(ctx, p, &f->b->ct, &f->b->csum, f->g))
+			return SILO_STAT_PASS_ENVELOPE;
+	}
 	return 0;
 }
 
@@ -540,8 +496,11 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 		return pass(st, SILO_STAT_PASS_L4_BAD);
 	/* A hit, on its way out as it came: its flow's next frames go from
 	 * route_hot (front.h), while the silod that beats moves sweeps. */
-	if (f->hot_fill && (f->watch & SILO_HB_SWEEPS) && hot_shaped(p))
+	if (f->hot_fill && !f->ct && (f->watch & SILO_HB_SWEEPS) &&
+	    hot_shaped(p))
 		fwd_hot_fill(ctx, f);
+	if (f->ct)
+		ct_count(SILO_CT_STAT_FORWARDED);
 
 	eth = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
@@ -586,7 +545,7 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	reason = fwd_guard(ctx, p, &f);
 	if (!reason) {
 		fwd_key(ctx, p, &f);
-		reason = fwd_guard_dev(ctx, &f);
+		reason = fwd_guard_dev(ctx, p, &f);
 	}
 	if (reason)
 		return pass(st, reason);

@@ -200,4 +200,64 @@ static __always_inline int pmtu_marked(const struct pkt *p, __u64 now)
 	return pmtu_mark_found(p, now);
 }
 
+/* The MTU guards of forwarding (forward.h). */
+
+/*
+ * Larger packets may meet a path MTU exception, which the kernel learns
+ * without telling anyone (pmtu.h): smaller ones never do (IPv4 clamps an
+ * exception to min_pmtu, IPv6 to 1280).
+ */
+static __always_inline int above_pmtu_floor(const struct pkt *p,
+					    const struct silo_genid *g)
+{
+	__u32 floor;
+
+	if (p->family == SILO_AF_INET6)
+		return p->l3_len > 1280;
+	floor = READ_ONCE(g->pmtu_floor_v4);
+	return p->l3_len > (floor ? floor : 552);
+}
+
+/* A route's MTU that bpf_fib_lookup may not apply (not locked). */
+static __always_inline int
+above_route_mtu(const struct pkt *p, const struct silo_genid *g, __u32 watch)
+{
+	__u16 mtu = READ_ONCE(
+		g->route_mtu[p->family == SILO_AF_INET ? SILO_FAM_V4 :
+							 SILO_FAM_V6]);
+
+	/* route_mtus has them all, and silod keeps it: the entry's MTU is
+	 * capped by prefix. */
+	if ((READ_ONCE(g->pmtu_flags) & SILO_PMTU_F_ROUTE_MTUS) &&
+	    (watch & SILO_HB_ROUTE_MTUS))
+		return 0;
+	return mtu && p->l3_len > mtu;
+}
+
+/*
+ * The MTU an entry may forward up to: bpf_fib_lookup's, which leaves an
+ * unlocked route MTU out, capped by the least unlocked route MTU of any
+ * prefix that holds the destination (route_mtus): the kernel applies the
+ * matched route's.
+ */
+static __always_inline __u16 route_mtu_cap(const struct pkt *p,
+					   const struct silo_genid *g,
+					   __u16 mtu)
+{
+	struct silo_route_mtu_key k = {
+		.prefixlen = 8 + (p->family == SILO_AF_INET ? 32 : 128),
+		.family = p->family,
+	};
+	int fam = p->family == SILO_AF_INET ? SILO_FAM_V4 : SILO_FAM_V6;
+	__u32 *cap;
+
+	/* No unlocked route MTU in the family, no prefix in route_mtus:
+	 * both are written before the genid this entry is stamped with. */
+	if (!READ_ONCE(g->route_mtu[fam]))
+		return mtu;
+	__builtin_memcpy(k.addr, p->dst, sizeof(k.addr));
+	cap = bpf_map_lookup_elem(&route_mtus, &k);
+	return cap && *cap < mtu ? *cap : mtu;
+}
+
 #endif /* SILO_BPF_LIB_PMTU_H */

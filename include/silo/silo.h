@@ -102,6 +102,15 @@ struct silo_xdp_load_opts {
 	 * VLAN tag it stripped (silo_xdp_vlan).
 	 */
 	bool unbound;
+	/*
+	 * With forward, where a stateful nftables ruleset accepts an
+	 * established connection's packets first (docs/ENVELOPE.md): XDP
+	 * forwards those, with conntrack's verdict per packet, and makes
+	 * the connection's TCP window tracking liberal first, as nftables'
+	 * flowtable does. The namespace's, as allow_firewall_bypass is.
+	 * (In the struct's tail padding: its size is the 0.1 ABI's.)
+	 */
+	bool forward_established;
 };
 
 /*
@@ -191,27 +200,6 @@ struct silo_info {
 
 /* -ENOENT when silo is not loaded in this namespace. */
 int silo_info(struct silo *s, struct silo_info *info);
-
-/*
- * The offload envelope (abi.h, SILO_ENVELOPE): per family (SILO_FAM_V4,
- * SILO_FAM_V6), the conditions under which silo passes forwarded traffic to
- * the stack, as the configuration is now and as the data path sees them.
- */
-struct silo_envelope_info {
-	__u32 holds[2]; /* SILO_ENV_* bits that hold now, evaluated live */
-	bool loaded; /* false: no pins; override and outside are 0 */
-	__u32 override; /* genid.override: bits the operator bypasses */
-	__u32 outside[2]; /* genid.outside: the data path's view */
-	char detail[256]; /* the first condition found, e.g. a chain */
-};
-
-/* Evaluates the envelope in this namespace and reads the pinned view. */
-int silo_envelope_info(struct silo *s, struct silo_envelope_info *info);
-/* A condition's name ("nftables"), what it is, and what to do about it;
- * NULL for bit >= SILO_ENV_BIT_MAX. */
-const char *silo_envelope_name(unsigned int bit);
-const char *silo_envelope_desc(unsigned int bit);
-const char *silo_envelope_todo(unsigned int bit);
 
 /* Invalidates every cached route; returns the new genid in *genid. */
 int silo_genid_bump(struct silo *s, __u64 *genid);
@@ -592,6 +580,7 @@ int silo_service_mode_parse(const char *name);
 const char *silo_service_stat_name(unsigned int idx);
 const char *silo_service_stat_desc(unsigned int idx);
 
+#include "silo/envelope.h"
 #include "silo/apply.h"
 
 #ifdef __cplusplus

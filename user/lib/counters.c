@@ -13,6 +13,8 @@ static const char *const rp_names[] = { SILO_REUSEPORT_STATS(X_FIELD) };
 static const char *const rp_descs[] = { SILO_REUSEPORT_STATS(X_DESC) };
 static const char *const daemon_names[] = { SILO_DAEMON_STATS(X_FIELD) };
 static const char *const daemon_descs[] = { SILO_DAEMON_STATS(X_DESC) };
+static const char *const ct_names[] = { SILO_CT_STATS(X_FIELD) };
+static const char *const ct_descs[] = { SILO_CT_STATS(X_DESC) };
 
 _Static_assert(ARRAY_SIZE(xdp_names) == SILO_STAT_MAX, "xdp counters");
 _Static_assert(ARRAY_SIZE(rp_names) == SILO_RSTAT_MAX, "reuseport counters");
@@ -46,4 +48,14 @@ const char *silo_daemon_stat_name(unsigned int idx)
 const char *silo_daemon_stat_desc(unsigned int idx)
 {
 	return idx < SILO_DSTAT_MAX ? daemon_descs[idx] : NULL;
+}
+
+const char *silo_ct_stat_name(unsigned int idx)
+{
+	return idx < SILO_CT_STAT_MAX ? ct_names[idx] : NULL;
+}
+
+const char *silo_ct_stat_desc(unsigned int idx)
+{
+	return idx < SILO_CT_STAT_MAX ? ct_descs[idx] : NULL;
 }

@@ -35,6 +35,8 @@ const char *const silo_map_names[SILO_MAP_COUNT] = {
 	[SILO_MAP_LOCAL_BITS] = SILO_PIN_LOCAL_BITS,
 	[SILO_MAP_DIRECT_SKIP] = SILO_PIN_DIRECT_SKIP,
 	[SILO_MAP_CSUM_STATS] = SILO_PIN_CSUM_STATS,
+	[SILO_MAP_CT_STATS] = SILO_PIN_CT_STATS,
+	[SILO_MAP_CT_ASK] = SILO_PIN_CT_ASK,
 	[SILO_MAP_SERVICES] = SILO_PIN_SERVICES,
 	[SILO_MAP_SERVICE_NODES] = SILO_PIN_SERVICE_NODES,
 	[SILO_MAP_SERVICE_STATS] = SILO_PIN_SERVICE_STATS,
@@ -166,9 +168,11 @@ int silo_maps_open(struct silo *s, struct silo_maps *m)
 		err = -ESTALE;
 		goto err_close;
 	}
-	if (meta.netns_cookie != s->netns_cookie) {
-		pr_debug("pins in %s belong to another network namespace\n",
-			 s->pin_dir);
+	if (meta.netns_cookie != s->netns_cookie ||
+	    meta.nr_nodes > SILO_MAX_NODES) {
+		pr_debug(
+			"pins in %s belong to another network namespace (or are damaged)\n",
+			s->pin_dir);
 		err = -ESTALE;
 		goto err_close;
 	}
@@ -182,10 +186,6 @@ int silo_maps_open(struct silo *s, struct silo_maps *m)
 			goto err_close;
 		}
 		m->fd[i] = fd;
-	}
-	if (meta.nr_nodes > SILO_MAX_NODES) {
-		err = -ESTALE;
-		goto err_close;
 	}
 	for (i = 0; i < meta.nr_nodes; i++) {
 		node_pin_name(name, sizeof(name), i);

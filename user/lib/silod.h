@@ -32,6 +32,8 @@ enum silo_map {
 	SILO_MAP_LOCAL_BITS,
 	SILO_MAP_DIRECT_SKIP,
 	SILO_MAP_CSUM_STATS,
+	SILO_MAP_CT_STATS,
+	SILO_MAP_CT_ASK,
 	/* Services and CPU steering (service.c). */
 	SILO_MAP_SERVICES,
 	SILO_MAP_SERVICE_NODES,
@@ -49,7 +51,8 @@ static inline bool silo_map_added(unsigned int map)
 	return map == SILO_MAP_PMTU_MARKS || map == SILO_MAP_PMTU_UNSEEN ||
 	       map == SILO_MAP_ROUTE_MTUS || map == SILO_MAP_SRC_CHECKED ||
 	       map == SILO_MAP_LOCAL_BITS || map == SILO_MAP_DIRECT_SKIP ||
-	       map == SILO_MAP_CSUM_STATS;
+	       map == SILO_MAP_CSUM_STATS || map == SILO_MAP_CT_STATS ||
+	       map == SILO_MAP_CT_ASK;
 }
 
 /* fds of the pinned maps, opened by silo_maps_open(); -1 when closed. */
@@ -186,16 +189,28 @@ bool silo_pmtu_expires_ok(int family);
 struct silo_envelope {
 	__u32 holds[2]; /* [SILO_FAM_V4], [SILO_FAM_V6]: SILO_ENV_* bits */
 	char detail[256];
+	/* Established connections (genid.ct_*): the families whose holds
+	 * are NFTABLES alone, from chains that accept an established
+	 * connection's packets first; conntrack's settings. */
+	__u8 ct_shape;
+	__u8 ct_flags;
+	__u32 ct_timeout[2];
+	char ct_detail[192]; /* what lets them in, or keeps them out */
 };
 /* Evaluates every condition; on a failure to read one, sets UNKNOWN. */
 int silo_envelope_eval(struct silo_envelope *env);
 /*
  * Writes env less genid.override into genid.outside (override: the
  * SILO_ENV_OVERRIDABLE bits to keep, or -1 to keep the map's), bumping
- * genid when outside changed. Returns 0 or -errno.
+ * genid when outside changed, and the established connections' view
+ * (ct_optin: the operator's opt-in, 0 or 1, or -1 to keep the map's).
+ * Returns 0 or -errno.
  */
 int silo_envelope_apply(int genid_fd, const struct silo_envelope *env,
-			int override);
+			int override, int ct_optin);
+/* The families whose established connections XDP forwards with env and
+ * the opt-in: ct_shape where NFTABLES is all that holds. */
+unsigned int silo_envelope_ct_fams(const struct silo_envelope *env, bool optin);
 
 /* Services (service.c). */
 /* silo_service_sync, or -EAGAIN at once while another process holds the

@@ -41,4 +41,12 @@ void fmt_xdp_csum(struct silo *s, const struct silo_xdp_dev *dev, char *buf,
 		  size_t len);
 json_object *fmt_xdp_csum_json(struct silo *s, const struct silo_xdp_dev *dev);
 
+/* The envelope and established connections (fmt_envelope.c): JSON, and
+ * the lines of "silo xdp status" (daemon: silod runs; live: it beats). */
+json_object *fmt_envelope_json(const struct silo_envelope_info *e,
+			       const struct silo_conntrack_info *ct);
+void fmt_envelope_print(const struct silo_envelope_info *e,
+			const struct silo_conntrack_info *ct, bool daemon,
+			bool live);
+
 #endif /* SILO_FMT_H */

@@ -293,13 +293,40 @@ out:
 	return err;
 }
 
+/* Established connections' counters (ct_stats), totals only. */
+static json_object *ct_json(const struct silo_conntrack_info *ct)
+{
+	json_object *o = json_object_new_object();
+	unsigned int i;
+
+	for (i = 0; i < SILO_CT_STAT_MAX; i++)
+		json_object_object_add(
+			o, silo_ct_stat_name(i),
+			json_object_new_uint64(((const __u64 *)&ct->stats)[i]));
+	return o;
+}
+
+static void ct_text(const struct silo_conntrack_info *ct)
+{
+	unsigned int i;
+
+	printf("\nconntrack (established connections, --forward-established %s):\n",
+	       ct->optin ? "on" : "off");
+	for (i = 0; i < SILO_CT_STAT_MAX; i++)
+		printf("  %-20s %12llu  %s\n", silo_ct_stat_name(i),
+		       (unsigned long long)((const __u64 *)&ct->stats)[i],
+		       silo_ct_stat_desc(i));
+}
+
 /* The totals, and with by_cpu each CPU's counters too. */
 static void show_json(const struct silo_stats *total,
-		      const struct silo_stats *per_cpu, int ncpus, bool by_cpu)
+		      const struct silo_stats *per_cpu, int ncpus, bool by_cpu,
+		      const struct silo_conntrack_info *ct)
 {
 	json_object *o = stats_json(total);
 	int cpu;
 
+	json_object_object_add(o, "conntrack", ct_json(ct));
 	if (by_cpu) {
 		json_object *arr = json_object_new_array();
 		json_object *tot = o;
@@ -314,7 +341,8 @@ static void show_json(const struct silo_stats *total,
 }
 
 static void show_text(const struct silo_stats *total,
-		      const struct silo_stats *per_cpu, int ncpus, bool by_cpu)
+		      const struct silo_stats *per_cpu, int ncpus, bool by_cpu,
+		      const struct silo_conntrack_info *ct)
 {
 	unsigned int i;
 	int cpu;
@@ -334,6 +362,8 @@ static void show_text(const struct silo_stats *total,
 							  &per_cpu[cpu], i));
 		printf("  %s\n", silo_stat_desc(i));
 	}
+	if (ct->optin || ct->stats.forwarded || ct->stats.pass_none)
+		ct_text(ct);
 }
 
 static int stats_show(void *parsed, int argc __maybe_unused,
@@ -341,6 +371,7 @@ static int stats_show(void *parsed, int argc __maybe_unused,
 {
 	struct stats_cfg *cfg = parsed;
 	struct silo_stats *per_cpu, total = {};
+	struct silo_conntrack_info ct;
 	bool by_cpu, prometheus;
 	double interval;
 	int c, ncpus;
@@ -384,11 +415,13 @@ static int stats_show(void *parsed, int argc __maybe_unused,
 		return 1;
 	}
 	sum_cpus(per_cpu, ncpus, &total);
+	if (silo_conntrack_info(s, &ct))
+		memset(&ct, 0, sizeof(ct));
 
 	if (cli.json)
-		show_json(&total, per_cpu, ncpus, by_cpu);
+		show_json(&total, per_cpu, ncpus, by_cpu, &ct);
 	else
-		show_text(&total, per_cpu, ncpus, by_cpu);
+		show_text(&total, per_cpu, ncpus, by_cpu, &ct);
 	free(per_cpu);
 	return 0;
 }

@@ -22,7 +22,7 @@ static const struct opt_choice modes[] = {
 
 struct load_cfg {
 	int mode;
-	bool forward, replace, force, no_cache, bypass;
+	bool forward, replace, force, no_cache, bypass, established;
 	__u32 cache_size;
 };
 
@@ -53,6 +53,14 @@ static const struct opt load_opts[] = {
 		    "forwarded packets: their rules (drop, NAT,\n"
 		    "logging, shaping) do not apply. A security\n"
 		    "decision; each forwarding load restates it"),
+	OPTION_FLAG("forward-established", load_cfg, established,
+		    "with --forward, where a stateful nftables\n"
+		    "ruleset accepts established connections\n"
+		    "first: XDP forwards their packets, asking\n"
+		    "conntrack per packet, and makes their TCP\n"
+		    "window tracking liberal (as nftables'\n"
+		    "flowtable does). The namespace's; each\n"
+		    "forwarding load restates it"),
 	OPTION_END,
 };
 
@@ -146,6 +154,9 @@ static int xdp_load(void *parsed, int argc __maybe_unused, char **argv)
 	if (cfg->bypass && !cfg->forward)
 		return usage_error(
 			"--allow-firewall-bypass is about forwarded traffic: add --forward\n");
+	if (cfg->established && !cfg->forward)
+		return usage_error(
+			"--forward-established is about forwarded traffic: add --forward\n");
 	lo.mode = cfg->mode;
 	lo.forward = cfg->forward;
 	lo.replace = cfg->replace;
@@ -153,6 +164,7 @@ static int xdp_load(void *parsed, int argc __maybe_unused, char **argv)
 	lo.no_cache = cfg->no_cache;
 	lo.cache_size = cfg->cache_size;
 	lo.allow_firewall_bypass = cfg->bypass;
+	lo.forward_established = cfg->established;
 	dev = argv[0];
 	s = open_silo();
 	if (!s)
@@ -168,6 +180,9 @@ static int xdp_load(void *parsed, int argc __maybe_unused, char **argv)
 		json_object_object_add(
 			o, "firewall_bypass",
 			json_object_new_boolean(lo.allow_firewall_bypass));
+		json_object_object_add(
+			o, "forward_established",
+			json_object_new_boolean(lo.forward_established));
 		json_object_object_add(o, "pin_dir",
 				       json_object_new_string(silo_pin_dir(s)));
 		json_print(o);
@@ -209,112 +224,6 @@ static int xdp_unload(void *parsed __maybe_unused, int argc __maybe_unused,
 	return 0;
 }
 
-static const char *const fam_key[2] = { "ipv4", "ipv6" };
-static const char *const fam_title[2] = { "IPv4", "IPv6" };
-
-static json_object *env_bits_json(__u32 bits)
-{
-	json_object *a = json_object_new_array();
-	unsigned int i;
-
-	for (i = 0; i < SILO_ENV_BIT_MAX; i++)
-		if (bits & (1U << i))
-			json_object_array_add(
-				a,
-				json_object_new_string(silo_envelope_name(i)));
-	return a;
-}
-
-static void env_bits_str(char *buf, size_t len, __u32 bits)
-{
-	size_t n = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < SILO_ENV_BIT_MAX && n < len; i++)
-		if (bits & (1U << i))
-			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
-				      silo_envelope_name(i));
-}
-
-/* The data path's view is current when it is the live one less override. */
-static bool env_current(const struct silo_envelope_info *e, int f)
-{
-	return !e->loaded || e->outside[f] == (e->holds[f] & ~e->override);
-}
-
-static json_object *envelope_json(const struct silo_envelope_info *e)
-{
-	json_object *o = json_object_new_object();
-	int f;
-
-	json_object_object_add(o, "override", env_bits_json(e->override));
-	json_object_object_add(o, "detail", json_object_new_string(e->detail));
-	for (f = 0; f < 2; f++) {
-		json_object *fo = json_object_new_object();
-
-		/* Live: what the configuration is now. */
-		json_object_object_add(
-			fo, "inside",
-			json_object_new_boolean(!(e->holds[f] & ~e->override)));
-		json_object_object_add(fo, "holds", env_bits_json(e->holds[f]));
-		/* What the data path acts on (genid.outside). */
-		json_object_object_add(fo, "outside",
-				       env_bits_json(e->outside[f]));
-		json_object_object_add(
-			fo, "current",
-			json_object_new_boolean(env_current(e, f)));
-		json_object_object_add(o, fam_key[f], fo);
-	}
-	return o;
-}
-
-static void envelope_print(const struct silo_envelope_info *e, bool daemon,
-			   bool live)
-{
-	char bits[256];
-	__u32 out;
-	unsigned int i;
-	int f;
-
-	for (f = 0; f < 2; f++) {
-		out = e->holds[f] & ~e->override;
-		printf("%s %s %s", f ? "         " : "envelope:", fam_title[f],
-		       out  ? "outside, forwarded traffic goes to the stack" :
-		       live ? "inside, forwarded by XDP" :
-			      "inside (forwarded by XDP once silod runs)");
-		env_bits_str(bits, sizeof(bits), e->holds[f] & e->override);
-		if (bits[0])
-			printf(" (bypassing %s)", bits);
-		printf("\n");
-		for (i = 0; i < SILO_ENV_BIT_MAX; i++)
-			if (out & (1U << i))
-				printf("            %s: %s: %s\n",
-				       silo_envelope_name(i),
-				       silo_envelope_desc(i),
-				       silo_envelope_todo(i));
-	}
-	if (e->detail[0])
-		printf("          first found: %s\n", e->detail);
-	if (e->override) {
-		env_bits_str(bits, sizeof(bits), e->override);
-		printf("warning: firewall bypass on (--allow-firewall-bypass): forwarded traffic skips %s\n",
-		       bits);
-	}
-	for (f = 0; f < 2; f++) {
-		if (env_current(e, f))
-			continue;
-		env_bits_str(bits, sizeof(bits), e->outside[f]);
-		printf("note: the data path's %s view differs from the live one (outside: %s): %s\n",
-		       fam_title[f], bits[0] ? bits : "none",
-		       daemon ?
-			       "silod updates it within a second" :
-			       "silod is not running to update it: start silod");
-	}
-}
-
-/* Each node's route cache: entries in use of its capacity, and the counts
- * of its CPUs. */
 static json_object *pressure_json(const struct silo_cache_pressure *p)
 {
 	json_object *arr = json_object_new_array();
@@ -365,6 +274,7 @@ struct status {
 	struct silo_xdp_dev *devs;
 	size_t n;
 	struct silo_envelope_info env;
+	struct silo_conntrack_info ct;
 	struct silo_daemon_info di;
 	struct silo_cache_pressure *cp; /* NULL: not shown */
 	struct silo_info info;
@@ -423,6 +333,8 @@ static int status_read(struct silo *s, struct status *st)
 		st->cp = NULL;
 	}
 	err = silo_envelope_info(s, &st->env);
+	if (!err)
+		err = silo_conntrack_info(s, &st->ct);
 	if (err) {
 		fprintf(stderr, "%s: error: cannot read the envelope: %s\n",
 			prog_name, strerror(-err));
@@ -498,7 +410,8 @@ static void status_json(const struct status *st)
 	json_object_object_add(o, "silod", json_object_new_boolean(st->daemon));
 	json_object_object_add(o, "forwarding_live",
 			       json_object_new_boolean(st->live));
-	json_object_object_add(o, "envelope", envelope_json(&st->env));
+	json_object_object_add(o, "envelope",
+			       fmt_envelope_json(&st->env, &st->ct));
 	json_object_object_add(o, "apply_pending", pending_json(st));
 	json_print(o);
 }
@@ -539,7 +452,7 @@ static void status_print(const struct status *st)
 	if (!st->loaded && !st->n && !st->stale) {
 		printf("silo is not loaded in this network namespace (pins: %s)\n",
 		       silo_pin_dir(st->s));
-		envelope_print(&st->env, false, false);
+		fmt_envelope_print(&st->env, &st->ct, false, false);
 		return;
 	}
 	if (st->loaded) {
@@ -562,7 +475,7 @@ static void status_print(const struct status *st)
 		silod_hint(stdout);
 		printf("\n");
 	}
-	envelope_print(&st->env, st->daemon, st->live);
+	fmt_envelope_print(&st->env, &st->ct, st->daemon, st->live);
 }
 
 static int xdp_status(void *parsed, int argc __maybe_unused,

@@ -100,7 +100,7 @@ void envelope_close(struct silod *d)
 }
 
 static void log_change(const struct silo_envelope *env, const __u32 *old,
-		       __u32 override)
+		       __u32 override, unsigned int ct_fams)
 {
 	static const char *const fam[] = { "IPv4", "IPv6" };
 	unsigned int f, i;
@@ -113,6 +113,11 @@ static void log_change(const struct silo_envelope *env, const __u32 *old,
 		if (!now) {
 			pr_info("%s: inside the offload envelope again: XDP forwards\n",
 				fam[f]);
+			continue;
+		}
+		if (ct_fams & (1U << f)) {
+			pr_info("%s: established connections forwarded by XDP with conntrack's verdict, the rest by the stack (%s)\n",
+				fam[f], env->ct_detail);
 			continue;
 		}
 		/* IPv6 forwarding off is the kernel's own choice: no alarm. */
@@ -140,7 +145,7 @@ int envelope_update(struct silod *d)
 	silo_envelope_eval(&env);
 	/* The regrace thread bumps genid too: one writer at a time. */
 	pthread_mutex_lock(&d->genid_lock);
-	err = silo_envelope_apply(d->maps.fd[SILO_MAP_GENID], &env, -1);
+	err = silo_envelope_apply(d->maps.fd[SILO_MAP_GENID], &env, -1, -1);
 	pthread_mutex_unlock(&d->genid_lock);
 	if (err) {
 		pr_err("cannot write the envelope to genid: %s\n",
@@ -148,9 +153,9 @@ int envelope_update(struct silod *d)
 		return err;
 	}
 	if (bpf_map_lookup_elem(d->maps.fd[SILO_MAP_GENID], &zero, &g))
-		g.override = 0;
+		memset(&g, 0, sizeof(g));
 	log_change(&env, d->env.known ? d->env.holds : (__u32[2]){ 0, 0 },
-		   g.override);
+		   g.override, g.ct_fams);
 	memcpy(d->env.holds, env.holds, sizeof(d->env.holds));
 	d->env.known = true;
 	return 0;

@@ -178,13 +178,15 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 	struct burst b = {};
 	struct tick t = {};
 	__u64 now, wait, last_sweep = 0, last_warn = 0, resync_at, sweep_at;
-	struct pollfd pfd[6] = {
+	struct pollfd pfd[7] = {
 		{ .fd = d->nl_fd, .events = POLLIN },
 		{ .fd = sig_fd, .events = POLLIN },
 		{ .fd = index_pollfd(d), .events = POLLIN },
 	};
-	int err = 0, nfds = 3 + envelope_pollfds(d, pfd + 3);
+	int err = 0, nenv = envelope_pollfds(d, pfd + 3), nfds;
 	struct timespec ts;
+
+	nfds = 3 + nenv + ct_pollfds(d, pfd + 3 + nenv);
 
 	for (;;) {
 		now = now_ns();
@@ -217,7 +219,8 @@ static int run(struct silod *d, int sig_fd, int argc, char **argv)
 		ts.tv_nsec = wait % 1000000000;
 		if (ppoll(pfd, nfds, &ts, NULL) < 0 && errno != EINTR)
 			return -errno;
-		tick_poll(d, pfd + 3, nfds - 3);
+		tick_poll(d, pfd + 3, nenv);
+		ct_poll(d);
 		/* The fill log, a quarter full or at least every beat. */
 		index_drain(d);
 		if (pfd[0].revents) {
@@ -298,6 +301,8 @@ static int daemon_open(struct silod *d, int *sig_fd)
 			       &(bool){ false });
 	if (!err)
 		err = index_open(d);
+	if (!err)
+		ct_open(d); /* said; the data path then passes them */
 	return err;
 }
 
@@ -388,6 +393,7 @@ out_release:
 out_close:
 	if (metrics_fd >= 0)
 		close(metrics_fd);
+	ct_close(d);
 	index_close(d);
 	silo_maps_close(&d->maps);
 	if (d->nl_fd >= 0)

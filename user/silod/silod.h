@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "silo/abi/internal.h"
 #include "../lib/silod.h"
 
 /* Configuration, from options and the config file (SIGHUP re-reads it). */
@@ -94,6 +95,17 @@ struct silod_envelope {
 	bool known;
 };
 
+struct ring_buffer;
+struct nfct_handle;
+/* Connections the data path asks to be made liberal (ct.c). */
+struct silod_ct {
+	struct ring_buffer *rb; /* ct_ask's; NULL: none */
+	struct nfct_handle *h; /* ctnetlink */
+	struct silo_ct_ask last; /* the last one asked about */
+	bool have_last;
+	__u64 made, failed; /* connections made liberal, or not found */
+};
+
 /* The PMTU watch (pmtu.c). */
 struct silod_pmtu {
 	__u32 watch; /* 1 << SILO_FAM_*, as the heartbeat says */
@@ -157,6 +169,7 @@ struct silod {
 	struct cache_index *index; /* the caches' keys by address (index.c) */
 	struct silod_pmtu pmtu;
 	struct silod_reconcile rec;
+	struct silod_ct ct;
 };
 
 #define DSTAT_ADD(d, field, n)                    \
@@ -300,6 +313,12 @@ __u64 envelope_wait(struct silod *d, __u64 now, __u64 wait);
 /* After ppoll: on a notification, or when the poll is due, updates. True
  * when the poll was due: the caller's once-a-second polls follow it. */
 bool envelope_poll(struct silod *d, const struct pollfd *pfd, int n);
+
+/* ct.c: the ct_ask ring buffer, after the maps are open. */
+int ct_open(struct silod *d);
+void ct_close(struct silod *d);
+int ct_pollfds(struct silod *d, struct pollfd *pfd); /* room for 1 */
+void ct_poll(struct silod *d);
 
 /* neigh.c: once a second, NTF_USE for the neighbours the caches send to. */
 void neigh_confirm(struct silod *d);

@@ -167,4 +167,22 @@ struct silo_hot {
 
 _Static_assert(sizeof(struct silo_hot) == 128, "route_hot's slot");
 
+/*
+ * ct_ask (a ring buffer, lib/ct.h): a TCP connection XDP would forward but
+ * for conntrack's window tracking, which must be liberal first (else the
+ * stack judges the next packet it sees invalid). silod sets
+ * IP_CT_TCP_FLAG_BE_LIBERAL on both directions through ctnetlink, as
+ * nft_flow_offload_eval() does; the connection's next packet is then
+ * forwarded. The tuple is the packet's, network order.
+ */
+struct silo_ct_ask {
+	__u8 src[16];
+	__u8 dst[16];
+	__be16 sport;
+	__be16 dport;
+	__u8 family; /* SILO_AF_INET, SILO_AF_INET6 */
+	__u8 l4_proto;
+	__u8 pad[2];
+};
+
 #endif /* SILO_ABI_INTERNAL_H */

@@ -27,6 +27,8 @@
 #define SILO_PIN_SRC_CHECKED "src_checked"
 #define SILO_PIN_DIRECT_SKIP "direct_skip"
 #define SILO_PIN_CSUM_STATS "csum_stats"
+#define SILO_PIN_CT_STATS "ct_stats"
+#define SILO_PIN_CT_ASK "ct_ask"
 #define SILO_PIN_ROUTE_CACHE_NODE "route_cache_n" /* + node number */
 #define SILO_PIN_XDP_LINK "xdp_link_" /* + ifindex */
 #define SILO_PIN_REUSEPORT_DIR "reuseport" /* one entry per group */

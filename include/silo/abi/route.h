@@ -84,7 +84,19 @@ struct silo_genid {
 	 */
 	__u16 route_mtu[2];
 	__u8 pmtu_flags; /* SILO_PMTU_F_* */
-	__u8 pad[7];
+	/*
+	 * Established connections under a stateful firewall (lib/ct.h,
+	 * docs/ENVELOPE.md). ct_fams: SILO_FAM_* bits whose outside[] is
+	 * SILO_ENV(NFTABLES) alone only because of chains proven to accept an
+	 * established connection's packets first, and the operator opted in
+	 * (ct_optin): XDP forwards the packets of connections conntrack holds
+	 * established, and passes the rest. An earlier release's program
+	 * reads outside[] alone and passes them all.
+	 */
+	__u8 ct_fams;
+	__u8 ct_optin; /* the operator's choice: --forward-established */
+	__u8 ct_flags; /* SILO_CT_F_*: the namespace's conntrack settings */
+	__u8 pad[4];
 	/*
 	 * Moved forward after every delete of route cache entries by user
 	 * space (silod's sweeps, "silo route flush") and after silod's PMTU
@@ -94,8 +106,15 @@ struct silo_genid {
 	 * what it deleted.
 	 */
 	__u64 sweeps;
-	__u8 cacheline_pad[16];
+	/* Conntrack's timeouts, seconds, that a packet of an established
+	 * connection refreshes (nf_conntrack_tcp_timeout_established,
+	 * nf_conntrack_udp_timeout_stream): [0] TCP, [1] UDP. */
+	__u32 ct_timeout[2];
+	__u8 cacheline_pad[8];
 };
+
+/* genid.ct_flags */
+#define SILO_CT_F_CHECKSUM (1U << 0) /* nf_conntrack_checksum 1 */
 
 /* genid.pmtu_flags */
 #define SILO_PMTU_F_USE_V4 (1U << 0) /* net.ipv4.ip_forward_use_pmtu 1 */

@@ -53,7 +53,52 @@ static int eval_nftables(struct silo_envelope *env)
 
 	if (!err && v.outside)
 		hold(env, v.outside, SILO_ENV(NFTABLES), "%s", v.detail);
+	if (!err) {
+		env->ct_shape = v.est;
+		snprintf(env->ct_detail, sizeof(env->ct_detail), "%s",
+			 v.est_detail);
+	}
 	return err;
+}
+
+/* Conntrack's settings that its established connections' packets meet;
+ * none to read (no conntrack in this namespace): no shape is proven. */
+static void eval_conntrack(struct silo_envelope *env)
+{
+	static const char *const dir = "/proc/sys/net/netfilter/";
+	char path[96];
+	int v[3] = { 0 };
+	static const char *const names[] = {
+		"nf_conntrack_checksum",
+		"nf_conntrack_tcp_timeout_established",
+		"nf_conntrack_udp_timeout_stream",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "%s%s", dir, names[i]);
+		if (silo_read_sysctl_int(path, &v[i]) || v[i] < 0) {
+			if (env->ct_shape)
+				snprintf(env->ct_detail, sizeof(env->ct_detail),
+					 "cannot read %s", path);
+			env->ct_shape = 0;
+			return;
+		}
+	}
+	env->ct_flags = v[0] ? SILO_CT_F_CHECKSUM : 0;
+	env->ct_timeout[0] = v[1];
+	env->ct_timeout[1] = v[2];
+}
+
+unsigned int silo_envelope_ct_fams(const struct silo_envelope *env, bool optin)
+{
+	unsigned int fams = 0, f;
+
+	for (f = 0; f < 2; f++)
+		if (optin && (env->ct_shape & (1U << f)) &&
+		    env->holds[f] == SILO_ENV(NFTABLES))
+			fams |= 1U << f;
+	return fams;
 }
 
 /* iptables-legacy: a table is registered once something used it. */
@@ -430,11 +475,12 @@ int silo_envelope_eval(struct silo_envelope *env)
 	}
 	eval_forwarding(env);
 	eval_mpath_hash(env);
+	eval_conntrack(env);
 	return ret;
 }
 
 int silo_envelope_apply(int genid_fd, const struct silo_envelope *env,
-			int override)
+			int override, int ct_optin)
 {
 	struct silo_genid g, old;
 	__u32 zero = 0;
@@ -447,8 +493,15 @@ int silo_envelope_apply(int genid_fd, const struct silo_envelope *env,
 		g.override = override & SILO_ENV_OVERRIDABLE;
 	for (f = 0; f < ARRAY_SIZE(g.outside); f++)
 		g.outside[f] = env->holds[f] & ~g.override;
+	if (ct_optin >= 0)
+		g.ct_optin = !!ct_optin;
+	g.ct_fams = silo_envelope_ct_fams(env, g.ct_optin);
+	g.ct_flags = env->ct_flags;
+	memcpy(g.ct_timeout, env->ct_timeout, sizeof(g.ct_timeout));
 	if (!memcmp(g.outside, old.outside, sizeof(g.outside))) {
-		if (g.override == old.override)
+		if (g.override == old.override && g.ct_optin == old.ct_optin &&
+		    g.ct_fams == old.ct_fams && g.ct_flags == old.ct_flags &&
+		    !memcmp(g.ct_timeout, old.ct_timeout, sizeof(g.ct_timeout)))
 			return 0; /* no write: nothing to race with */
 	} else {
 		/* Entries made before are not trusted across the change. */

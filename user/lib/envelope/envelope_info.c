@@ -4,6 +4,7 @@
  * path was told (envelope.c evaluates). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include "../pins.h"
@@ -83,6 +84,61 @@ int silo_envelope_info(struct silo *s, struct silo_envelope_info *info)
 	info->loaded = true;
 	info->override = g.override;
 	memcpy(info->outside, g.outside, sizeof(info->outside));
+out:
+	silo_maps_close(&m);
+	return err;
+}
+
+/* ct_stats summed over the CPUs; an absent map (pins of an earlier
+ * release) reads as zeros. */
+static int ct_stats_sum(int fd, struct silo_ct_stats *total)
+{
+	int ncpus = silo_nr_cpus(), cpu;
+	struct silo_ct_stats *per_cpu;
+	unsigned int i;
+	__u32 zero = 0;
+
+	memset(total, 0, sizeof(*total));
+	if (fd < 0)
+		return 0;
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	per_cpu = calloc(ncpus, sizeof(*per_cpu));
+	if (!per_cpu)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &zero, per_cpu)) {
+		free(per_cpu);
+		return -errno;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (i = 0; i < SILO_CT_STAT_MAX; i++)
+			((__u64 *)total)[i] += ((__u64 *)&per_cpu[cpu])[i];
+	free(per_cpu);
+	return 0;
+}
+
+int silo_conntrack_info(struct silo *s, struct silo_conntrack_info *info)
+{
+	struct silo_envelope env;
+	struct silo_maps m;
+	struct silo_genid g;
+	__u32 zero = 0;
+	int err = 0;
+
+	memset(info, 0, sizeof(*info));
+	silo_envelope_eval(&env);
+	info->shape = env.ct_shape;
+	snprintf(info->detail, sizeof(info->detail), "%s", env.ct_detail);
+	if (silo_maps_open(s, &m))
+		return 0;
+	if (bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g)) {
+		err = -errno;
+		goto out;
+	}
+	info->loaded = true;
+	info->optin = g.ct_optin;
+	info->fams = g.ct_fams;
+	err = ct_stats_sum(m.fd[SILO_MAP_CT_STATS], &info->stats);
 out:
 	silo_maps_close(&m);
 	return err;

@@ -31,6 +31,7 @@
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 #include "../nl.h"
@@ -38,60 +39,6 @@
 #include "nft.h"
 
 #define GEN_TRIES 5
-
-/* A base chain on the forward path, and what keeps it from being neutral. */
-struct fwd_chain {
-	__u8 family;
-	__u32 hook;
-	unsigned int fams, rules;
-	char table[NFT_TABLE_MAXNAMELEN], name[NFT_CHAIN_MAXNAMELEN];
-	const char *why; /* NULL: nothing yet, but for rules and conntrack */
-};
-
-struct ruleset {
-	struct fwd_chain *chains;
-	size_t n;
-	unsigned int ct_fams; /* conntrack registered for these */
-	char ct_why[120];
-	__u32 gen;
-	int err;
-	bool cut; /* rules left unread: every family was outside already */
-};
-
-static const char *family_name(__u32 family)
-{
-	switch (family) {
-	case NFPROTO_INET:
-		return "inet";
-	case NFPROTO_IPV4:
-		return "ip";
-	case NFPROTO_IPV6:
-		return "ip6";
-	case NFPROTO_NETDEV:
-		return "netdev";
-	case NFPROTO_BRIDGE:
-		return "bridge";
-	case NFPROTO_ARP:
-		return "arp";
-	}
-	return "?";
-}
-
-static const char *hook_name(__u32 family, __u32 hook)
-{
-	static const char *const inet[] = {
-		[NF_INET_PRE_ROUTING] = "prerouting",
-		[NF_INET_LOCAL_IN] = "input",
-		[NF_INET_FORWARD] = "forward",
-		[NF_INET_LOCAL_OUT] = "output",
-		[NF_INET_POST_ROUTING] = "postrouting",
-		[NF_INET_INGRESS] = "ingress",
-	};
-
-	if (family == NFPROTO_NETDEV)
-		return hook == NF_NETDEV_INGRESS ? "ingress" : "egress";
-	return hook < ARRAY_SIZE(inet) && inet[hook] ? inet[hook] : "?";
-}
 
 /* The families whose forwarded packets a base chain sees; 0: none. */
 static unsigned int hook_fams(__u32 family, __u32 hook)
@@ -164,7 +111,7 @@ static void chain_note(struct ruleset *rs, struct nftnl_chain *c)
 	/* A nat chain registers NAT and conntrack, whatever its hook. */
 	if (nat)
 		ct_registered(rs, family, "the nat chain '%s %s %s'",
-			      family_name(family),
+			      nft_family_name(family),
 			      nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE),
 			      nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
 	if (!fams)
@@ -184,10 +131,17 @@ static void chain_note(struct ruleset *rs, struct nftnl_chain *c)
 		 nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE));
 	snprintf(f->name, sizeof(f->name), "%s",
 		 nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
+	f->accept = nftnl_chain_is_set(c, NFTNL_CHAIN_POLICY) &&
+		    nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY) == NF_ACCEPT;
+	if (nat)
+		f->est = EST_YES;
+	else if (family == NFPROTO_NETDEV || hook == NF_INET_INGRESS ||
+		 (__s32)nftnl_chain_get_u32(c, NFTNL_CHAIN_PRIO) <=
+			 NF_IP_PRI_CONNTRACK)
+		f->est = EST_NEUTRAL_ONLY;
 	if (nat)
 		f->why = "a nat chain";
-	else if (!nftnl_chain_is_set(c, NFTNL_CHAIN_POLICY) ||
-		 nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY) != NF_ACCEPT)
+	else if (!f->accept)
 		f->why = "policy drop";
 	else if (nftnl_chain_is_set(c, NFTNL_CHAIN_PACKETS))
 		f->why = "keeps counters";
@@ -221,6 +175,34 @@ static bool expr_uses_ct(const char *name)
 	return silo_str_in(name, names, ARRAY_SIZE(names));
 }
 
+/* Conntrack's users that no established shape allows: what they do to a
+ * connection's packets is more than forwarding (a helper, a timeout
+ * policy, notrack, synproxy, a flowtable), or is not read (xt). */
+static bool expr_ct_strict(struct nftnl_expr *e, const char *name)
+{
+	static const char *const names[] = {
+		"notrack", "synproxy", "flow_offload", "match", "target",
+	};
+
+	/* `ct ... set`: a mark, a zone, a helper, a timeout. */
+	if (!strcmp(name, "ct"))
+		return nftnl_expr_is_set(e, NFTNL_EXPR_CT_SREG);
+	return silo_str_in(name, names, ARRAY_SIZE(names));
+}
+
+static void __attribute__((format(printf, 3, 4)))
+ct_strict(struct ruleset *rs, __u32 family, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!rs->ct_strict) {
+		va_start(ap, fmt);
+		vsnprintf(rs->strict_why, sizeof(rs->strict_why), fmt, ap);
+		va_end(ap);
+	}
+	rs->ct_strict |= ct_fams(family);
+}
+
 struct expr_ctx {
 	struct ruleset *rs;
 	__u32 family;
@@ -236,15 +218,20 @@ static int expr_cb(struct nftnl_expr *e, void *data)
 		return MNL_CB_OK;
 	if (expr_uses_ct(name))
 		ct_registered(x->rs, x->family, "'%s' in '%s %s', %s", name,
-			      family_name(x->family), x->table, x->where);
+			      nft_family_name(x->family), x->table, x->where);
+	if (expr_ct_strict(e, name))
+		ct_strict(x->rs, x->family, "'%s%s' in '%s %s', %s", name,
+			  strcmp(name, "ct") ? "" : " set",
+			  nft_family_name(x->family), x->table, x->where);
 	/* A dynamic set's update may carry expressions of its own. */
 	if (!strcmp(name, "dynset"))
 		nftnl_expr_expr_foreach(e, expr_cb, data);
 	return MNL_CB_OK;
 }
 
-/* Both families outside whatever else the ruleset holds: what is left to
- * read changes nothing. */
+/* Both families outside whatever else the ruleset holds, and neither
+ * can be let in by its established shape: what is left to read changes
+ * nothing. */
 static bool decided(const struct ruleset *rs)
 {
 	unsigned int fams = rs->ct_fams;
@@ -253,7 +240,7 @@ static bool decided(const struct ruleset *rs)
 	for (i = 0; i < rs->n; i++)
 		if (rs->chains[i].why || rs->chains[i].rules)
 			fams |= rs->chains[i].fams;
-	return fams == FAM_BOTH;
+	return fams == FAM_BOTH && nft_est_lost(rs) == FAM_BOTH;
 }
 
 static int rule_cb(const struct nlmsghdr *nlh, void *data)
@@ -284,9 +271,16 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 	for (i = 0; i < rs->n; i++) {
 		struct fwd_chain *f = &rs->chains[i];
 
-		if (f->family == x.family && !strcmp(f->table, x.table) &&
-		    !strcmp(f->name, chain))
-			f->rules++;
+		if (f->family != x.family || strcmp(f->table, x.table) ||
+		    strcmp(f->name, chain))
+			continue;
+		/* The dump gives a chain's rules in order: the first decides
+		 * what an established connection's packets meet. */
+		if (!f->rules++ && f->est == EST_RULES)
+			f->est = nft_rule_accepts_established(r) ? EST_YES :
+								   EST_NO;
+		else if (f->est == EST_NEUTRAL_ONLY)
+			f->est = EST_NO;
 	}
 	snprintf(where, sizeof(where), "chain %s", chain);
 	x.where = where;
@@ -342,8 +336,15 @@ static int obj_cb(const struct nlmsghdr *nlh, void *data)
 	    type == NFT_OBJECT_SYNPROXY)
 		ct_registered(rs, family, "the object '%s' in '%s %s'",
 			      nftnl_obj_get_str(o, NFTNL_OBJ_NAME),
-			      family_name(family),
+			      nft_family_name(family),
 			      nftnl_obj_get_str(o, NFTNL_OBJ_TABLE));
+	if (type != NFT_OBJECT_CONNLIMIT && type != NFT_OBJECT_COUNTER &&
+	    type != NFT_OBJECT_QUOTA && type != NFT_OBJECT_LIMIT &&
+	    type != NFT_OBJECT_SECMARK)
+		ct_strict(rs, family, "the object '%s' in '%s %s'",
+			  nftnl_obj_get_str(o, NFTNL_OBJ_NAME),
+			  nft_family_name(family),
+			  nftnl_obj_get_str(o, NFTNL_OBJ_TABLE));
 out:
 	nftnl_obj_free(o);
 	return rs->err ? MNL_CB_ERROR : MNL_CB_OK;
@@ -414,8 +415,8 @@ static void decide(const struct ruleset *rs, struct nft_view *v)
 			snprintf(
 				v->detail, sizeof(v->detail),
 				"nftables chain '%s %.64s %.64s' (hook %s): %s",
-				family_name(f->family), f->table, f->name,
-				hook_name(f->family, f->hook), why);
+				nft_family_name(f->family), f->table, f->name,
+				nft_hook_name(f->family, f->hook), why);
 		v->outside |= f->fams;
 	}
 	/* Conntrack's own hooks see every forwarded packet, with or without
@@ -426,6 +427,7 @@ static void decide(const struct ruleset *rs, struct nft_view *v)
 			 "forwarded packet",
 			 rs->ct_why);
 	v->outside |= rs->ct_fams;
+	nft_decide_est(rs, v);
 }
 
 /*

@@ -128,17 +128,19 @@ static const char *fams_name(const struct silo_envelope *env, __u32 bit)
 /*
  * Evaluates the envelope for a load onto ifname; refuses a forwarding load
  * that a condition would keep from forwarding. *override: what to write to
- * genid.override (-1: keep).
+ * genid.override (-1: keep); *ct_optin: to genid.ct_optin (-1: keep).
  */
 static int envelope_check(const char *ifname,
 			  const struct silo_xdp_load_opts *opts,
-			  struct silo_envelope *env, int *override)
+			  struct silo_envelope *env, int *override,
+			  int *ct_optin)
 {
 	__u32 bypass = 0, refuse, bit;
-	unsigned int i;
+	unsigned int i, ct;
 
 	silo_envelope_eval(env);
 	*override = -1;
+	*ct_optin = -1;
 	if (!opts->forward) {
 		if ((env->holds[SILO_FAM_V4] | env->holds[SILO_FAM_V6]) &
 		    SILO_ENV(UNKNOWN))
@@ -152,8 +154,17 @@ static int envelope_check(const char *ifname,
 			ifname, env->detail[0] ? "; now: " : "", env->detail);
 	}
 	*override = bypass;
-	refuse = (env->holds[SILO_FAM_V4] | env->holds[SILO_FAM_V6]) &
-		 ENV_REFUSE & ~bypass;
+	*ct_optin = opts->forward_established;
+	/* A family whose stateful firewall lets established connections
+	 * in, opted in: XDP forwards those, conntrack's verdict per packet. */
+	ct = bypass ? 0 : silo_envelope_ct_fams(env, opts->forward_established);
+	refuse = 0;
+	for (i = 0; i < 2; i++)
+		if (!(ct & (1U << i)))
+			refuse |= env->holds[i] & ENV_REFUSE & ~bypass;
+	if (ct)
+		pr_info("forwarding established connections on %s: %s\n",
+			ifname, env->ct_detail);
 	if (!refuse)
 		return 0;
 	pr_err("not forwarding on %s: it would not be what the kernel does (%s)\n",
@@ -165,6 +176,11 @@ static int envelope_check(const char *ifname,
 			       fams_name(env, bit), silo_envelope_desc(i),
 			       silo_envelope_todo(i));
 	}
+	if ((refuse & SILO_ENV(NFTABLES)) && env->ct_detail[0])
+		pr_err("nftables: %s%s\n", env->ct_detail,
+		       env->ct_shape && !opts->forward_established ?
+			       ": --forward-established lets XDP forward them, with conntrack's verdict per packet" :
+			       "");
 	return -EPERM;
 }
 
@@ -183,6 +199,7 @@ struct xdp_load {
 	struct silo_envelope env;
 	struct silo_genid genid; /* as it was, when not created */
 	int override;
+	int ct_optin;
 	struct silo_xdp *skel;
 	struct bpf_program *prog;
 	struct silo_vlan_view vlan;
@@ -230,7 +247,8 @@ static int load_maps(struct xdp_load *l)
 	int err;
 
 	/* Before anything is made: a refusal leaves nothing behind. */
-	err = envelope_check(l->ifname, opts, &l->env, &l->override);
+	err = envelope_check(l->ifname, opts, &l->env, &l->override,
+			     &l->ct_optin);
 	if (err)
 		return err;
 	err = silo_maps_ensure(l->s, maps, opts->cache_size, opts->cache_kind,
@@ -242,7 +260,7 @@ static int load_maps(struct xdp_load *l)
 		return -errno;
 	/* Before the program sees a packet. */
 	err = silo_envelope_apply(maps->fd[SILO_MAP_GENID], &l->env,
-				  l->override);
+				  l->override, l->ct_optin);
 	if (err) {
 		pr_err("cannot write the envelope to genid: %s\n",
 		       strerror(-err));
@@ -445,6 +463,7 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 			      .q = &q,
 			      .old = { .fd = -1 },
 			      .override = -1,
+			      .ct_optin = -1,
 			      .link_fd = -1 };
 	struct silo_maps *maps = &l.maps;
 	int err;
@@ -487,10 +506,11 @@ int silo_xdp_load(struct silo *s, const char *ifname,
 			ifname);
 
 	/* A failed load does not change the operator's earlier decision. */
-	if (err && l.applied && !l.created && l.override >= 0 &&
-	    l.override != (int)l.genid.override)
+	if (err && l.applied && !l.created &&
+	    ((l.override >= 0 && l.override != (int)l.genid.override) ||
+	     (l.ct_optin >= 0 && l.ct_optin != l.genid.ct_optin)))
 		silo_envelope_apply(maps->fd[SILO_MAP_GENID], &l.env,
-				    l.genid.override);
+				    l.genid.override, l.genid.ct_optin);
 	if (err && l.created)
 		silo_maps_release(s);
 	if (l.link_fd >= 0)
