@@ -27,6 +27,36 @@ if ! command -v conntrack >/dev/null; then
 fi
 lab_up "$P" || { not_ok "lab" "could not build the lab"; exit 1; }
 
+# What is proven to let established connections in, and what is not:
+# silo xdp status, before any load, names the families and why.
+proven() { silo --netns "$R" -j xdp status | jq -r '.envelope.established.proven | join(",")'; }
+shape() { # shape WHAT WANT RULESET [DETAIL]: proven families, and the line's words
+	ip netns exec "$R" nft flush ruleset
+	if ! ip netns exec "$R" nft -f - <<<"$3"; then
+		not_ok "shape: $1" "nft refused the ruleset"
+		return
+	fi
+	local got detail
+	got=$(proven)
+	detail=$(silo --netns "$R" -j xdp status | jq -r .envelope.established.detail)
+	[[ $got == "$2" && $detail == *"$4"* ]] && ok "shape: $1" ||
+		not_ok "shape: $1" "proven '$got', want '$2': $(silo --netns "$R" -j xdp status | jq -c .envelope.established)"
+}
+est='ct state established,related accept'
+shape "established accepted first" "ipv4,ipv6" "table inet f { chain fw { type filter hook forward priority 0; policy drop; $est; ct state invalid drop; iifname r-c accept; }; }" "accepted first by 'inet f fw'"
+shape "with a counter, in ip only" "ipv4" "table ip f { chain fw { type filter hook forward priority 0; policy drop; ct state established counter accept; }; }"
+shape "a rule before it" "" "table inet f { chain fw { type filter hook forward priority 0; iifname r-s drop; $est; }; }" "does not accept established connections first"
+shape "a set of states" "" "table inet f { chain fw { type filter hook forward priority 0; ct state { established, related } accept; }; }"
+shape "invalid alone" "" "table inet f { chain fw { type filter hook forward priority 0; ct state invalid accept; }; }"
+shape "a drop verdict" "" "table inet f { chain fw { type filter hook forward priority 0; ct state established drop; }; }"
+shape "a chain before conntrack" "" "table inet f { chain raw { type filter hook prerouting priority -300; iifname r-s counter; }; chain fw { type filter hook forward priority 0; $est; }; }"
+shape "postrouting too, and nat aside" "ipv4,ipv6" "table inet f { chain fw { type filter hook forward priority 0; $est; }; chain post { type filter hook postrouting priority 0; $est; udp dport 9 drop; }; chain masq { type nat hook postrouting priority 100; oifname r-s masquerade; }; }"
+shape "an empty chain that drops" "" "table inet f { chain fw { type filter hook forward priority 0; policy drop; }; chain in { type filter hook input priority 0; $est; }; }"
+shape "a helper" "" "table inet f { ct helper ftp { type \"ftp\" protocol tcp; }; chain fw { type filter hook forward priority 0; $est; tcp dport 21 ct helper set \"ftp\"; }; }" "conntrack used beyond state and NAT"
+shape "notrack in output" "" "table inet f { chain fw { type filter hook forward priority 0; $est; }; chain out { type filter hook output priority -300; notrack; }; }"
+shape "a netdev ingress chain" "" "table netdev n { chain in { type filter hook ingress device r-c priority 0; counter; }; }; table inet f { chain fw { type filter hook forward priority 0; $est; }; }" "sees packets before conntrack"
+ip netns exec "$R" nft flush ruleset
+
 ip netns exec "$R" nft -f - <<'NFT'
 table inet filter {
 	chain forward {
@@ -76,3 +106,197 @@ for dst in 10.2.0.2 fd02::2; do
 		not_ok "tcp to $dst: forwarded by XDP under conntrack" \
 			"$fwd forwarded; $(silo --netns "$R" -j stats | jq -c .conntrack)"
 done
+
+# Each connection closed by its FINs, which the stack saw and accepted
+# (the window tracking made liberal first, else they were invalid).
+out=$(ip netns exec "$R" conntrack -L -p tcp --dport 7001 2>/dev/null)
+n=$(grep -cE 'TIME_WAIT|CLOSE' <<<"$out")
+((n == 2)) && ! grep -q ESTABLISHED <<<"$out" &&
+	ok "both connections closed as conntrack saw it (FINs accepted)" ||
+	not_ok "both connections closed as conntrack saw it (FINs accepted)" "$out"
+
+# A connection that lives a while, each family: a timeout cut short by
+# hand is refreshed by the packets XDP forwards; deleted from conntrack,
+# the connection's next packet goes to the stack.
+cat >"$TMP/long.py" <<'PY'
+import socket, sys, time
+mode, host, port, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+if mode == "tcp-server":
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((host, port)); s.listen(1); print("listening", flush=True)
+    c, _ = s.accept(); n = 0
+    while True:
+        b = c.recv(65536)
+        if not b: break
+        n += len(b)
+    print(n, flush=True)
+elif mode == "tcp-client":
+    s = socket.create_connection((host, port)); n = 0; end = time.time() + secs
+    while time.time() < end:
+        s.sendall(b"x" * 100); n += 100; time.sleep(0.02)
+    s.close(); print(n, flush=True)
+elif mode == "udp-server":
+    s = socket.socket(fam, socket.SOCK_DGRAM); s.bind((host, port))
+    print("listening", flush=True); s.settimeout(secs)
+    try:
+        while True:
+            b, a = s.recvfrom(2048); s.sendto(b, a)
+    except socket.timeout:
+        pass
+else:
+    s = socket.socket(fam, socket.SOCK_DGRAM); s.settimeout(1)
+    s.connect((host, port)); sent = got = 0; end = time.time() + secs
+    while time.time() < end:
+        s.send(b"y" * 64); sent += 1
+        try:
+            s.recv(2048); got += 1
+        except socket.timeout:
+            pass
+        time.sleep(0.02)
+    print(sent, got, flush=True)
+PY
+py() { ip netns exec "$1" python3 "$TMP/long.py" "${@:2}"; }
+ctval() { # ctval PORT FIELD: conntrack -L's FIELD (timeout: the 3rd)
+	ip netns exec "$R" conntrack -L -p tcp --dport "$1" 2>/dev/null |
+		awk -v f="$2" '/ESTABLISHED/ { print (f == "timeout" ? $3 : $4); exit }'
+}
+for dst in 10.2.0.2 fd02::2; do
+	srv=${dst/fd02::2/::}
+	srv=${srv/10.2.0.2/0.0.0.0}
+	py "$P-server" tcp-server "$srv" 7002 0 >"$TMP/srv" &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$TMP/srv" 2>/dev/null && break; sleep 0.05; done
+	py "$P-client" tcp-client "$dst" 7002 4 >"$TMP/cli" &
+	client=$!
+	sleep 1
+	ip netns exec "$R" conntrack -U -p tcp --dport 7002 --timeout 40 >/dev/null 2>&1
+	sleep 1.5
+	t=$(ctval 7002 timeout)
+	((t > 500)) && ok "$dst: a timeout cut to 40 s is refreshed by XDP's packets" ||
+		not_ok "$dst: a timeout cut to 40 s is refreshed by XDP's packets" "timeout ${t:-none}"
+	none0=$(ctstat pass_none)
+	ip netns exec "$R" conntrack -D -p tcp --dport 7002 >/dev/null 2>&1
+	sleep 0.5
+	(($(ctstat pass_none) > none0)) &&
+		ok "$dst: deleted from conntrack, its next packet goes to the stack" ||
+		not_ok "$dst: deleted from conntrack, its next packet goes to the stack" \
+			"pass_none $none0 -> $(ctstat pass_none)"
+	wait "$client"
+	wait "$server"
+	[[ $(tail -1 "$TMP/srv") == "$(cat "$TMP/cli")" ]] &&
+		ok "$dst: the long connection's bytes all arrive" ||
+		not_ok "$dst: the long connection's bytes all arrive" \
+			"sent $(cat "$TMP/cli"), got $(tail -1 "$TMP/srv")"
+done
+
+# UDP both ways for 3 s: assured after the reply and 2 s (the stream
+# timeout's start), then forwarded by XDP; every datagram echoed.
+for dst in 10.2.0.2 fd02::2; do
+	srv=${dst/fd02::2/::}
+	srv=${srv/10.2.0.2/0.0.0.0}
+	fwd0=$(ctstat forwarded)
+	py "$P-server" udp-server "$srv" 7003 2 >"$TMP/srv" &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$TMP/srv" 2>/dev/null && break; sleep 0.05; done
+	read -r sent got < <(py "$P-client" udp-client "$dst" 7003 3.5)
+	wait "$server"
+	((sent > 0 && sent == got)) && ok "udp to $dst: every datagram echoed" ||
+		not_ok "udp to $dst: every datagram echoed" "$got of $sent"
+	fwd=$(($(ctstat forwarded) - fwd0))
+	((fwd > 40)) && ok "udp to $dst: the assured stream forwarded by XDP" ||
+		not_ok "udp to $dst: the assured stream forwarded by XDP" \
+			"$fwd forwarded; $(silo --netns "$R" -j stats | jq -c .conntrack)"
+done
+
+# Masqueraded on the outside port: NAT is the kernel's to do (each packet
+# rewritten by its NAT hook), so a NATed connection's packets all go to
+# the stack, and the server sees the router's address.
+ip netns exec "$R" nft -f - <<'NFT'
+table ip nat {
+	chain post {
+		type nat hook postrouting priority srcnat;
+		oifname "r-s" masquerade
+	}
+}
+NFT
+for _ in $(seq 40); do [[ $(proven) == ipv4,ipv6 ]] && break; sleep 0.05; done
+nat0=$(ctstat pass_nat)
+py "$P-server" tcp-server 0.0.0.0 7005 0 >"$TMP/srv" &
+server=$!
+for _ in $(seq 50); do grep -q listening "$TMP/srv" 2>/dev/null && break; sleep 0.05; done
+py "$P-client" tcp-client 10.2.0.2 7005 1.5 >"$TMP/cli"
+wait "$server"
+[[ $(tail -1 "$TMP/srv") == "$(cat "$TMP/cli")" ]] &&
+	ok "masqueraded: the bytes all arrive" ||
+	not_ok "masqueraded: the bytes all arrive" \
+		"sent $(cat "$TMP/cli"), got $(tail -1 "$TMP/srv")"
+nat=$(($(ctstat pass_nat) - nat0))
+((nat > 20)) && ok "masqueraded: its packets go to the stack (pass_nat)" ||
+	not_ok "masqueraded: its packets go to the stack (pass_nat)" "$nat"
+ip netns exec "$R" nft delete table ip nat
+
+# A rule put before the established accept: silod sees the ruleset change
+# and XDP forwards no established connection's packet from then on.
+ip netns exec "$R" nft insert rule inet filter forward udp dport 9 drop
+for _ in $(seq 40); do [[ $(proven) == "" ]] && break; sleep 0.05; done
+fwd0=$(ctstat forwarded) env0=$(stat pass_envelope)
+ip netns exec "$P-server" "$TRAFFIC" tcp-sink 7001 --conns 1 --timeout 5 \
+	>"$TMP/sink" 2>/dev/null &
+sink=$!
+sleep 0.3
+ip netns exec "$P-client" "$TRAFFIC" tcp-send 10.2.0.2 7001 --conns 1 \
+	--bytes 2000000 >/dev/null
+wait "$sink"
+fwd=$(($(ctstat forwarded) - fwd0)) env=$(($(stat pass_envelope) - env0))
+jq -e '.bytes == 2000000' "$TMP/sink" >/dev/null && ((fwd == 0 && env > 500)) &&
+	ok "a rule before the established accept: all to the stack" ||
+	not_ok "a rule before the established accept: all to the stack" \
+		"$fwd forwarded, $env passed; $(cat "$TMP/sink")"
+ip netns exec "$R" nft delete rule inet filter forward \
+	handle "$(ip netns exec "$R" nft -a list chain inet filter forward |
+		awk '/udp dport 9 drop/ { print $NF }')"
+
+# What the firewall drops, XDP does not forward: a connection from the
+# outside is refused by the stack's policy as before.
+ip netns exec "$P-client" timeout 3 python3 -c '
+import socket; s = socket.socket(); s.bind(("0.0.0.0", 7004)); s.listen(1); s.accept()' &
+listener=$!
+sleep 0.3
+if ip netns exec "$P-server" timeout 2 bash -c 'exec 3<>/dev/tcp/10.1.0.2/7004' 2>/dev/null; then
+	not_ok "a connection from the outside is dropped, as the policy says" "it connected"
+else
+	ok "a connection from the outside is dropped, as the policy says"
+fi
+kill "$listener" 2>/dev/null
+wait "$listener" 2>/dev/null
+
+kill "$SILOD" && wait "$SILOD" 2>/dev/null
+SILOD=
+check "unload r-c" silo --netns "$R" xdp unload r-c
+check "unload r-s" silo --netns "$R" xdp unload r-s
+
+# silo.conf: forward-established, the namespace's like the bypass.
+ST="$TMP/state"
+conf() { # conf R-C R-S: forward-established of each device
+	printf 'netns:\n  %s:\n    devices:\n      - name: r-c\n        forward: true\n        forward-established: %s\n      - name: r-s\n        forward: true\n        forward-established: %s\n' "$R" "$1" "$2"
+}
+conf true false >"$TMP/mixed.conf"
+out=$(silo --netns "$R" apply --state-dir "$ST" "$TMP/mixed.conf" 2>&1)
+[[ $? != 0 && $out == *"forward-established is the namespace's"* ]] &&
+	ok "silo.conf: forward-established on one forwarding device only is refused" ||
+	not_ok "silo.conf: forward-established on one forwarding device only is refused" "$out"
+conf true true >"$TMP/est.conf"
+check "silo.conf: forward-established applied" \
+	silo --netns "$R" apply --state-dir "$ST" "$TMP/est.conf"
+[[ $(silo --netns "$R" -j xdp status | jq -c '.envelope.established | [.opted_in, .forwarded]') == '[true,["ipv4","ipv6"]]' ]] &&
+	ok "silo.conf: opted in, both families forwarded" ||
+	not_ok "silo.conf: opted in, both families forwarded" \
+		"$(silo --netns "$R" -j xdp status | jq -c .envelope.established)"
+n=$(silo --netns "$R" show --config | grep -c 'forward-established: true')
+((n == 2)) && ok "show --config writes forward-established on both devices" ||
+	not_ok "show --config writes forward-established on both devices" "$n"
+printf 'netns:\n  %s:\n    devices: []\n' "$R" >"$TMP/none.conf"
+check "silo.conf: nothing declared, both unloaded" \
+	silo --netns "$R" apply --state-dir "$ST" "$TMP/none.conf"

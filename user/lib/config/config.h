@@ -98,6 +98,7 @@ int cfg_state_path(char *buf, size_t len, const char *dir, const char *netns);
 struct cfg_maps_view {
 	__u32 cache_size; /* the route caches' entries per node */
 	bool bypass; /* genid.override: the firewall bypass is on */
+	bool established; /* genid.ct_optin: forward-established */
 };
 /* Reads it, once for both: 0 or -errno (-ENOENT: silo is not loaded). */
 int cfg_maps_view(struct silo *s, struct cfg_maps_view *v);

@@ -14,10 +14,11 @@
 
 static void load_str(char *buf, size_t len, const struct silo_xdp_load_opts *o)
 {
-	snprintf(buf, len, "%s%s%s%s",
+	snprintf(buf, len, "%s%s%s%s%s",
 		 o->mode == SILO_XDP_SKB ? "skb" : "native",
 		 o->forward ? ", forward" : "",
 		 o->allow_firewall_bypass ? ", firewall bypass" : "",
+		 o->forward_established ? ", established connections" : "",
 		 o->no_cache ? ", no cache" : "");
 }
 
@@ -79,7 +80,8 @@ static void one_device(struct plan *p, const struct cfg_device *d,
 	if (r && r->mode == o.mode && r->forward == o.forward &&
 	    r->cache == !o.no_cache &&
 	    (!o.forward ||
-	     running_maps(p)->bypass == o.allow_firewall_bypass)) {
+	     (running_maps(p)->bypass == o.allow_firewall_bypass &&
+	      p->maps.established == o.forward_established))) {
 		if (!cfg_owned_has(&p->old, CFG_DEVICE, ifname)) {
 			c = plan_add(p, SILO_CHANGE_ADOPT, "device", d->line,
 				     "%s", ifname);
@@ -109,6 +111,7 @@ static void one_device(struct plan *p, const struct cfg_device *d,
 	if (!c->err && o.forward) {
 		running_maps(p);
 		p->maps.bypass = o.allow_firewall_bypass;
+		p->maps.established = o.forward_established;
 	}
 	/* A failed change leaves the device as it ran: still the file's if
 	 * it was. */

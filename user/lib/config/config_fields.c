@@ -26,6 +26,8 @@ static int device_field(struct pctx *c, const char *key, yaml_node_t *v,
 		return y_bool(c, v, key, &d->load.forward);
 	if (!strcmp(key, "allow-firewall-bypass"))
 		return y_bool(c, v, key, &d->load.allow_firewall_bypass);
+	if (!strcmp(key, "forward-established"))
+		return y_bool(c, v, key, &d->load.forward_established);
 	if (!strcmp(key, "cache-size"))
 		return y_u32(c, v, key, 1, SILO_ROUTE_CACHE_MAX,
 			     &d->load.cache_size);
@@ -221,6 +223,8 @@ static int device_check(struct pctx *c, yaml_node_t *n, void *obj)
 			     "a device needs a name or a match, one of them");
 	if (d->load.allow_firewall_bypass && !d->load.forward)
 		return y_bad(c, n, "allow-firewall-bypass needs forward: true");
+	if (d->load.forward_established && !d->load.forward)
+		return y_bad(c, n, "forward-established needs forward: true");
 	if (d->match[0] && strpbrk(d->match, "/: \t\n\v\f\r"))
 		return y_bad(
 			c, n,

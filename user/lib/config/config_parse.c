@@ -102,10 +102,18 @@ static int no_twice(struct pctx *c, const char *what, struct key_line *k,
 		     k[best - 1].line, k[best].line);
 }
 
-/* The firewall bypass is the namespace's (genid.override), set by every
+/* A load option at offset off of struct silo_xdp_load_opts. */
+static bool load_flag(const struct cfg_device *d, size_t off)
+{
+	return *(const bool *)((const char *)&d->load + off);
+}
+
+/* The firewall bypass (genid.override) and forwarding established
+ * connections (genid.ct_optin) are the namespace's, set by every
  * forwarding load: its forwarding devices say the same, or each apply
  * would undo the last one's. */
-static int bypass_agrees(struct pctx *c, const struct cfg_ns *ns)
+static int ns_flag_agrees(struct pctx *c, const struct cfg_ns *ns,
+			  const char *key, size_t off)
 {
 	const struct cfg_device *first = NULL, *d;
 	size_t i;
@@ -116,18 +124,28 @@ static int bypass_agrees(struct pctx *c, const struct cfg_ns *ns)
 			continue;
 		if (!first) {
 			first = d;
-		} else if (d->load.allow_firewall_bypass !=
-			   first->load.allow_firewall_bypass) {
+		} else if (load_flag(d, off) != load_flag(first, off)) {
 			snprintf(
 				c->err, c->len,
-				"%s:%d: allow-firewall-bypass is the namespace's: every forwarding device says the same (line %d says %s)",
-				c->file, d->line, first->line,
-				first->load.allow_firewall_bypass ? "true" :
-								    "false");
+				"%s:%d: %s is the namespace's: every forwarding device says the same (line %d says %s)",
+				c->file, d->line, key, first->line,
+				load_flag(first, off) ? "true" : "false");
 			return -EINVAL;
 		}
 	}
 	return 0;
+}
+
+static int bypass_agrees(struct pctx *c, const struct cfg_ns *ns)
+{
+	int err = ns_flag_agrees(
+		c, ns, "allow-firewall-bypass",
+		offsetof(struct silo_xdp_load_opts, allow_firewall_bypass));
+
+	return err ? err :
+		     ns_flag_agrees(c, ns, "forward-established",
+				    offsetof(struct silo_xdp_load_opts,
+					     forward_established));
 }
 
 static int unique(struct pctx *c, const struct cfg_ns *ns)

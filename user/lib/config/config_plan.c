@@ -70,8 +70,10 @@ int cfg_maps_view(struct silo *s, struct cfg_maps_view *v)
 	err = silo_maps_cache_size(&m, &v->cache_size);
 	if (!err && bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g))
 		err = -errno;
-	if (!err)
+	if (!err) {
 		v->bypass = g.override != 0;
+		v->established = g.ct_optin != 0;
+	}
 	silo_maps_close(&m);
 	return err;
 }

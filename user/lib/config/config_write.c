@@ -61,6 +61,9 @@ static void write_devices(struct silo *s, struct out *o)
 		if (devs[i].forward && v.bypass)
 			fprintf(o->f, "%s    allow-firewall-bypass: true\n",
 				o->ind);
+		if (devs[i].forward && v.established)
+			fprintf(o->f, "%s    forward-established: true\n",
+				o->ind);
 		if (!devs[i].cache)
 			fprintf(o->f, "%s    cache: false\n", o->ind);
 		if (v.cache_size)

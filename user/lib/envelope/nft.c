@@ -139,6 +139,7 @@ static void chain_note(struct ruleset *rs, struct nftnl_chain *c)
 		 (__s32)nftnl_chain_get_u32(c, NFTNL_CHAIN_PRIO) <=
 			 NF_IP_PRI_CONNTRACK)
 		f->est = EST_NEUTRAL_ONLY;
+	f->early = f->est == EST_NEUTRAL_ONLY;
 	if (nat)
 		f->why = "a nat chain";
 	else if (!f->accept)

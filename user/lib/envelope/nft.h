@@ -47,6 +47,7 @@ struct fwd_chain {
 	const char *why; /* NULL: nothing yet, but for rules and conntrack */
 	enum chain_est est;
 	bool accept; /* its policy */
+	bool early; /* sees packets before conntrack: EST_NEUTRAL_ONLY */
 };
 
 struct ruleset {

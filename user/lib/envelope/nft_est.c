@@ -212,7 +212,7 @@ void nft_decide_est(const struct ruleset *rs, struct nft_view *v)
 			"'%s %.40s %.40s' (hook %s) %s",
 			nft_family_name(bad->family), bad->table, bad->name,
 			nft_hook_name(bad->family, bad->hook),
-			bad->est == EST_NEUTRAL_ONLY ?
+			bad->early ?
 				"sees packets before conntrack and is not neutral" :
 				"does not accept established connections first");
 }
