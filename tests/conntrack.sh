@@ -166,6 +166,7 @@ cut() {
 		awk '/ESTABLISHED/ { for (i = 5; i <= 8; i++) printf "%s ", $i; exit }')
 	[[ -n $t ]] || return 1
 	# src=A dst=B sport=S dport=D
+	# shellcheck disable=SC2086 # the four fields, split
 	set -- "$1" "$2" $t
 	ip netns exec "$R" conntrack -U -s "${3#src=}" -d "${4#dst=}" -p tcp \
 		--sport "${5#sport=}" --dport "${6#dport=}" --timeout "$2" \
