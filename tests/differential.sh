@@ -82,7 +82,9 @@ CONFIGS=(
 	nft-ct "Debian's ruleset and a ct rule in input: conntrack on, outside"
 	nft-counters "iptables-nft's FORWARD chains (both families) with their policy counters"
 	nft-stateful "a stateful forward chain (established accept, invalid drop, new from the client only, policy drop)"
+	nft-stateful-est "nft-stateful, loaded with --forward-established: conntrack's verdict per packet"
 	nft-dnat "DNAT of a UDP port to the server (ip nat prerouting)"
+	nft-dnat-est "nft-dnat with established accepted first, --forward-established: NATed flows to the stack"
 	nft-pre "an inet prerouting filter chain dropping server2's IPv6 prefix"
 	nft-count "a forward chain counting every packet (one counter rule, policy accept)"
 	xfrm "xfrm policy dir fwd action block"
@@ -703,6 +705,25 @@ cfg_nft-count() {
 	EOF
 }
 post_nft-stateful() { post_nft-ct; }
+# Loaded with --forward-established (load_flags): the corpus's flows are
+# new to conntrack (one way, never assured), so conntrack's verdict sends
+# them to the stack, each counted by why.
+cfg_nft-stateful-est() { cfg_nft-stateful; }
+post_nft-stateful-est() {
+	envelope_post '.redirect == 0 and .pass_envelope > 0 and
+		.conntrack.pass_new + .conntrack.pass_none + .conntrack.pass_flags > 0'
+}
+cfg_nft-dnat-est() {
+	cfg_nft-dnat && nft_rules <<-EOF
+		table inet fw {
+			chain forward {
+				type filter hook forward priority filter;
+				ct state established,related accept
+			}
+		}
+	EOF
+}
+post_nft-dnat-est() { post_nft-stateful-est; }
 post_nft-dnat() { envelope_post '.pass_envelope > 0'; }
 post_nft-pre() { post_nft-ct; }
 post_nft-count() { post_nft-ct; }
@@ -911,13 +932,17 @@ kernel_run() {
 	fi
 }
 
+# The load's flags a configuration asks for: -est, established connections.
+load_flags() { [[ $1 == *-est ]] && echo --forward-established; }
+
 # silo_run CFG MODE: a capture of MODE (kernel2, no-silod, silod).
 silo_run() {
 	local cfg=$1 mode=$2 m
 	topology "$cfg" || return
 	if [[ $mode != kernel2 ]]; then
 		for m in r-c r-s r-t; do
-			if ! silo --netns "$R" xdp load "$m" --forward ${DIFF_XDP_MODE:+--mode "$DIFF_XDP_MODE"} >"$TMP/load" 2>&1; then
+			# shellcheck disable=SC2046 # a flag or none
+			if ! silo --netns "$R" xdp load "$m" --forward $(load_flags "$cfg") ${DIFF_XDP_MODE:+--mode "$DIFF_XDP_MODE"} >"$TMP/load" 2>&1; then
 				not_ok "differential/$cfg/$mode" "load on $m: $(head -c 300 "$TMP/load")"
 				return 1
 			fi
