@@ -145,7 +145,9 @@ for fl in silo_xdp_packets_total:verdict silo_xdp_passed_total:reason \
 	silo_service_rx_total:service \
 	silo_service_packets_total:service,outcome silo_daemon_up: \
 	silo_offload_csum_info:device,kind,action \
-	silo_offload_csum_packets_total:device,outcome; do
+	silo_offload_csum_packets_total:device,outcome \
+	silo_conntrack_forwarding:family silo_conntrack_packets_total:outcome \
+	silo_conntrack_timeouts_refreshed_total:; do
 	got=$(label_names "$TMP/m" "${fl%%:*}")
 	[[ $got == "${fl#*:}" ]] || bad+=" ${fl%%:*}{${got//$'\n'/|}}"
 done
@@ -181,7 +183,7 @@ redirect=$(jq .redirect "$TMP/s1")
 
 # Every XDP counter is in the exposition: their sum equals the stats'.
 sum_m=$(awk '/^silo_xdp_|^silo_fib_|^silo_route_cache_(lookups|source_checks|inserts|evictions|insert_failures|refused)_total/ { s += $2 } END { print s }' "$TMP/m")
-sum_s=$(jq '[.[]] | add' "$TMP/s1")
+sum_s=$(jq '[.[] | numbers] | add' "$TMP/s1")
 [[ $sum_m == "$sum_s" ]] && ok "every XDP counter exported once" ||
 	not_ok "every XDP counter exported once" "metrics sum $sum_m, stats sum $sum_s"
 

@@ -478,6 +478,53 @@ out:
 	return err;
 }
 
+/*
+ * Established connections under a stateful firewall: the families XDP
+ * forwards them for, silo_conntrack_forwarding{family} 0 or 1, and its
+ * packets by outcome, silo_conntrack_packets_total{outcome} (forwarded, or
+ * why passed: ct_stats).
+ */
+static int put_conntrack(FILE *f, struct silo *s)
+{
+	static const char *const fam[] = { "ipv4", "ipv6" };
+	struct silo_ct_stats ct;
+	struct silo_genid g;
+	struct silo_maps m;
+	unsigned int i;
+	int err;
+
+	err = silo_maps_open(s, &m);
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &(__u32){ 0 }, &g))
+		err = -errno;
+	if (!err)
+		err = silo_ct_stats_sum(m.fd[SILO_MAP_CT_STATS], &ct);
+	silo_maps_close(&m);
+	if (err)
+		return err;
+	silo_prom_help(
+		f, "silo_conntrack_forwarding", "gauge",
+		"1 where XDP forwards the established connections of a stateful firewall with conntrack's verdict (--forward-established, the ruleset's shape proven).");
+	for (i = 0; i < 2; i++)
+		silo_prom_sample(f, "silo_conntrack_forwarding", "family",
+				 fam[i], !!(g.ct_fams & (1U << i)));
+	silo_prom_help(
+		f, "silo_conntrack_packets_total", "counter",
+		"Packets of a family whose established connections XDP forwards: forwarded, or why conntrack's view sent them to the stack.");
+	for (i = 0; i < SILO_CT_STAT_MAX; i++)
+		if (i != SILO_CT_STAT_REFRESHED)
+			silo_prom_sample(f, "silo_conntrack_packets_total",
+					 "outcome", silo_ct_stat_name(i),
+					 ((__u64 *)&ct)[i]);
+	silo_prom_help(
+		f, "silo_conntrack_timeouts_refreshed_total", "counter",
+		"Conntrack timeouts XDP wrote for the packets it forwarded.");
+	silo_prom_sample(f, "silo_conntrack_timeouts_refreshed_total", NULL,
+			 NULL, ct.refreshed);
+	return 0;
+}
+
 int silo_metrics_write(struct silo *s, FILE *f)
 {
 	struct silo_stats *per_cpu, total = {};
@@ -532,6 +579,8 @@ int silo_metrics_write(struct silo *s, FILE *f)
 		err = put_services(m, s, ncpus);
 	if (!err)
 		err = put_csum(m, s);
+	if (!err)
+		err = put_conntrack(m, s);
 	if (fclose(m) && !err)
 		err = -ENOMEM;
 	if (!err && fwrite(buf, 1, len, f) != len)

@@ -208,6 +208,9 @@ int silo_envelope_eval(struct silo_envelope *env);
  */
 int silo_envelope_apply(int genid_fd, const struct silo_envelope *env,
 			int override, int ct_optin);
+/* ct_stats (fd) summed over the CPUs; fd < 0 (pins of an earlier release,
+ * which lack the map) reads as zeros. */
+int silo_ct_stats_sum(int fd, struct silo_ct_stats *total);
 /* The families whose established connections XDP forwards with env and
  * the opt-in: ct_shape where NFTABLES is all that holds. */
 unsigned int silo_envelope_ct_fams(const struct silo_envelope *env, bool optin);

@@ -89,9 +89,7 @@ out:
 	return err;
 }
 
-/* ct_stats summed over the CPUs; an absent map (pins of an earlier
- * release) reads as zeros. */
-static int ct_stats_sum(int fd, struct silo_ct_stats *total)
+int silo_ct_stats_sum(int fd, struct silo_ct_stats *total)
 {
 	int ncpus = silo_nr_cpus(), cpu;
 	struct silo_ct_stats *per_cpu;
@@ -138,7 +136,7 @@ int silo_conntrack_info(struct silo *s, struct silo_conntrack_info *info)
 	info->loaded = true;
 	info->optin = g.ct_optin;
 	info->fams = g.ct_fams;
-	err = ct_stats_sum(m.fd[SILO_MAP_CT_STATS], &info->stats);
+	err = silo_ct_stats_sum(m.fd[SILO_MAP_CT_STATS], &info->stats);
 out:
 	silo_maps_close(&m);
 	return err;
