@@ -88,6 +88,11 @@ SILOD=$!
 dstat() { silo --netns "$R" -j daemon status 2>/dev/null | jq "$1"; }
 for _ in $(seq 100); do [[ $(dstat .cache_trusted) == true ]] && break; sleep 0.05; done
 
+# silo doctor says so.
+doc() { silo --netns "$R" -j doctor | jq -r '[.checks[] | select(.check == "established") | .result] | join(",")'; }
+[[ $(doc) == ok ]] && ok "doctor: established connections forwarded" ||
+	not_ok "doctor: established connections forwarded" "$(silo --netns "$R" -j doctor | jq -c '.checks[] | select(.check == "established")')"
+
 # A TCP transfer from the inside, each family: whole, mostly by XDP.
 for dst in 10.2.0.2 fd02::2; do
 	fwd0=$(ctstat forwarded)

@@ -161,6 +161,31 @@ static void check_pmtu(struct doctor *d, struct silo *s,
 	       missing);
 }
 
+/* Established connections of a stateful firewall: whether XDP forwards
+ * them, and what would let it. */
+static void doctor_established(struct doctor *d, struct silo *s,
+			       const struct silo_envelope_info *env)
+{
+	struct silo_conntrack_info ct;
+
+	if (silo_conntrack_info(s, &ct) || !ct.loaded)
+		return;
+	if (ct.fams)
+		report(d, OK, "established", NULL,
+		       "established connections forwarded by XDP with conntrack's verdict (%s)",
+		       ct.detail);
+	else if (ct.shape && !ct.optin)
+		report(d, INFO, "established",
+		       "load with --forward --forward-established (silo.conf: forward-established: true) to let XDP forward them; their TCP window tracking is then made liberal, as nftables' flowtable makes it",
+		       "%s", ct.detail);
+	else if (((env->outside[0] | env->outside[1]) & SILO_ENV(NFTABLES)) &&
+		 ct.detail[0])
+		report(d, WARN, "established",
+		       "begin each chain on the forward path with 'ct state established,related accept' and use conntrack for state and NAT only (docs/ENVELOPE.md, Stateful firewalls)",
+		       "established connections not forwarded by XDP: %s",
+		       ct.detail);
+}
+
 void check_silo(struct doctor *d, struct silo *s)
 {
 	struct silo_envelope_info env;
@@ -210,4 +235,5 @@ void check_silo(struct doctor *d, struct silo *s)
 		report(d, WARN, "envelope",
 		       "a chain on the forward path counts unless it holds no rule, its policy is accept and it keeps no counters; conntrack in use counts on its own (docs/ENVELOPE.md); or load with --allow-firewall-bypass where XDP may skip it",
 		       "%s", env.detail);
+	doctor_established(d, s, &env);
 }
