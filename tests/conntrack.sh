@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 
 if ! command -v conntrack >/dev/null; then
-	skip "conntrack" "no conntrack(8): apt-get install conntrack"
+	echo "skip - conntrack: no conntrack(8): apt-get install conntrack"
 	exit 0
 fi
 lab_up "$P" || { not_ok "lab" "could not build the lab"; exit 1; }
