@@ -131,7 +131,8 @@ if mode == "tcp-server":
     s = socket.socket(fam, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind((host, port)); s.listen(1); print("listening", flush=True)
-    c, _ = s.accept(); n = 0
+    c, peer = s.accept(); n = 0
+    print("peer", peer[0], flush=True)
     while True:
         b = c.recv(65536)
         if not b: break
@@ -229,11 +230,21 @@ for dst in 10.2.0.2 fd02::2; do
 			"$fwd forwarded; $(silo --netns "$R" -j stats | jq -c .conntrack)"
 done
 
-# Masqueraded on the outside port: NAT is the kernel's to do (each packet
-# rewritten by its NAT hook), so a NATed connection's packets all go to
-# the stack, and the server sees the router's address.
+# Masqueraded on the outside port, and a port of the router's DNATed to
+# the server: XDP rewrites each packet as the NAT hooks would (addresses,
+# ports, checksums), both ways: the replies to the router's address too.
 ip netns exec "$R" nft -f - <<'NFT'
 table ip nat {
+	chain pre {
+		type nat hook prerouting priority dstnat;
+		tcp dport 8080 dnat to 10.2.0.2:7005
+	}
+	chain post {
+		type nat hook postrouting priority srcnat;
+		oifname "r-s" masquerade
+	}
+}
+table ip6 nat {
 	chain post {
 		type nat hook postrouting priority srcnat;
 		oifname "r-s" masquerade
@@ -241,20 +252,36 @@ table ip nat {
 }
 NFT
 for _ in $(seq 40); do [[ $(proven) == ipv4,ipv6 ]] && break; sleep 0.05; done
-nat0=$(ctstat pass_nat)
-py "$P-server" tcp-server 0.0.0.0 7005 0 >"$TMP/srv" &
-server=$!
-for _ in $(seq 50); do grep -q listening "$TMP/srv" 2>/dev/null && break; sleep 0.05; done
-py "$P-client" tcp-client 10.2.0.2 7005 1.5 >"$TMP/cli"
-wait "$server"
-[[ $(tail -1 "$TMP/srv") == "$(cat "$TMP/cli")" ]] &&
-	ok "masqueraded: the bytes all arrive" ||
-	not_ok "masqueraded: the bytes all arrive" \
-		"sent $(cat "$TMP/cli"), got $(tail -1 "$TMP/srv")"
-nat=$(($(ctstat pass_nat) - nat0))
-((nat > 20)) && ok "masqueraded: its packets go to the stack (pass_nat)" ||
-	not_ok "masqueraded: its packets go to the stack (pass_nat)" "$nat"
+# nat DST CONNECT_TO PEER WHAT: a long connection through NAT.
+nat() {
+	local fwd0
+	fwd0=$(ctstat forwarded)
+	py "$P-server" tcp-server "$1" 7005 0 >"$TMP/srv" &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$TMP/srv" 2>/dev/null && break; sleep 0.05; done
+	py "$P-client" tcp-client "$2" "${5:-7005}" 2 >"$TMP/cli"
+	wait "$server"
+	[[ $(tail -1 "$TMP/srv") == "$(cat "$TMP/cli")" && $(sed -n 2p "$TMP/srv") == "peer $3" ]] &&
+		ok "$4: the bytes all arrive, from $3" ||
+		not_ok "$4: the bytes all arrive, from $3" \
+			"sent $(cat "$TMP/cli"), server: $(tr '\n' ' ' <"$TMP/srv")"
+	fwd=$(($(ctstat forwarded) - fwd0))
+	((fwd > 100)) && ok "$4: forwarded by XDP, rewritten" ||
+		not_ok "$4: forwarded by XDP, rewritten" \
+			"$fwd; $(silo --netns "$R" -j stats | jq -c .conntrack)"
+}
+nat 0.0.0.0 10.2.0.2 10.2.0.1 "masquerade"
+nat :: fd02::2 fd02::1 "IPv6 masquerade"
+nat 0.0.0.0 10.1.0.1 10.2.0.1 "DNAT to the server, masqueraded" 8080
+out=$(ip netns exec "$R" conntrack -L -f ipv4 -p tcp 2>/dev/null |
+	grep -E 'dport=(7005|8080) '
+	ip netns exec "$R" conntrack -L -f ipv6 -p tcp 2>/dev/null | grep 'dport=7005 ')
+n=$(grep -cE 'TIME_WAIT|CLOSE' <<<"$out")
+((n == 3)) && ! grep -q ESTABLISHED <<<"$out" &&
+	ok "NATed connections closed as conntrack saw it" ||
+	not_ok "NATed connections closed as conntrack saw it" "$out"
 ip netns exec "$R" nft delete table ip nat
+ip netns exec "$R" nft delete table ip6 nat
 
 # A rule put before the established accept: silod sees the ruleset change
 # and XDP forwards no established connection's packet from then on.

@@ -7,14 +7,16 @@
  * such a packet is then conntrack's work alone. This asks conntrack per
  * packet (bpf_xdp_ct_lookup(): it stays the authority, and a deleted or
  * expired entry is seen at the next packet), forwards what the kernel
- * would pass through unchanged, refreshes the timeout as the kernel would,
- * and leaves the rest to the stack: a new connection, a state change
- * (SYN, FIN, RST), NAT, a helper, a packet conntrack would call invalid.
+ * would pass through, rewritten as its NAT hooks would rewrite it,
+ * refreshes the timeout as the kernel would, and leaves the rest to the
+ * stack: a new connection, a state change (SYN, FIN, RST), a helper, a
+ * packet conntrack would call invalid.
  */
 #ifndef SILO_BPF_LIB_CT_H
 #define SILO_BPF_LIB_CT_H
 
 #include "common.h"
+#include <bpf/bpf_core_read.h>
 #include "parse.h"
 #include "csum.h"
 #include "maps.h"
@@ -45,7 +47,21 @@ extern int CONFIG_HZ __kconfig __weak;
 struct ct_bufs {
 	struct bpf_sock_tuple t;
 	struct bpf_ct_opts o;
-	__u32 dev_flags; /* the ingress device's record's, the caller's */
+	__u8 quiet; /* a local packet asked about: counts nothing, asks nothing */
+	/*
+	 * A NATed connection's packet (nat 1) as its NAT hooks leave it: the
+	 * other direction's tuple inverted (src, dst, ports); the device
+	 * masquerade bound it to (an original direction's, else 0); routing's
+	 * view of it (rp: the destination after prerouting's NAT, the source
+	 * before postrouting's, nf_nat_inet_fn()); the old and new bytes that
+	 * the checksums' updates sum.
+	 */
+	__u8 nat;
+	__u32 masq_index;
+	__u8 src[16], dst[16];
+	__be16 sport, dport;
+	struct pkt rp;
+	__u8 old[36], new[36];
 };
 
 struct {
@@ -61,7 +77,7 @@ struct {
 	__uint(max_entries, 64 * 1024);
 } ct_ask SEC(".maps");
 
-static __always_inline void ct_count(__u32 idx)
+static __always_inline void ct_count_always(__u32 idx)
 {
 	__u32 zero = 0;
 	__u64 *c = bpf_map_lookup_elem(&ct_stats, &zero);
@@ -69,6 +85,12 @@ static __always_inline void ct_count(__u32 idx)
 	if (c && idx < SILO_CT_STAT_MAX)
 		c[idx] += 1;
 }
+
+#define ct_count(b, idx)                      \
+	do {                                  \
+		if (!(b)->quiet)              \
+			ct_count_always(idx); \
+	} while (0)
 
 /* Whether this packet of family is asked about at all: outside for
  * nftables alone, and the family's established connections let in. */
@@ -160,7 +182,10 @@ static __always_inline __u32 ct_conn_ok(const struct pkt *p,
 
 	if (!(status & IPS_CONFIRMED) || !(status & IPS_ASSURED))
 		return SILO_CT_STAT_PASS_NEW;
-	if (status & IPS_NAT_MASK)
+	/* A NAT binding not made in both hooks yet: the stack's. */
+	if ((status & IPS_SRC_NAT) && !(status & IPS_SRC_NAT_DONE))
+		return SILO_CT_STAT_PASS_NAT;
+	if ((status & IPS_DST_NAT) && !(status & IPS_DST_NAT_DONE))
 		return SILO_CT_STAT_PASS_NAT;
 	/* An expected connection has a master; a helper, SEQ_ADJUST or a
 	 * flowtable's offload make the kernel do more than forward. */
@@ -184,6 +209,168 @@ static __always_inline __u32 ct_conn_ok(const struct pkt *p,
 	return 0;
 }
 
+/* The NAT tuple from the other direction's, inverted. */
+#define CT_NAT_FROM(b, ct, i)                                                \
+	do {                                                                 \
+		__builtin_memcpy((b)->src, &(ct)->tuplehash[i].tuple.dst.u3, \
+				 16);                                        \
+		__builtin_memcpy((b)->dst, &(ct)->tuplehash[i].tuple.src.u3, \
+				 16);                                        \
+		(b)->sport = (ct)->tuplehash[i].tuple.dst.u.all;             \
+		(b)->dport = (ct)->tuplehash[i].tuple.src.u.all;             \
+	} while (0)
+
+/*
+ * A NATed connection's packet: what its NAT hooks would make of it (into
+ * b), and masquerade's device, whose change makes the kernel drop the
+ * packet (nf_nat_oif_changed(): an original direction's, at postrouting).
+ * 0, or why the stack must do it.
+ */
+static __always_inline __u32 ct_nat_read(const struct nf_conn *ct,
+					 struct ct_bufs *b,
+					 unsigned long status)
+{
+	__u64 ext = 0;
+	__u8 off = 0;
+	int masq = 0;
+
+	b->nat = 1;
+	b->masq_index = 0;
+	if (b->o.dir == IP_CT_DIR_ORIGINAL)
+		CT_NAT_FROM(b, ct, IP_CT_DIR_REPLY);
+	else
+		CT_NAT_FROM(b, ct, IP_CT_DIR_ORIGINAL);
+	if (!(status & IPS_SRC_NAT) || b->o.dir != IP_CT_DIR_ORIGINAL)
+		return 0;
+	/* The NAT extension's masq_index (nf_conn_nat), by the offset the
+	 * extension area keeps for it. */
+	if (bpf_probe_read_kernel(&ext, sizeof(ext), &ct->ext) || !ext)
+		return SILO_CT_STAT_PASS_NAT;
+	if (bpf_probe_read_kernel(
+		    &off, sizeof(off),
+		    (void *)(ext +
+			     bpf_core_field_offset(struct nf_ct_ext, offset) +
+			     NF_CT_EXT_NAT)))
+		return SILO_CT_STAT_PASS_NAT;
+	if (off && bpf_probe_read_kernel(
+			   &masq, sizeof(masq),
+			   (void *)(ext + off +
+				    bpf_core_field_offset(struct nf_conn_nat,
+							  masq_index))))
+		return SILO_CT_STAT_PASS_NAT;
+	b->masq_index = masq > 0 ? masq : 0;
+	return 0;
+}
+
+/* Routing's view of a NATed packet: prerouting's NAT has changed the
+ * destination (and its port), postrouting's will change the source. */
+static __always_inline const struct pkt *ct_route_pkt(const struct pkt *p,
+						      struct ct_bufs *b)
+{
+	b->rp = *p;
+	__builtin_memcpy(b->rp.dst, b->dst, sizeof(b->rp.dst));
+	b->rp.dport = b->dport;
+	return &b->rp;
+}
+
+/* A checksum field after data summing to `from` became data summing to
+ * `to` (diff: bpf_csum_diff(from, to)), RFC 1624: ~(~C + ~m + m'). */
+static __always_inline __u16 csum_replace(__u16 check, __s64 diff)
+{
+	return ~csum_fold16(csum_add32(~check & 0xFFFF, (__u32)diff)) & 0xFFFF;
+}
+
+/*
+ * The packet rewritten as its NAT hooks would: addresses and ports, the
+ * IPv4 header's checksum, the TCP or UDP checksum (pseudo header and
+ * ports; an IPv4 UDP datagram without one keeps 0, one that sums to 0 is
+ * sent as all ones). After the checksum a local sender left to offload is
+ * finished (fwd_csum()): it is complete here. 0, or -1, untouched.
+ */
+static __noinline int ct_nat_rewrite(struct xdp_md *ctx, const struct pkt *p,
+				     struct ct_bufs *b)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 alen = p->family == SILO_AF_INET ? 4 : 16, l3, l4;
+	__u8 *sa, *da, *l4h;
+	__u16 *check, *ipcheck = NULL;
+	__s64 d_addr, d_all;
+
+	if (!b)
+		return -1;
+	l3 = p->l3_off & 0xFF;
+	l4 = p->l4_off & 0x1FF;
+	l4h = data + l4;
+	if (l4h + 8 > (__u8 *)data_end)
+		return -1;
+	check = (__u16 *)(l4h + (p->l4_proto == IPPROTO_TCP ? 16 : 6));
+	if ((void *)(check + 1) > data_end)
+		return -1;
+	if (p->family == SILO_AF_INET) {
+		struct iphdr *iph = data + l3;
+
+		if ((void *)(iph + 1) > data_end)
+			return -1;
+		sa = (__u8 *)&iph->saddr;
+		da = (__u8 *)&iph->daddr;
+		ipcheck = &iph->check;
+	} else {
+		struct ipv6hdr *ip6 = data + l3;
+
+		if ((void *)(ip6 + 1) > data_end)
+			return -1;
+		sa = (__u8 *)&ip6->saddr;
+		da = (__u8 *)&ip6->daddr;
+	}
+	/* old and new: source, destination, the two ports. */
+	__builtin_memset(b->old, 0, sizeof(b->old));
+	__builtin_memset(b->new, 0, sizeof(b->new));
+	if (alen == 4) {
+		__builtin_memcpy(b->old, sa, 4);
+		__builtin_memcpy(b->old + 4, da, 4);
+		__builtin_memcpy(b->new, b->src, 4);
+		__builtin_memcpy(b->new + 4, b->dst, 4);
+		__builtin_memcpy(b->old + 8, l4h, 4);
+		__builtin_memcpy(b->new + 8, &b->sport, 2);
+		__builtin_memcpy(b->new + 10, &b->dport, 2);
+		d_addr = bpf_csum_diff((void *)b->old, 8, (void *)b->new, 8, 0);
+		d_all = bpf_csum_diff((void *)b->old, 12, (void *)b->new, 12,
+				      0);
+	} else {
+		__builtin_memcpy(b->old, sa, 16);
+		__builtin_memcpy(b->old + 16, da, 16);
+		__builtin_memcpy(b->new, b->src, 16);
+		__builtin_memcpy(b->new + 16, b->dst, 16);
+		__builtin_memcpy(b->old + 32, l4h, 4);
+		__builtin_memcpy(b->new + 32, &b->sport, 2);
+		__builtin_memcpy(b->new + 34, &b->dport, 2);
+		d_addr = 0;
+		d_all = bpf_csum_diff((void *)b->old, 36, (void *)b->new, 36,
+				      0);
+	}
+	if (d_addr < 0 || d_all < 0)
+		return -1;
+	/* Written only now: every check above left the packet as it was. */
+	if (ipcheck)
+		*ipcheck = csum_replace(*ipcheck, d_addr);
+	if (p->l4_proto == IPPROTO_TCP || *check) {
+		__u16 c = csum_replace(*check, d_all);
+
+		*check = (!c && p->l4_proto == IPPROTO_UDP) ? 0xFFFF : c;
+	}
+	if (alen == 4) {
+		__builtin_memcpy(sa, b->src, 4);
+		__builtin_memcpy(da, b->dst, 4);
+	} else {
+		__builtin_memcpy(sa, b->src, 16);
+		__builtin_memcpy(da, b->dst, 16);
+	}
+	__builtin_memcpy(l4h, &b->sport, 2);
+	__builtin_memcpy(l4h + 2, &b->dport, 2);
+	return 0;
+}
+
 /*
  * The timeout the kernel's refresh would set (nf_ct_refresh_acct(): now
  * plus the state's), written only when it moved by more than a second, as
@@ -191,7 +378,7 @@ static __always_inline __u32 ct_conn_ok(const struct pkt *p,
  * cache line between CPUs. Not where the timeout is fixed.
  */
 static __always_inline void ct_refresh(struct nf_conn *ct, __u32 secs,
-				       unsigned long status)
+				       unsigned long status, struct ct_bufs *b)
 {
 	__u32 hz = CONFIG_HZ, want;
 
@@ -203,7 +390,7 @@ static __always_inline void ct_refresh(struct nf_conn *ct, __u32 secs,
 			return;
 	}
 	if (!bpf_ct_change_timeout(ct, secs * 1000))
-		ct_count(SILO_CT_STAT_REFRESHED);
+		ct_count(b, SILO_CT_STAT_REFRESHED);
 }
 
 /*
@@ -217,21 +404,24 @@ static __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 				 struct ct_bufs *b, struct l4_csum *cs,
 				 const struct silo_genid *g)
 {
-	__u32 why, tsz;
+	__u32 why, tsz, ifindex = ctx->ingress_ifindex;
+	const struct silo_device *dev;
 	struct nf_conn *ct;
 	unsigned long status;
 	__u8 ct_flags;
 
 	if (!b || !cs || !g)
 		return -1;
+	b->nat = 0;
 	if (!bpf_ksym_exists(bpf_xdp_ct_lookup)) {
-		ct_count(SILO_CT_STAT_PASS_NO_KFUNC);
+		ct_count(b, SILO_CT_STAT_PASS_NO_KFUNC);
 		return -1;
 	}
+	dev = bpf_map_lookup_elem(&devices, &ifindex);
 	ct_flags = READ_ONCE(g->ct_flags);
-	why = ct_packet_ok(ctx, p, cs, ct_flags, b->dev_flags);
+	why = ct_packet_ok(ctx, p, cs, ct_flags, dev ? dev->flags : 0);
 	if (why) {
-		ct_count(why);
+		ct_count(b, why);
 		return -1;
 	}
 	__builtin_memset(&b->o, 0, sizeof(b->o));
@@ -252,23 +442,28 @@ static __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 	}
 	ct = bpf_xdp_ct_lookup(ctx, &b->t, tsz, &b->o, sizeof(b->o));
 	if (!ct) {
-		ct_count(SILO_CT_STAT_PASS_NONE);
+		ct_count(b, SILO_CT_STAT_PASS_NONE);
 		return -1;
 	}
 	status = ct->status;
 	why = ct_conn_ok(p, ct);
+	if (!why && (status & IPS_NAT_MASK))
+		why = ct_nat_read(ct, b, status);
 	if (!why)
 		ct_refresh(
 			ct,
 			READ_ONCE(
 				g->ct_timeout[p->l4_proto == IPPROTO_TCP ? 0 :
 									   1]),
-			status);
+			status, b);
 	bpf_ct_release(ct);
-	if (why == SILO_CT_STAT_PASS_LIBERAL)
+	/* A local packet asks only for a NATed connection, which the
+	 * kernel forwards: a local connection keeps its window checks. */
+	if (why == SILO_CT_STAT_PASS_LIBERAL &&
+	    (!b->quiet || (status & IPS_NAT_MASK)))
 		ct_ask_liberal(p);
 	if (why) {
-		ct_count(why);
+		ct_count(b, why);
 		return -1;
 	}
 	return 0;

@@ -95,6 +95,9 @@ struct fwd {
 	/* Outside for nftables alone, established connections let in:
 	 * forwarded only with conntrack's verdict (ct.h). */
 	int ct;
+	/* The packet as routing sees it: a NATed one's destination is
+	 * NAT's (ct.h), else the packet's own. */
+	const struct pkt *rp;
 };
 
 /*
@@ -176,7 +179,15 @@ static __always_inline __u32 fwd_guard(struct xdp_md *ctx, const struct pkt *p,
 		return SILO_STAT_PASS_NO_DAEMON;
 	if (above_route_mtu(p, f->g, f->watch))
 		return SILO_STAT_PASS_ROUTE_MTU;
-	return fwd_guard_pmtu(p, f);
+	/* Conntrack's verdict last: the lookup is the dearest guard. */
+	f->rp = p;
+	if (f->ct) {
+		if (ct_verdict(ctx, p, &f->b->ct, &f->b->csum, f->g))
+			return SILO_STAT_PASS_ENVELOPE;
+		if (f->b->ct.nat)
+			f->rp = ct_route_pkt(p, &f->b->ct);
+	}
+	return fwd_guard_pmtu(f->rp, f);
 }
 
 /*
@@ -216,8 +227,7 @@ fwd_dev(struct fwd_bufs *b, __u32 ifindex, __u64 gen)
  * Frames for another host, broadcast or multicast are not ours; a bridge
  * or bond takes its ports' frames before IP sees them.
  */
-static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx,
-					   const struct pkt *p, struct fwd *f)
+static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx, struct fwd *f)
 {
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = (void *)(long)ctx->data;
@@ -230,11 +240,6 @@ static __always_inline __u32 fwd_guard_dev(struct xdp_md *ctx,
 		return SILO_STAT_PASS_NOT_HOST;
 	if (f->dev->flags & SILO_DEV_F_PORT)
 		return SILO_STAT_PASS_PORT;
-	if (f->ct) {
-		f->b->ct.dev_flags = f->dev->flags;
-		if (ct_verdict(ctx, p, &f->b->ct, &f->b->csum, f->g))
-			return SILO_STAT_PASS_ENVELOPE;
-	}
 	return 0;
 }
 
@@ -449,7 +454,8 @@ static __always_inline int fwd_csum(struct xdp_md *ctx, const struct pkt *p,
  * or hop limit decreased and the redirect to the egress device.
  */
 static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
-					struct fwd *f, struct silo_stats *st)
+					const struct pkt *rp, struct fwd *f,
+					struct silo_stats *st)
 {
 	struct ethhdr *eth;
 	void *data_end;
@@ -460,10 +466,10 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	 * Source entries live in the node's cache too, which a storm of
 	 * sources that need no check does not read. */
 	rc = 0;
-	if (source_needed(p, f->dev, f->flags, f->watch)) {
+	if (source_needed(rp, f->dev, f->flags, f->watch)) {
 		if (f->use_cache && !f->cache)
 			f->cache = node_cache(&f->node);
-		rc = source_verdict(ctx, p, f->dev, f->cache, f->node, f->gen,
+		rc = source_verdict(ctx, rp, f->dev, f->cache, f->node, f->gen,
 				    f->flags, f->now, f->key, f->adm, st);
 	}
 	/* Constants: the verifier keeps no bounds on a byte from a map. */
@@ -476,6 +482,12 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 		return pass(st, SILO_STAT_PASS_MTU);
 	if (f->r->ifindex == ctx->ingress_ifindex)
 		return pass(st, SILO_STAT_PASS_HAIRPIN);
+	/* Masquerade's device changed: the kernel drops the packet. */
+	if (f->ct && f->b->ct.masq_index &&
+	    f->b->ct.masq_index != f->r->ifindex) {
+		ct_count(&f->b->ct, SILO_CT_STAT_PASS_NAT);
+		return pass(st, SILO_STAT_PASS_ENVELOPE);
+	}
 	/* Multi-buffer (bytes past the first buffer), to an egress that
 	 * cannot send it. */
 	if (p->frame_len > ctx->data_end - ctx->data &&
@@ -494,13 +506,18 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 		return pass(st, SILO_STAT_PASS_NO_TX_PORT);
 	if (fwd_csum(ctx, p, f))
 		return pass(st, SILO_STAT_PASS_L4_BAD);
+	/* NAT after the checksum is finished: it updates a complete one. */
+	if (f->ct && f->b->ct.nat && ct_nat_rewrite(ctx, p, &f->b->ct)) {
+		ct_count(&f->b->ct, SILO_CT_STAT_PASS_NAT);
+		return pass(st, SILO_STAT_PASS_ENVELOPE);
+	}
 	/* A hit, on its way out as it came: its flow's next frames go from
 	 * route_hot (front.h), while the silod that beats moves sweeps. */
 	if (f->hot_fill && !f->ct && (f->watch & SILO_HB_SWEEPS) &&
 	    hot_shaped(p))
 		fwd_hot_fill(ctx, f);
 	if (f->ct)
-		ct_count(SILO_CT_STAT_FORWARDED);
+		ct_count(&f->b->ct, SILO_CT_STAT_FORWARDED);
 
 	eth = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
@@ -544,15 +561,46 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	f.r = &b->r;
 	reason = fwd_guard(ctx, p, &f);
 	if (!reason) {
-		fwd_key(ctx, p, &f);
-		reason = fwd_guard_dev(ctx, p, &f);
+		fwd_key(ctx, f.rp, &f);
+		reason = fwd_guard_dev(ctx, &f);
 	}
 	if (reason)
 		return pass(st, reason);
 	if (!(use_cache && fwd_cache_hit(ctx, &f, st)) &&
-	    fwd_resolve(ctx, p, &f, st))
+	    fwd_resolve(ctx, f.rp, &f, st))
 		return pass(st, SILO_STAT_PASS_FIB);
-	return fwd_redirect(ctx, p, &f, st);
+	return fwd_redirect(ctx, p, f.rp, &f, st);
+}
+
+/*
+ * A packet for a local address may be a NATed connection's, which the
+ * kernel forwards once prerouting's NAT has changed its destination (a
+ * reply to a masqueraded connection, a DNATed port): 1 when conntrack
+ * says so, asked quietly (local traffic counts nothing, asks nothing).
+ * Only where established connections are let in.
+ */
+static __always_inline int fwd_local_nat(struct xdp_md *ctx,
+					 const struct pkt *p)
+{
+	const struct silo_genid *g;
+	struct fwd_bufs *b;
+	__u32 zero = 0, fam, out;
+	int rc;
+
+	g = bpf_map_lookup_elem(&genid, &zero);
+	if (!g)
+		return 0;
+	fam = p->family == SILO_AF_INET ? SILO_FAM_V4 : SILO_FAM_V6;
+	out = READ_ONCE(g->outside[fam]);
+	if (!out || !ct_may(g, fam, out))
+		return 0;
+	b = bpf_map_lookup_elem(&fwd_bufs, &zero);
+	if (!b)
+		return 0;
+	b->ct.quiet = 1;
+	rc = ct_verdict(ctx, p, &b->ct, &b->csum, g);
+	b->ct.quiet = 0;
+	return !rc && b->ct.nat;
 }
 
 #endif /* SILO_BPF_LIB_FORWARD_H */

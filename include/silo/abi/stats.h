@@ -110,18 +110,18 @@ SILO_COUNTERS(silo_csum_stat, silo_csum_stats, SILO_CSUM_STATS,
  * pass_envelope too); one conntrack allowed and the route did not counts
  * only there. refreshed counts the conntrack timeouts written besides.
  */
-#define SILO_CT_STATS(X)                                                      \
-	X(FORWARDED, forwarded, "an established connection's, forwarded")     \
-	X(PASS_NONE, pass_none, "no connection in conntrack's zone 0")        \
-	X(PASS_NEW, pass_new, "connection not confirmed or not assured yet")  \
-	X(PASS_STATE, pass_state,                                             \
-	  "not established, dying, a helper's, expected or young")            \
-	X(PASS_NAT, pass_nat, "a NATed connection: the kernel rewrites it")   \
-	X(PASS_FLAGS, pass_flags, "SYN, FIN, RST or no ACK: the kernel's")    \
-	X(PASS_CSUM, pass_csum, "a checksum conntrack would call invalid")    \
-	X(PASS_LIBERAL, pass_liberal,                                         \
-	  "window tracking not liberal yet: asked silod")                     \
-	X(PASS_NO_KFUNC, pass_no_kfunc, "the kernel has no conntrack kfuncs") \
+#define SILO_CT_STATS(X)                                                       \
+	X(FORWARDED, forwarded, "an established connection's, forwarded")      \
+	X(PASS_NONE, pass_none, "no connection in conntrack's zone 0")         \
+	X(PASS_NEW, pass_new, "connection not confirmed or not assured yet")   \
+	X(PASS_STATE, pass_state,                                              \
+	  "not established, dying, a helper's, expected or young")             \
+	X(PASS_NAT, pass_nat, "NAT the kernel must do (binding, masq device)") \
+	X(PASS_FLAGS, pass_flags, "SYN, FIN, RST or no ACK: the kernel's")     \
+	X(PASS_CSUM, pass_csum, "a checksum conntrack would call invalid")     \
+	X(PASS_LIBERAL, pass_liberal,                                          \
+	  "window tracking not liberal yet: asked silod")                      \
+	X(PASS_NO_KFUNC, pass_no_kfunc, "the kernel has no conntrack kfuncs")  \
 	X(REFRESHED, refreshed, "conntrack timeouts written")
 
 #define SILO_CT_STAT_ENUMERATOR(name, field, desc) SILO_CT_STAT_##name,
