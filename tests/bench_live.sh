@@ -4,8 +4,9 @@
 # judged here: make bench measures): every variant forwards, the ring
 # loses no frame, silo forwards every packet itself (the checksums left
 # to offload finished, what that costs reported), the targets are
-# there, every line names its source and the kernel; AF_PACKET's source
-# runs too. It leaves nothing: no namespace, no pin, also when
+# there, every line names its source and the kernel; behind the stateful
+# firewall the kernel forwards established flows and silo forwards them
+# with conntrack's verdict; AF_PACKET's source runs too. It leaves nothing: no namespace, no pin, also when
 # interrupted.
 . "$TESTS_DIR/lib.sh"
 
@@ -22,8 +23,14 @@ left() {
 }
 
 short=(--rounds 1 --secs 0.2 --warmup 0.1 --routes 1000)
+# The firewall's variants need nft(8) and conntrack(8).
+fw=(--firewall steady_64)
+if ! command -v conntrack >/dev/null || ! command -v nft >/dev/null; then
+	echo "skip - the firewall's variants: no nft(8) or conntrack(8)"
+	fw=(--firewall none)
+fi
 for src in ring af_packet; do
-	"$BENCH" "${short[@]}" --source "$src" --sets from \
+	"$BENCH" "${short[@]}" --source "$src" --sets from "${fw[@]}" \
 		--traffic steady_64,flood,offload_64 >"$TMP/$src.json" \
 		2>"$TMP/$src.err"
 	rc=$?
@@ -72,6 +79,21 @@ if [[ -s $TMP/ring.json ]]; then
 		ok "ring: what finishing a checksum costs, at 64 bytes" ||
 		not_ok "ring: what finishing a checksum costs, at 64 bytes" \
 			"$(grep offload_csum "$TMP/ring.json")"
+	if [[ ${fw[1]} != none ]]; then
+		jq -se 'map(select(.bench == "forward_live_firewall")) |
+			length == 1 and all(.traffic == "steady_64" and
+			(.mpps | .kernel_fw > 0 and .silo_fw > 0) and
+			(.silo_fw_vs_kernel_fw_ns | type == "number") and
+			.silo_fw_counters.ct_forwarded >=
+				.silo_fw_counters.sink_pkts * 0.99 and
+			.kernel_fw_stack_forwarded >=
+				.kernel_fw_sink_pkts_all * 0.99 and
+			.ruleset_later_rules_pkts == 0 and .ring_lost == 0)' \
+			"$TMP/ring.json" >/dev/null &&
+			ok "ring: behind the firewall, the kernel and silo (conntrack's verdict) forward established flows" ||
+			not_ok "ring: behind the firewall, the kernel and silo (conntrack's verdict) forward established flows" \
+				"$(grep firewall "$TMP/ring.json")"
+	fi
 	jq -se 'map(select(.bench == "forward_live_setup")) | length == 1 and
 		.[0].cpu_share > 0.5' "$TMP/ring.json" >/dev/null &&
 		ok "ring: the path's CPU was the ring's" ||

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench_live: what forwarding costs a packet, in a router namespace with
- * traffic through it, for four forwarders side by side in one run:
+ * traffic through it, for four forwarders side by side in one run (and two
+ * more behind a stateful firewall, below):
  *
  *   kernel   the kernel forwards (the router's ingress veth runs an
  *            XDP_PASS program, see below)
@@ -13,6 +14,26 @@
  *            ratios
  *   floor    a program that only decrements the hop limit and redirects,
  *            what the path costs without a router
+ *
+ * and, on one route set (--firewall-set, from_rules by default) for some
+ * traffics (--firewall, steady_64 and steady_1514 by default; none, or
+ * any of steady_64, steady_1514 and imix), the same router behind a
+ * stateful firewall (firewall.c): an nftables forward chain, policy drop,
+ * that accepts established connections first (ct state
+ * established,related accept), drops invalid packets and accepts new
+ * connections from the ring's ingress, the ring's flows made established
+ * in conntrack beforehand (assured UDP entries that have seen a reply,
+ * inserted with conntrack(8): the ring is one-way):
+ *
+ *   kernel_fw  the kernel forwards under that ruleset (XDP_PASS, as
+ *              kernel): conntrack and the chain for every packet
+ *   silo_fw    silo loaded --forward --forward-established: each packet
+ *              forwarded with conntrack's verdict (bpf_xdp_ct_lookup())
+ *
+ * measured in the same rounds as the other variants; a
+ * forward_live_firewall line per traffic compares them (ns per packet and
+ * over the floor, silo_fw over kernel_fw) and with kernel and silo without
+ * the firewall (conntrack_ns: what it adds to each per packet).
  *
  * each with four kinds of traffic (--traffic):
  *
@@ -87,14 +108,18 @@
  * kernel: per route set and traffic the rates in Mpps and Gbit/s, silo's
  * ratios to the reference, the floor and the kernel, ns_over_floor and
  * silo's counters summed over the measured intervals (sink_pkts: the
- * frames the sink counted meanwhile); then the targets
- * (forward_live_target, "met" true or false): silo's ns over the floor at
- * most 0.25 of the reference's for steady traffic and IMIX, 0.95 for the
- * flood, and no more than 25 ns at 64 bytes; then the setup, with the
- * run's length. A target not met is "met":false; the tool fails (exit 1)
- * only when it cannot measure: a setup error, a source that does not send
- * what it should, no packet at the sink, a silo variant whose packets the
- * stack forwarded instead, or a reference forwarder that does not forward
+ * frames the sink counted meanwhile); the firewall's lines
+ * (forward_live_firewall); then the targets (forward_live_target, "met"
+ * true or false): silo's ns over the floor at most 0.25 of the
+ * reference's for steady traffic and IMIX, 0.95 for the flood, and no
+ * more than 25 ns at 64 bytes; then the setup, with the run's length. A
+ * target not met is "met":false; the tool fails (exit 1) only when it
+ * cannot measure: a setup error, a source that does not send what it
+ * should, no packet at the sink, a silo variant whose packets the stack
+ * forwarded instead (silo_fw: not forwarded under conntrack's verdict), a
+ * kernel_fw whose packets the stack did not forward, packets of the
+ * firewall's variants that the ruleset took for new or invalid (the flows
+ * were not established), or a reference forwarder that does not forward
  * the frames itself (checked through BPF_PROG_TEST_RUN at start and by the
  * router's Ip6OutForwDatagrams during each measurement); exit 3 when the
  * source cannot run here at all (this kernel, or a policy that refuses
@@ -106,9 +131,9 @@
  *   bench_live [--rounds N] [--secs S] [--warmup S] [--cpu N]
  *              [--routes N] [--rules N] [--flows N] [--sources N]
  *              [--traffic LIST] [--sets LIST] [--source ring|af_packet]
+ *              [--firewall LIST|none] [--firewall-set lookup|from]
  *              [--wall] [--verbose]
  */
-#include <getopt.h>
 #include <sched.h>
 #include "bench_live/live.h"
 #include "bench.h"
@@ -121,13 +146,8 @@ struct live L = { .ns_orig = -1,
 		  .ns_client = -1,
 		  .ns_router = -1,
 		  .silod = -1,
-		  .variant = -1 };
-
-struct run {
-	int rounds, routes, rules, cpu;
-	double secs, warmup;
-	bool set_on[NR_SETS], traffic_on[NR_TRAFFIC];
-};
+		  .variant = -1,
+		  .ct_fd = -1 };
 
 static struct cell cells[NR_SETS][NR_VARIANTS][NR_TRAFFIC];
 
@@ -177,18 +197,30 @@ static int floor_of(int t)
 				    t;
 }
 
-static bool measured(const struct run *run, int v, int t)
+static bool measured(const struct run *run, int set, int v, int t)
 {
 	if (!run->traffic_on[t])
 		return false;
+	if (VARIANT_FW(v))
+		return set == run->fw_set && run->fw_on[t];
 	return v != FLOOR || floor_of(t) == t || !run->traffic_on[floor_of(t)];
 }
 
 static const struct cell *cell_of(const struct run *run, int set, int v, int t)
 {
-	if (v == FLOOR && !measured(run, v, t))
+	if (v == FLOOR && !measured(run, set, v, t))
 		t = floor_of(t);
 	return &cells[set][v][t];
+}
+
+/* The cells of route set set, traffic t, by variant. */
+static void cells_of(const struct run *run, int set, int t,
+		     const struct cell *c[NR_VARIANTS])
+{
+	int v;
+
+	for (v = 0; v < NR_VARIANTS; v++)
+		c[v] = cell_of(run, set, v, t);
 }
 
 /*
@@ -205,7 +237,7 @@ static int run_set(const struct run *run, int set)
 		for (t = 0; t < NR_TRAFFIC; t++) {
 			for (i = 0; i < NR_VARIANTS; i++) {
 				v = (r + t + i) % NR_VARIANTS;
-				if (!measured(run, v, t))
+				if (!measured(run, set, v, t))
 					continue;
 				if (verbose)
 					fprintf(stderr, "bench_live: %s, %s\n",
@@ -232,12 +264,15 @@ static int run_set(const struct run *run, int set)
  */
 static int check_forwarded(const struct run *run, int set)
 {
-	const struct cell *c;
+	const struct cell *c, *all[NR_VARIANTS];
 	int t;
 
 	for (t = 0; t < NR_TRAFFIC; t++) {
 		if (!run->traffic_on[t])
 			continue;
+		cells_of(run, set, t, all);
+		if (measured(run, set, SILO_FW, t) && fw_check(all, set, t))
+			return -1;
 		c = &cells[set][SILO][t];
 		if (c->d.redirect < c->pkts / 10 * 9) {
 			fprintf(stderr,
@@ -318,14 +353,15 @@ static void print_counters(const char *name, const struct cell *c)
 	       (unsigned long long)d->cache_evict);
 }
 
-/* Ring frames of traffic t that never came back, every variant. */
+/* Ring frames of traffic t that never came back, every variant but the
+ * firewall's (their line says theirs). */
 static __u64 lost(const struct run *run, int set, int t)
 {
 	__u64 n = 0;
 	int v;
 
-	for (v = 0; v < NR_VARIANTS; v++)
-		if (measured(run, v, t))
+	for (v = 0; v < NR_BASE; v++)
+		if (measured(run, set, v, t))
 			n += cells[set][v][t].lost;
 	return n;
 }
@@ -333,21 +369,21 @@ static __u64 lost(const struct run *run, int set, int t)
 /* One route set's line for traffic t: rates, ratios, costs, counters. */
 static void print_row(const struct run *run, int set, int t)
 {
-	double mpps[NR_VARIANTS], bytes = traffic_frame_bytes(t), fl;
+	double mpps[NR_BASE], bytes = traffic_frame_bytes(t), fl;
 	struct cell tmp;
 	int v;
 
-	for (v = 0; v < NR_VARIANTS; v++) {
+	for (v = 0; v < NR_BASE; v++) {
 		tmp = *cell_of(run, set, v, t);
 		mpps[v] = bench_median(tmp.pps, run->rounds) / 1e6;
 	}
 	print_head("forward_live");
 	printf(",\"route_set\":\"%s\",\"traffic\":\"%s\",\"flows\":%u,\"frame_bytes\":%.1f,\"mpps\":{",
 	       set_name[set], traffic[t].name, traffic[t].nsrc, bytes);
-	for (v = 0; v < NR_VARIANTS; v++)
+	for (v = 0; v < NR_BASE; v++)
 		printf("%s\"%s\":%.3f", v ? "," : "", variant_name[v], mpps[v]);
 	printf("},\"gbps\":{");
-	for (v = 0; v < NR_VARIANTS; v++)
+	for (v = 0; v < NR_BASE; v++)
 		printf("%s\"%s\":%.2f", v ? "," : "", variant_name[v],
 		       mpps[v] * (bytes + WIRE_EXTRA) * 8 / 1e3);
 	printf("},\"silo_vs_ref\":%.3f,\"silo_vs_floor\":%.3f,\"silo_vs_kernel\":%.2f",
@@ -405,6 +441,14 @@ static void print_offload(const struct run *run, int set, int t)
 	       bench_median(b, run->rounds), bench_median(q, run->rounds));
 }
 
+static void print_firewall(const struct run *run, int set, int t)
+{
+	const struct cell *c[NR_VARIANTS];
+
+	cells_of(run, set, t, c);
+	fw_print(c, run->rounds, set, t);
+}
+
 static void print_setup(const struct run *run, double t0)
 {
 	static double shares[NR_SETS * NR_VARIANTS * NR_TRAFFIC * MAX_ROUNDS];
@@ -414,7 +458,8 @@ static void print_setup(const struct run *run, double t0)
 	for (set = 0; set < NR_SETS; set++)
 		for (v = 0; v < NR_VARIANTS; v++)
 			for (t = 0; t < NR_TRAFFIC; t++) {
-				if (!run->set_on[set] || !measured(run, v, t))
+				if (!run->set_on[set] ||
+				    !measured(run, set, v, t))
 					continue;
 				for (r = 0; r < run->rounds; r++)
 					shares[n++] = cells[set][v][t].share[r];
@@ -434,146 +479,11 @@ static void print_setup(const struct run *run, double t0)
 	       bench_mono() - t0);
 }
 
-/* A comma-separated list of names into on[]: 0, or -1 for a bad name. */
-static int parse_list(char *arg, const char *(*name)(int), int n, bool *on)
-{
-	char *tok, *save = NULL;
-	int i;
-
-	memset(on, 0, n * sizeof(*on));
-	for (tok = strtok_r(arg, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < n && strcmp(tok, name(i)); i++)
-			;
-		if (i == n)
-			return -1;
-		on[i] = true;
-	}
-	return 0;
-}
-
-static const char *traffic_key(int t)
-{
-	static const char *const keys[NR_TRAFFIC] = {
-		"steady_64", "steady_1514", "imix",
-		"flood",     "offload_64",  "offload_1514"
-	};
-
-	return keys[t];
-}
-
-static const char *set_key(int s)
-{
-	static const char *const keys[NR_SETS] = { "lookup", "from" };
-
-	return keys[s];
-}
-
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: bench_live [--rounds N] [--secs S] [--warmup S] [--cpu N]\n"
-		"                  [--routes N] [--rules N] [--flows N] [--sources N]\n"
-		"                  [--traffic steady_64,steady_1514,imix,flood,\n"
-		"                             offload_64,offload_1514]\n"
-		"                  [--sets lookup,from]  (route sets)\n"
-		"                  [--source ring|af_packet]  (ring: the default)\n"
-		"                  [--wall] [--verbose]  (each measurement to stderr)\n"
-		"  a quick check: --rounds 1 --secs 0.3 --warmup 0.1 --routes 10000\n");
-}
-
-static int parse_args(int argc, char **argv, struct run *run)
-{
-	static const struct option lopts[] = {
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "secs", required_argument, NULL, 's' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "routes", required_argument, NULL, 'R' },
-		{ "rules", required_argument, NULL, 'u' },
-		{ "flows", required_argument, NULL, 'f' },
-		{ "sources", required_argument, NULL, 'S' },
-		{ "traffic", required_argument, NULL, 't' },
-		{ "sets", required_argument, NULL, 'e' },
-		{ "source", required_argument, NULL, 'o' },
-		{ "wall", no_argument, NULL, 'W' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, t, bad = 0;
-
-	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			run->rounds = atoi(optarg);
-			break;
-		case 's':
-			run->secs = atof(optarg);
-			break;
-		case 'w':
-			run->warmup = atof(optarg);
-			break;
-		case 'c':
-			run->cpu = atoi(optarg);
-			break;
-		case 'R':
-			run->routes = atoi(optarg);
-			break;
-		case 'u':
-			run->rules = atoi(optarg);
-			break;
-		case 'f':
-			for (t = 0; t < NR_TRAFFIC; t++)
-				if (t != FLOOD)
-					traffic[t].nsrc = atoi(optarg);
-			break;
-		case 'S':
-			traffic[FLOOD].nsrc = atoi(optarg);
-			break;
-		case 't':
-			bad |= parse_list(optarg, traffic_key, NR_TRAFFIC,
-					  run->traffic_on);
-			break;
-		case 'e':
-			bad |= parse_list(optarg, set_key, NR_SETS,
-					  run->set_on);
-			break;
-		case 'o':
-			if (!strcmp(optarg, "ring"))
-				L.shape = SOURCE_RING;
-			else if (!strcmp(optarg, "af_packet"))
-				L.shape = SOURCE_PACKET;
-			else
-				bad = 1;
-			break;
-		case 'W':
-			wall_time = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		default:
-			usage();
-			return c == 'h' ? 0 : 2;
-		}
-	}
-	for (t = 0; t < NR_TRAFFIC; t++)
-		bad |= !traffic[t].nsrc || traffic[t].nsrc > 1U << 24;
-	if (bad || run->rounds < 1 || run->rounds > MAX_ROUNDS ||
-	    run->secs <= 0 || run->warmup < 0 || run->routes < 1 ||
-	    run->rules < 0 || run->rules > 1000 || run->cpu >= CPU_SETSIZE ||
-	    run->cpu >= sysconf(_SC_NPROCESSORS_ONLN)) {
-		fprintf(stderr, "bench_live: bad arguments\n");
-		return 2;
-	}
-	return -1;
-}
-
 /* The lab, the programs, the source and its checks: 0 or -1. */
 static int setup(struct run *run)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	bool fw = false;
 	int t;
 
 	if (run->cpu < 0)
@@ -594,10 +504,12 @@ static int setup(struct run *run)
 	L.ns_router = bench_open_ns(NS_ROUTER);
 	if (L.ns_client < 0 || L.ns_router < 0 || lab_endpoints())
 		return -1;
-	for (t = 0; t < NR_TRAFFIC; t++)
+	for (t = 0; t < NR_TRAFFIC; t++) {
 		if (run->traffic_on[t] && traffic_check(t))
 			return -1;
-	return 0;
+		fw |= measured(run, run->fw_set, SILO_FW, t);
+	}
+	return fw && run->set_on[run->fw_set] ? fw_tools() : 0;
 }
 
 int main(int argc, char **argv)
@@ -611,6 +523,8 @@ int main(int argc, char **argv)
 		.warmup = 0.2,
 		.set_on = { true, true },
 		.traffic_on = { true, true, true, true, true, true },
+		.fw_on = { [STEADY_64] = true, [STEADY_1514] = true },
+		.fw_set = SET_FROM,
 	};
 	double t0 = bench_mono();
 	int ret = 1, set, t;
@@ -638,6 +552,9 @@ int main(int argc, char **argv)
 		for (t = 0; t < NR_TRAFFIC; t++)
 			if (run.traffic_on[t])
 				print_offload(&run, set, t);
+		for (t = 0; t < NR_TRAFFIC; t++)
+			if (measured(&run, set, SILO_FW, t))
+				print_firewall(&run, set, t);
 		print_targets(&run, set);
 	}
 	print_setup(&run, t0);

@@ -9,8 +9,9 @@
 #include "../bench.h"
 #include "silod_child.h"
 
-const char *const variant_name[NR_VARIANTS] = { "kernel", "silo", "ref",
-						"floor" };
+const char *const variant_name[NR_VARIANTS] = {
+	"kernel", "silo", "ref", "floor", "kernel_fw", "silo_fw"
+};
 const char *const set_name[NR_SETS] = { "lookup_tables", "from_rules" };
 
 /* Removes the namespaces (their veths and XDP attachments) and the pins. */
@@ -170,16 +171,11 @@ int ref_check(void)
 	return 0;
 }
 
-/* Puts the variant's program on the router's ingress (in its namespace). */
-int set_variant(int v)
+/* Takes silo or a program off the router's ingress. */
+static int ingress_clear(void)
 {
-	struct silo_xdp_load_opts o = { .forward = true };
-	struct silo_daemon_info di;
-	struct bpf_program *p;
-	int err, i;
+	int err;
 
-	if (v == L.variant)
-		return 0;
 	L.variant = -1;
 	if (L.in_silo) {
 		err = silo_xdp_unload(L.s, DEV_IN);
@@ -193,10 +189,55 @@ int set_variant(int v)
 			return err;
 		L.in_prog = false;
 	}
-	if (v != SILO) {
-		p = v == KERNEL ? L.skel->progs.xdp_pass :
-		    v == REF	? L.skel->progs.xdp_ref_fwd :
-				  L.skel->progs.xdp_bounce;
+	return 0;
+}
+
+/*
+ * silo forwards only while silod beats and trusts the cache, and serves a
+ * frame above the smallest MTU from the cache only once silod watches
+ * IPv6's PMTU errors, which it does again each time silo is back on every
+ * device; until then such a frame takes bpf_fib_lookup() (cache_big), and
+ * a full-size measurement right after the load measured that.
+ */
+static int silod_ready(void)
+{
+	struct silo_daemon_info di;
+	int i;
+
+	for (i = 0; i < 150; i++) {
+		if (!silo_daemon_info(L.s, &di) && di.running &&
+		    di.cache_trusted &&
+		    (di.heartbeat.pmtu_watch & (1U << SILO_FAM_V6)))
+			return 0;
+		usleep(20000);
+	}
+	fprintf(stderr,
+		"bench_live: silod is not running, or does not watch IPv6 PMTU errors\n");
+	return -ESRCH;
+}
+
+/*
+ * Puts the variant's program on the router's ingress (in its namespace),
+ * the firewall's ruleset on the router for kernel_fw and silo_fw only
+ * (silo_fw: loaded with --forward-established, which the ruleset's shape
+ * lets in; a forwarding load without it clears the namespace's opt-in).
+ */
+int set_variant(int v)
+{
+	struct silo_xdp_load_opts o = { .forward = true,
+					.forward_established = v == SILO_FW };
+	struct bpf_program *p;
+	int err;
+
+	if (v == L.variant)
+		return 0;
+	err = ingress_clear() ?: (VARIANT_FW(v) ? fw_up() : fw_down());
+	if (err)
+		return err;
+	if (v != SILO && v != SILO_FW) {
+		p = v == KERNEL || v == KERNEL_FW ? L.skel->progs.xdp_pass :
+		    v == REF			  ? L.skel->progs.xdp_ref_fwd :
+						    L.skel->progs.xdp_bounce;
 		err = bpf_xdp_attach(L.in_ifindex, bpf_program__fd(p),
 				     XDP_FLAGS_DRV_MODE, NULL);
 		L.in_prog = !err;
@@ -207,30 +248,17 @@ int set_variant(int v)
 	if (err)
 		return err;
 	L.in_silo = true;
-	/*
-	 * silo forwards only while silod beats and trusts the cache, and
-	 * serves a frame above the smallest MTU from the cache only once
-	 * silod watches IPv6's PMTU errors, which it does again each time
-	 * silo is back on every device; until then such a frame takes
-	 * bpf_fib_lookup() (cache_big), and a full-size measurement right
-	 * after the load measured that.
-	 */
-	for (i = 0; i < 150; i++) {
-		if (!silo_daemon_info(L.s, &di) && di.running &&
-		    di.cache_trusted &&
-		    (di.heartbeat.pmtu_watch & (1U << SILO_FAM_V6))) {
-			L.variant = v;
-			return 0;
-		}
-		usleep(20000);
-	}
-	fprintf(stderr,
-		"bench_live: silod is not running, or does not watch IPv6 PMTU errors\n");
-	return -ESRCH;
+	err = silod_ready();
+	if (!err)
+		L.variant = v;
+	return err;
 }
 
 void lab_cleanup(void)
 {
+	if (L.ct_fd >= 0)
+		close(L.ct_fd);
+	L.ct_fd = -1;
 	silod_child_stop(L.silod);
 	L.silod = -1;
 	source_close(L.src);

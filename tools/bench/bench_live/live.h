@@ -2,7 +2,9 @@
 /*
  * bench_live's parts (tools/bench/bench_live.c says what it measures): the
  * lab (namespaces, route sets, the variants on the router's ingress) in
- * lab.c, the traffic source's frames and the measurement in traffic.c.
+ * lab.c, the traffic source's frames and the measurement in traffic.c, the
+ * stateful firewall of the _fw variants in firewall.c and their lines in
+ * fw_report.c.
  */
 #ifndef SILO_BENCH_LIVE_H
 #define SILO_BENCH_LIVE_H
@@ -26,11 +28,18 @@
 
 #define HOP_LIMIT 255
 #define SRC_BASE 0x01000000U /* sources fd01::100:0 + k */
+#define UDP_SPORT 4000 /* the frames' ports (pkt_build()'s defaults) */
+#define UDP_DPORT 5000
+#define FW_MAX_FLOWS 1024 /* the firewall's, each made established by hand */
 #define MAX_ROUNDS 32
 /* On the wire a frame takes its FCS, preamble and SFD, and the gap. */
 #define WIRE_EXTRA (4 + 8 + 12)
 
-enum { KERNEL, SILO, REF, FLOOR, NR_VARIANTS };
+/* The forward_live variants (NR_BASE), then the firewall's: the router's
+ * forward chain stateful, the ring's flows established in conntrack. */
+enum { KERNEL, SILO, REF, FLOOR, KERNEL_FW, SILO_FW, NR_VARIANTS };
+#define NR_BASE KERNEL_FW
+#define VARIANT_FW(v) ((v) >= KERNEL_FW)
 enum {
 	STEADY_64,
 	STEADY_1514,
@@ -74,6 +83,8 @@ struct live {
 	pid_t silod;
 	__u32 in_ifindex, out_ifindex;
 	bool in_silo, in_prog, out_silo;
+	bool fw; /* the firewall's ruleset on the router (firewall.c) */
+	int ct_fd; /* silo's pinned ct_stats, once opened (or -1) */
 	/* The frame of each size, for source SRC_BASE (k = 0). */
 	uint8_t frame[NR_SIZES][PKT_MAX];
 	uint8_t sink_mac[6];
@@ -92,7 +103,22 @@ struct cell {
 	__u64 stack_fwd; /* the router's stack forwarded, warm-ups included */
 	__u64 lost; /* ring frames that never came back */
 	struct silo_stats d; /* silo's counters over the measured intervals */
+	struct silo_ct_stats ct; /* its conntrack counters, likewise */
+	__u64 fw_other; /* the ruleset's later rules matched (new or
+			 * invalid), warm-ups included */
 };
+
+/* What to run: the command line's (args.c). */
+struct run {
+	int rounds, routes, rules, cpu;
+	double secs, warmup;
+	bool set_on[NR_SETS], traffic_on[NR_TRAFFIC];
+	bool fw_on[NR_TRAFFIC]; /* kernel_fw and silo_fw: on route set fw_set */
+	int fw_set;
+};
+
+/* args.c: -1 to go on, else the exit status (said). */
+int parse_args(int argc, char **argv, struct run *run);
 
 /* lab.c */
 void lab_down(void);
@@ -113,5 +139,18 @@ int source_up(void);
 int traffic_check(int t);
 int measure(struct cell *c, int t, int round, double warmup, double secs);
 double traffic_frame_bytes(int t);
+
+/* firewall.c */
+int fw_tools(void);
+int fw_up(void);
+int fw_down(void);
+int fw_conns(__u32 nsrc);
+__u64 fw_other(void);
+int fw_ct_read(struct silo_ct_stats *sum);
+
+/* fw_report.c */
+int fw_check(const struct cell *const c[NR_VARIANTS], int set, int t);
+void fw_print(const struct cell *const c[NR_VARIANTS], int rounds, int set,
+	      int t);
 
 #endif /* SILO_BENCH_LIVE_H */

@@ -191,11 +191,13 @@ static void stats_add(struct silo_stats *sum, const struct silo_stats *before,
 		((__u64 *)sum)[i] += ((__u64 *)after)[i] - ((__u64 *)before)[i];
 }
 
-/* What one measured interval reads at its start and at its end. */
+/* What one measured interval reads at its start and at its end (the
+ * conntrack counters under the firewall only). */
 struct snap {
 	__u64 sink;
 	double busy, softirq, wall;
 	struct silo_stats st;
+	struct silo_ct_stats ct;
 };
 
 static int snap(struct snap *s)
@@ -203,7 +205,8 @@ static int snap(struct snap *s)
 	s->sink = sink_count(NULL);
 	s->wall = bench_mono();
 	return bench_cpu_busy(L.cpu, &s->busy, &s->softirq) ||
-			       bench_silo_stats(L.s, &s->st) ?
+			       bench_silo_stats(L.s, &s->st) ||
+			       (L.fw && fw_ct_read(&s->ct)) ?
 		       -1 :
 		       0;
 }
@@ -234,18 +237,24 @@ static double path_time(const struct snap *a, const struct snap *b)
  * seeded), a warm-up, the sink's rate over secs, the source stopped (a
  * ring drained), into round round of c. The rate is per second of the
  * path's time on its CPU (path_time()), which on an idle machine is the
- * wall time: everything the path does runs there. Called in the router's
+ * wall time: everything the path does runs there. Under the firewall the
+ * ring's flows are made established first. Called in the router's
  * namespace (where the stack's forwarding counter is read).
  */
 int measure(struct cell *c, int t, int round, double warmup, double secs)
 {
-	struct snap a, b;
-	__u64 all0, fwd0, lost = 0;
+	struct snap a = {}, b = {};
+	__u64 all0, fwd0, other0 = 0, lost = 0;
 	double time;
+	unsigned int i;
 	int err;
 
 	if (traffic_pattern(t))
 		return -1;
+	if (L.fw && fw_conns(traffic[t].nsrc))
+		return -1;
+	if (L.fw)
+		other0 = fw_other();
 	fwd0 = ip6_forwarded();
 	all0 = sink_count(NULL);
 	err = L.shape == SOURCE_RING ? source_seed(L.src) : 0;
@@ -276,5 +285,10 @@ int measure(struct cell *c, int t, int round, double warmup, double secs)
 	c->stack_fwd += ip6_forwarded() - fwd0;
 	c->lost += lost;
 	stats_add(&c->d, &a.st, &b.st);
+	for (i = 0; i < SILO_CT_STAT_MAX; i++)
+		((__u64 *)&c->ct)[i] +=
+			((__u64 *)&b.ct)[i] - ((__u64 *)&a.ct)[i];
+	if (L.fw)
+		c->fw_other += fw_other() - other0;
 	return 0;
 }
