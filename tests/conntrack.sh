@@ -235,7 +235,7 @@ done
 # Masqueraded on the outside port, and a port of the router's DNATed to
 # the server: XDP rewrites each packet as the NAT hooks would (addresses,
 # ports, checksums), both ways: the replies to the router's address too.
-ip netns exec "$R" nft -f - <<'NFT'
+cat >"$TMP/nat.nft" <<'NFT'
 table ip nat {
 	chain pre {
 		type nat hook prerouting priority dstnat;
@@ -253,8 +253,10 @@ table ip6 nat {
 	}
 }
 NFT
+ip netns exec "$R" nft -f "$TMP/nat.nft"
 for _ in $(seq 40); do [[ $(proven) == ipv4,ipv6 ]] && break; sleep 0.05; done
-# nat DST CONNECT_TO PEER WHAT: a long connection through NAT.
+# nat DST CONNECT_TO PEER WHAT [PORT]: a long connection through NAT;
+# with XDP (ALONE empty) forwarded by it.
 nat() {
 	local fwd0
 	fwd0=$(ctstat forwarded)
@@ -264,35 +266,55 @@ nat() {
 	py "$P-client" tcp-client "$2" "${5:-7005}" 2 >"$TMP/cli"
 	wait "$server"
 	[[ $(tail -1 "$TMP/srv") == "$(cat "$TMP/cli")" && $(sed -n 2p "$TMP/srv") == "peer $3" ]] &&
-		ok "$4: the bytes all arrive, from $3" ||
-		not_ok "$4: the bytes all arrive, from $3" \
+		ok "$4${ALONE:+, the kernel alone}: the bytes all arrive, from $3" ||
+		not_ok "$4${ALONE:+, the kernel alone}: the bytes all arrive, from $3" \
 			"sent $(cat "$TMP/cli"), server: $(tr '\n' ' ' <"$TMP/srv")"
+	[[ -n ${ALONE:-} ]] && return
 	fwd=$(($(ctstat forwarded) - fwd0))
 	((fwd > 100)) && ok "$4: forwarded by XDP, rewritten" ||
 		not_ok "$4: forwarded by XDP, rewritten" \
 			"$fwd; $(silo --netns "$R" -j stats | jq -c .conntrack)"
 }
-nat 0.0.0.0 10.2.0.2 10.2.0.1 "masquerade"
-nat :: fd02::2 fd02::1 "IPv6 masquerade"
-nat 0.0.0.0 10.1.0.1 10.2.0.1 "DNAT to the server, masqueraded" 8080
-# UDP through masquerade, one with no checksum (IPv4's 0, kept 0: a sum
-# made up for it would be wrong, and the server would drop it).
-for nc in "" nocheck; do
+# udp_nat [nocheck]: a UDP exchange through masquerade; nocheck: IPv4's
+# 0 (no checksum), kept 0: a sum made up for it would be wrong, and the
+# server would drop it.
+udp_nat() {
+	local fwd0 sent got via=", forwarded by XDP"
+	[[ -n ${ALONE:-} ]] && via=
 	fwd0=$(ctstat forwarded)
 	py "$P-server" udp-server 0.0.0.0 7006 2 >"$TMP/srv" &
 	server=$!
 	for _ in $(seq 50); do grep -q listening "$TMP/srv" 2>/dev/null && break; sleep 0.05; done
-	read -r sent got < <(py "$P-client" udp-client 10.2.0.2 7006 3.5 $nc)
+	read -r sent got < <(py "$P-client" udp-client 10.2.0.2 7006 3.5 "$@")
 	wait "$server"
 	fwd=$(($(ctstat forwarded) - fwd0))
+	[[ -n ${ALONE:-} ]] && fwd=41
 	((sent > 0 && sent == got && fwd > 40)) &&
-		ok "UDP masqueraded${nc:+, no checksum}: every datagram echoed, forwarded by XDP" ||
-		not_ok "UDP masqueraded${nc:+, no checksum}: every datagram echoed, forwarded by XDP" \
+		ok "UDP masqueraded${1:+, no checksum}${ALONE:+, the kernel alone}: every datagram echoed$via" ||
+		not_ok "UDP masqueraded${1:+, no checksum}${ALONE:+, the kernel alone}: every datagram echoed$via" \
 			"$got of $sent echoed, $fwd forwarded"
-done
-out=$(ip netns exec "$R" conntrack -L -f ipv4 -p tcp 2>/dev/null |
-	grep -E 'dport=(7005|8080) '
-	ip netns exec "$R" conntrack -L -f ipv6 -p tcp 2>/dev/null | grep 'dport=7005 ')
+}
+# conntrack's entries of the NAT runs, as a kernel alone would leave them:
+# the timeouts and the client's ephemeral ports (and masquerade's, which
+# keeps them) left out.
+ct_entries() {
+	{
+		ip netns exec "$R" conntrack -L -f ipv4 2>/dev/null
+		ip netns exec "$R" conntrack -L -f ipv6 2>/dev/null
+	} | grep -E 'port=(7005|7006|8080) ' |
+		sed -E 's/^(\S+ +\S+) +[0-9]+ /\1 /; s/(port=)[0-9]{5}/\1E/g' | sort
+}
+nat_all() {
+	ip netns exec "$R" conntrack -F >/dev/null 2>&1
+	nat 0.0.0.0 10.2.0.2 10.2.0.1 "masquerade"
+	nat :: fd02::2 fd02::1 "IPv6 masquerade"
+	nat 0.0.0.0 10.1.0.1 10.2.0.1 "DNAT to the server, masqueraded" 8080
+	udp_nat
+	udp_nat nocheck
+}
+nat_all
+ct_entries >"$TMP/ct.silo"
+out=$(grep tcp "$TMP/ct.silo")
 n=$(grep -cE 'TIME_WAIT|CLOSE' <<<"$out")
 ((n == 3)) && ! grep -q ESTABLISHED <<<"$out" &&
 	ok "NATed connections closed as conntrack saw it" ||
@@ -339,6 +361,20 @@ kill "$SILOD" && wait "$SILOD" 2>/dev/null
 SILOD=
 check "unload r-c" silo --netns "$R" xdp unload r-c
 check "unload r-s" silo --netns "$R" xdp unload r-s
+
+# The same NAT runs with the kernel alone: conntrack holds the same
+# entries, states and NAT tuples as it did with XDP forwarding.
+ip netns exec "$R" nft -f "$TMP/nat.nft"
+ALONE=1 nat_all
+ct_entries >"$TMP/ct.kernel"
+echo "# conntrack's entries, XDP forwarding:"
+sed 's/^/#   /' "$TMP/ct.silo"
+cmp -s "$TMP/ct.kernel" "$TMP/ct.silo" && (($(wc -l <"$TMP/ct.kernel") == 5)) &&
+	ok "conntrack -L: the kernel alone's entries, states and NAT tuples" ||
+	not_ok "conntrack -L: the kernel alone's entries, states and NAT tuples" \
+		"$(diff "$TMP/ct.kernel" "$TMP/ct.silo" | tr '\n' ' ')"
+ip netns exec "$R" nft delete table ip nat
+ip netns exec "$R" nft delete table ip6 nat
 
 # silo.conf: forward-established, the namespace's like the bypass.
 ST="$TMP/state"
