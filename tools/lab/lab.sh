@@ -14,8 +14,10 @@
 # client to server, changes a route to show silod's scoped invalidation,
 # shows what silo did, steers the server's UDP service as silo.conf says
 # (and again after a "reboot", by silod), runs one short round of
-# bench_steer's services case (silo's steering beside RPS and RFS), and
-# takes everything down again. Sourced (by the tests), it
+# bench_steer's services case (silo's steering beside RPS and RFS), puts
+# a stateful firewall on the router and sends TCP through it with silo
+# forwarding established connections (--forward-established), and takes
+# everything down again. Sourced (by the tests), it
 # only defines lab_up and lab_down.
 
 # lab_up PREFIX: makes PREFIX-client, PREFIX-router and PREFIX-server.
@@ -274,6 +276,36 @@ CONF
 		"  (traffic: the source'"'"'s \($s.source), kernel \($s.kernel))"' \
 		"$LAB_DIR/steer.json" || fail "bench_steer printed no summary"
 fi
+
+step "a stateful firewall on the router: XDP forwards established connections with conntrack's verdict"
+cat >"$LAB_DIR/fw.nft" <<'NFT'
+table inet lab_fw {
+	chain forward {
+		type filter hook forward priority filter; policy drop;
+		ct state established,related accept
+		ct state invalid drop
+		iifname "r-c" accept
+	}
+}
+NFT
+# The opt-in first (each forwarding load restates it): silod, seeing the
+# ruleset without it, would say that forwarded traffic goes to the stack.
+for dev in r-c r-s; do
+	run "$SILO" --netns "$P-router" xdp load "$dev" --replace --forward \
+		--forward-established || fail "cannot load silo on $dev with --forward-established"
+done
+sed 's/^/  /' "$LAB_DIR/fw.nft"
+run ip netns exec "$P-router" nft -f "$LAB_DIR/fw.nft" ||
+	fail "nft refused the ruleset"
+sleep 0.2 # silod sees the ruleset, and puts the families' packets to conntrack
+"$SILO" --netns "$P-router" xdp status | grep 'established connections' ||
+	fail "xdp status says nothing of established connections"
+ct_fwd() { "$SILO" --netns "$P-router" -j stats | jq '.conntrack.forwarded // 0'; }
+fwd0=$(ct_fwd)
+tcp 10.2.0.2
+fwd=$(($(ct_fwd) - fwd0))
+echo "  .conntrack.forwarded: $fwd packets of established connections forwarded by XDP"
+((fwd > 1000)) || fail "XDP forwarded next to no packet under conntrack's verdict"
 
 step "stop silod (the data path stays), unload"
 run kill -TERM "$silod_pid"
