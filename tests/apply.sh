@@ -149,9 +149,23 @@ rm -rf "$DIR"
 	ok "reboot: nothing left" || not_ok "reboot: nothing left" "$(ls -R "$DIR" 2>&1)"
 sed 's/      - name: ap-s/      - name: ap-s\n      - match: "dyn*"/' "$CONF" >"$TMP/boot.conf"
 server
+MPORT=$(free_port)
 "$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$S" --apply "$TMP/boot.conf" \
-	--state-dir "$ST" -q 2>"$TMP/silod.log" &
+	--state-dir "$ST" -q --metrics "$MPORT" 2>"$TMP/silod.log" &
 DAEMON=$!
+# reconcile_metrics WHAT FAILED WAITING: silod's apply gauges say so
+# (within 3 s: a reload applies as silod's loop gets to it).
+reconcile_metrics() {
+	local got i
+	for i in $(seq 30); do
+		got=$(curl -s "http://127.0.0.1:$MPORT/metrics" |
+			awk '$1 == "silo_apply_failed" { f = $2 } $1 == "silo_apply_waiting" { w = $2 } END { print f + 0, w + 0 }')
+		[[ $got == "$2 $3" ]] && break
+		sleep 0.1
+	done
+	[[ $got == "$2 $3" ]] && ok "metrics, $1: failed $2, waiting $3" ||
+		not_ok "metrics, $1: failed $2, waiting $3" "got $got"
+}
 # up_to SECONDS CMD...: CMD succeeds within SECONDS.
 up_to() {
 	local end=$((SECONDS + $1))
@@ -305,6 +319,7 @@ expect "dropped from silod's file: the group detached" 1 "no reuseport group 'gr
 	silo -n "$S" reuseport show graceful
 check "xdp status -j: what waits" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' -j |
 	jq -e '[.apply_pending[] | .op + \" \" + .name] == [\"wait later0\"]'"
+reconcile_metrics "a device declared and absent" 0 1
 
 # A device made after silod started: loaded as it appears.
 ip -n "$S" link add dyn0 type veth peer name dyn1 && ip -n "$S" link set dyn0 up
@@ -315,6 +330,7 @@ ip -n "$S" link set later0 up
 up_to 3 bash -c "! '$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' | grep -q 'not applied'" &&
 	ok "xdp status: nothing waits once it came" ||
 	not_ok "xdp status: nothing waits once it came" "$(silo -n "$S" xdp status --state-dir "$ST" 2>&1 | tail -3)"
+reconcile_metrics "the device came (a link event applied)" 0 0
 
 # A group that cannot be made (its sockets are in echo's slots): silod
 # says so once, tries again only when the processes' sockets change (each
@@ -327,11 +343,13 @@ n=$(grep -c "warning: apply: add reuseport echo2" "$TMP/silod.log")
 	not_ok "a group that cannot be made: said once" "$n times: $(grep echo2 "$TMP/silod.log" | head -3)"
 check "a group that cannot be made: pending after the polls" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' -j |
 	jq -e '[.apply_pending[] | select(.name == \"echo2\" and .error != 0)] | length == 1'"
+reconcile_metrics "a group that cannot be made" 1 0
 sed -i '/- name: echo2/,/exe: /d' "$TMP/boot.conf"
 kill -HUP "$DAEMON"
 up_to 3 bash -c "! '$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' | grep -q echo2" &&
 	ok "dropped from the file: no longer pending" ||
 	not_ok "dropped from the file: no longer pending" "$(silo -n "$S" xdp status --state-dir "$ST" 2>&1 | tail -3)"
+reconcile_metrics "the group dropped from the file" 0 0
 
 # SIGHUP with a bad file: what was applied stays.
 cp "$TMP/bad.conf" "$TMP/boot.conf"
@@ -339,6 +357,7 @@ kill -HUP "$DAEMON"
 sleep 0.5
 grep -qE "boot.conf:9: port: .0. is not a number.*keeping what was applied" "$TMP/silod.log" &&
 	ok "SIGHUP, a bad file: kept" || not_ok "SIGHUP, a bad file: kept" "$(cat "$TMP/silod.log")"
+reconcile_metrics "a bad file (what was applied kept)" 0 0
 kill "$DAEMON" && wait "$DAEMON"
 rc=$? DAEMON=""
 [[ $rc == 0 ]] && ok "silod exits cleanly" || not_ok "silod exits cleanly" "status $rc: $(cat "$TMP/silod.log")"

@@ -48,6 +48,15 @@ interrupt() {
 		not_ok "SIGINT: stops, says so" "exit $rc: $(tail -2 "$2")"
 }
 
+# A TCP port nothing listens on (tests run side by side).
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 30000))
+		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
+	done
+}
+
 # check NAME CMD...: CMD succeeds.
 check() {
 	local name=$1

@@ -25,14 +25,6 @@ cleanup() {
 trap cleanup EXIT
 CHECK="$TESTS_DIR/prom_check.awk"
 
-# A port nothing listens on (tests run side by side).
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 30000))
-		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
-	done
-}
 
 expect "bad address refused" 2 "bad metrics address 'nohost:9'" \
 	"$BUILD/silod" --pin-root "$PIN_ROOT" --metrics nohost:9

@@ -285,50 +285,36 @@ static __always_inline __u16 csum_replace(__u16 check, __s64 diff)
  * IPv4 header's checksum, the TCP or UDP checksum (pseudo header and
  * ports; an IPv4 UDP datagram without one keeps 0, one that sums to 0 is
  * sent as all ones). After the checksum a local sender left to offload is
- * finished (fwd_csum()): it is complete here. 0, or -1, untouched.
+ * finished (fwd_csum()): it is complete here. The old bytes (source,
+ * destination, ports) and the new are laid side by side in b's scratch
+ * for the sums' change. 0, or -1, untouched.
  */
 static __noinline int ct_nat_rewrite(struct xdp_md *ctx, const struct pkt *p,
 				     struct ct_bufs *b)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u32 alen = p->family == SILO_AF_INET ? 4 : 16, l3, l4;
-	__u8 *sa, *da, *l4h;
-	__u16 *check, *ipcheck = NULL;
-	__s64 d_addr, d_all;
+	struct ipv6hdr *ip6 = NULL;
+	struct iphdr *iph = NULL;
+	__s64 d_addr = 0, d_all;
+	__u16 *check, c;
+	__u8 *l4h;
 
 	if (!b)
 		return -1;
-	l3 = p->l3_off & 0xFF;
-	l4 = p->l4_off & 0x1FF;
-	l4h = data + l4;
+	l4h = data + (p->l4_off & 0x1FF);
 	if (l4h + 8 > (__u8 *)data_end)
 		return -1;
 	check = (__u16 *)(l4h + (p->l4_proto == IPPROTO_TCP ? 16 : 6));
 	if ((void *)(check + 1) > data_end)
 		return -1;
-	if (p->family == SILO_AF_INET) {
-		struct iphdr *iph = data + l3;
-
-		if ((void *)(iph + 1) > data_end)
-			return -1;
-		sa = (__u8 *)&iph->saddr;
-		da = (__u8 *)&iph->daddr;
-		ipcheck = &iph->check;
-	} else {
-		struct ipv6hdr *ip6 = data + l3;
-
-		if ((void *)(ip6 + 1) > data_end)
-			return -1;
-		sa = (__u8 *)&ip6->saddr;
-		da = (__u8 *)&ip6->daddr;
-	}
-	/* old and new: source, destination, the two ports. */
 	__builtin_memset(b->old, 0, sizeof(b->old));
 	__builtin_memset(b->new, 0, sizeof(b->new));
-	if (alen == 4) {
-		__builtin_memcpy(b->old, sa, 4);
-		__builtin_memcpy(b->old + 4, da, 4);
+	if (p->family == SILO_AF_INET) {
+		iph = data + (p->l3_off & 0xFF);
+		if ((void *)(iph + 1) > data_end)
+			return -1;
+		__builtin_memcpy(b->old, &iph->saddr, 8);
 		__builtin_memcpy(b->new, b->src, 4);
 		__builtin_memcpy(b->new + 4, b->dst, 4);
 		__builtin_memcpy(b->old + 8, l4h, 4);
@@ -338,33 +324,30 @@ static __noinline int ct_nat_rewrite(struct xdp_md *ctx, const struct pkt *p,
 		d_all = bpf_csum_diff((void *)b->old, 12, (void *)b->new, 12,
 				      0);
 	} else {
-		__builtin_memcpy(b->old, sa, 16);
-		__builtin_memcpy(b->old + 16, da, 16);
+		ip6 = data + (p->l3_off & 0xFF);
+		if ((void *)(ip6 + 1) > data_end)
+			return -1;
+		__builtin_memcpy(b->old, &ip6->saddr, 32);
 		__builtin_memcpy(b->new, b->src, 16);
 		__builtin_memcpy(b->new + 16, b->dst, 16);
 		__builtin_memcpy(b->old + 32, l4h, 4);
 		__builtin_memcpy(b->new + 32, &b->sport, 2);
 		__builtin_memcpy(b->new + 34, &b->dport, 2);
-		d_addr = 0;
 		d_all = bpf_csum_diff((void *)b->old, 36, (void *)b->new, 36,
 				      0);
 	}
 	if (d_addr < 0 || d_all < 0)
 		return -1;
 	/* Written only now: every check above left the packet as it was. */
-	if (ipcheck)
-		*ipcheck = csum_replace(*ipcheck, d_addr);
 	if (p->l4_proto == IPPROTO_TCP || *check) {
-		__u16 c = csum_replace(*check, d_all);
-
+		c = csum_replace(*check, d_all);
 		*check = (!c && p->l4_proto == IPPROTO_UDP) ? 0xFFFF : c;
 	}
-	if (alen == 4) {
-		__builtin_memcpy(sa, b->src, 4);
-		__builtin_memcpy(da, b->dst, 4);
-	} else {
-		__builtin_memcpy(sa, b->src, 16);
-		__builtin_memcpy(da, b->dst, 16);
+	if (iph) {
+		iph->check = csum_replace(iph->check, d_addr);
+		__builtin_memcpy(&iph->saddr, b->new, 8);
+	} else if (ip6) {
+		__builtin_memcpy(&ip6->saddr, b->new, 32);
 	}
 	__builtin_memcpy(l4h, &b->sport, 2);
 	__builtin_memcpy(l4h + 2, &b->dport, 2);
@@ -467,6 +450,52 @@ static __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * After the route and the checksum: a NATed packet rewritten as its NAT
+ * hooks would, or 0 untouched for one without NAT. -1 (counted): the
+ * kernel's to do, masquerade's device changed (it drops the packet) or
+ * the rewrite failed.
+ */
+static __always_inline int ct_nat_apply(struct xdp_md *ctx, const struct pkt *p,
+					struct ct_bufs *b, __u32 egress)
+{
+	if (!b->nat)
+		return 0;
+	if ((b->masq_index && b->masq_index != egress) ||
+	    ct_nat_rewrite(ctx, p, b)) {
+		ct_count(b, SILO_CT_STAT_PASS_NAT);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A packet for a local address may be a NATed connection's, which the
+ * kernel forwards once prerouting's NAT has changed its destination (a
+ * reply to a masqueraded connection, a DNATed port): 1 when conntrack
+ * says so, asked quietly (local traffic counts nothing, asks nothing).
+ * Only where established connections are let in.
+ */
+static __always_inline int ct_local_nat(struct xdp_md *ctx, const struct pkt *p,
+					struct ct_bufs *b, struct l4_csum *cs)
+{
+	const struct silo_genid *g;
+	__u32 zero = 0, fam, out;
+	int rc;
+
+	g = bpf_map_lookup_elem(&genid, &zero);
+	if (!g)
+		return 0;
+	fam = p->family == SILO_AF_INET ? SILO_FAM_V4 : SILO_FAM_V6;
+	out = READ_ONCE(g->outside[fam]);
+	if (!out || !ct_may(g, fam, out))
+		return 0;
+	b->quiet = 1;
+	rc = ct_verdict(ctx, p, b, cs, g);
+	b->quiet = 0;
+	return !rc && b->nat;
 }
 
 #endif /* SILO_BPF_LIB_CT_H */

@@ -482,12 +482,6 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 		return pass(st, SILO_STAT_PASS_MTU);
 	if (f->r->ifindex == ctx->ingress_ifindex)
 		return pass(st, SILO_STAT_PASS_HAIRPIN);
-	/* Masquerade's device changed: the kernel drops the packet. */
-	if (f->ct && f->b->ct.masq_index &&
-	    f->b->ct.masq_index != f->r->ifindex) {
-		ct_count(&f->b->ct, SILO_CT_STAT_PASS_NAT);
-		return pass(st, SILO_STAT_PASS_ENVELOPE);
-	}
 	/* Multi-buffer (bytes past the first buffer), to an egress that
 	 * cannot send it. */
 	if (p->frame_len > ctx->data_end - ctx->data &&
@@ -507,10 +501,8 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	if (fwd_csum(ctx, p, f))
 		return pass(st, SILO_STAT_PASS_L4_BAD);
 	/* NAT after the checksum is finished: it updates a complete one. */
-	if (f->ct && f->b->ct.nat && ct_nat_rewrite(ctx, p, &f->b->ct)) {
-		ct_count(&f->b->ct, SILO_CT_STAT_PASS_NAT);
+	if (f->ct && ct_nat_apply(ctx, p, &f->b->ct, f->r->ifindex))
 		return pass(st, SILO_STAT_PASS_ENVELOPE);
-	}
 	/* A hit, on its way out as it came: its flow's next frames go from
 	 * route_hot (front.h), while the silod that beats moves sweeps. */
 	if (f->hot_fill && !f->ct && (f->watch & SILO_HB_SWEEPS) &&
@@ -572,35 +564,14 @@ static __always_inline int forward_packet(struct xdp_md *ctx, struct pkt *p,
 	return fwd_redirect(ctx, p, f.rp, &f, st);
 }
 
-/*
- * A packet for a local address may be a NATed connection's, which the
- * kernel forwards once prerouting's NAT has changed its destination (a
- * reply to a masqueraded connection, a DNATed port): 1 when conntrack
- * says so, asked quietly (local traffic counts nothing, asks nothing).
- * Only where established connections are let in.
- */
+/* A NATed connection's packet for a local address (ct_local_nat()). */
 static __always_inline int fwd_local_nat(struct xdp_md *ctx,
 					 const struct pkt *p)
 {
-	const struct silo_genid *g;
-	struct fwd_bufs *b;
-	__u32 zero = 0, fam, out;
-	int rc;
+	__u32 zero = 0;
+	struct fwd_bufs *b = bpf_map_lookup_elem(&fwd_bufs, &zero);
 
-	g = bpf_map_lookup_elem(&genid, &zero);
-	if (!g)
-		return 0;
-	fam = p->family == SILO_AF_INET ? SILO_FAM_V4 : SILO_FAM_V6;
-	out = READ_ONCE(g->outside[fam]);
-	if (!out || !ct_may(g, fam, out))
-		return 0;
-	b = bpf_map_lookup_elem(&fwd_bufs, &zero);
-	if (!b)
-		return 0;
-	b->ct.quiet = 1;
-	rc = ct_verdict(ctx, p, &b->ct, &b->csum, g);
-	b->ct.quiet = 0;
-	return !rc && b->ct.nat;
+	return b && ct_local_nat(ctx, p, &b->ct, &b->csum);
 }
 
 #endif /* SILO_BPF_LIB_FORWARD_H */

@@ -143,12 +143,13 @@ static enum MHD_Result respond_text(struct MHD_Connection *conn,
 		       strlen(body), allow);
 }
 
-/* What silod could not apply of silo.conf(5) at its last full apply (the
- * log says what and why). */
+/* What of silo.conf(5) is pending after silod's last apply, full or
+ * partial (a link event's, the groups' poll), as 'silo xdp status' shows
+ * it from the state file (the log says what and why). */
 static void apply_metrics(const struct silod *d, FILE *f)
 {
 	fprintf(f,
-		"# HELP silo_apply_failed changes of silo.conf that failed at the last full apply (silod's log says why)\n"
+		"# HELP silo_apply_failed changes of silo.conf that failed and are pending (silod's log says why)\n"
 		"# TYPE silo_apply_failed gauge\nsilo_apply_failed %u\n"
 		"# HELP silo_apply_waiting declared objects that cannot be made yet (no such device or process)\n"
 		"# TYPE silo_apply_waiting gauge\nsilo_apply_waiting %u\n",

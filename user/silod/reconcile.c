@@ -60,6 +60,28 @@ static void log_change(const struct silo_change *c, bool quiet_waits)
 		pr_info("apply: %s %s: %s\n", c->object, c->name, c->detail);
 }
 
+/*
+ * The metrics' failures and waits: what the state file holds pending after
+ * the apply, as 'silo xdp status' shows it. An apply that covers some kinds
+ * (a link event's, the groups' poll) keeps the others' pending, and a
+ * failure tried again only when something changes stays pending meanwhile.
+ */
+static void count_pending(struct silod *d)
+{
+	const char *dir = d->cfg.state_dir[0] ? d->cfg.state_dir : NULL;
+	struct silo_change *p;
+	size_t n, i;
+
+	if (silo_apply_pending(dir, d->rec.netns, &p, &n))
+		return; /* unread: the last counts stay */
+	d->rec.failed = d->rec.waiting = 0;
+	for (i = 0; i < n; i++) {
+		d->rec.failed += p[i].err != 0;
+		d->rec.waiting += p[i].op == SILO_CHANGE_WAIT && !p[i].err;
+	}
+	free(p);
+}
+
 void reconcile_apply(struct silod *d, unsigned int what)
 {
 	struct silo_apply_opts o = {
@@ -74,15 +96,9 @@ void reconcile_apply(struct silod *d, unsigned int what)
 	if (!d->rec.decl)
 		return;
 	err = silo_apply(d->silo, d->rec.decl, &o, &ch, &n);
-	if (what == SILO_APPLY_ALL)
-		d->rec.failed = d->rec.waiting = 0;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		log_change(&ch[i], what != SILO_APPLY_ALL);
-		if (what == SILO_APPLY_ALL) {
-			d->rec.failed += ch[i].err != 0;
-			d->rec.waiting += ch[i].op == SILO_CHANGE_WAIT;
-		}
-	}
+	count_pending(d);
 	if (err && !n)
 		pr_warn("apply %s: %s\n", file_of(d), strerror(-err));
 	free(ch);

@@ -32,7 +32,7 @@ struct silod_reconcile {
 	const char *netns; /* the part of the file: silod's --netns */
 	bool links; /* a link came or changed: devices again */
 	__u64 next_groups_ns; /* look for restarted servers */
-	unsigned int failed, waiting; /* in the last apply */
+	unsigned int failed, waiting; /* pending after the last apply */
 	int proc_fd; /* the kernel's process events; -1: none */
 	bool execs; /* an exec since the last look (or events lost) */
 	__u64 next_full_ns; /* look at every process by then anyway */
