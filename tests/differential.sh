@@ -85,6 +85,8 @@ CONFIGS=(
 	nft-stateful-est "nft-stateful, loaded with --forward-established: conntrack's verdict per packet"
 	nft-dnat "DNAT of a UDP port to the server (ip nat prerouting)"
 	nft-dnat-est "nft-dnat with established accepted first, --forward-established: NATed flows to the stack"
+	nft-before-est "a drop rule before the established accept, --forward-established: not proven, aside"
+	nft-counters-est "iptables-nft's FORWARD chains with counters, --forward-established: xt, aside"
 	nft-pre "an inet prerouting filter chain dropping server2's IPv6 prefix"
 	nft-count "a forward chain counting every packet (one counter rule, policy accept)"
 	xfrm "xfrm policy dir fwd action block"
@@ -724,6 +726,24 @@ cfg_nft-dnat-est() {
 	EOF
 }
 post_nft-dnat-est() { post_nft-stateful-est; }
+# Not the established shape: silo stands aside as without the opt-in.
+cfg_nft-before-est() {
+	nft_rules <<-EOF
+		table inet fw {
+			chain forward {
+				type filter hook forward priority filter; policy drop;
+				ip6 daddr fd30::/64 drop
+				ct state established,related accept
+				iifname "r-c" accept
+			}
+		}
+	EOF
+}
+post_nft-before-est() {
+	envelope_post '.redirect == 0 and .pass_envelope > 0 and .conntrack.forwarded == 0'
+}
+cfg_nft-counters-est() { cfg_nft-counters; }
+post_nft-counters-est() { post_nft-before-est; }
 post_nft-dnat() { envelope_post '.pass_envelope > 0'; }
 post_nft-pre() { post_nft-ct; }
 post_nft-count() { post_nft-ct; }
