@@ -277,3 +277,24 @@ is "both halves' mode back to flow" "$(halves)" \
 	"udp4 0.0.0.0:7300 0 flow 2048, udp6 [::]:7300 0 flow 2048"
 none >"$F"
 check "service and device removed" napply "$F"
+
+# A removal that fails (the kernel refuses it: a test hook here) keeps the
+# object apply's: the state file still owns it, xdp status shows the
+# failure pending, and the next apply tries it again.
+c0 >"$F"
+check "apply: c0 again" napply "$F"
+none >"$F"
+SILO_TEST_FAIL_REMOVE="device c0" expect "a removal that fails: said, exit 1" 1 \
+	"remove device c0: .*Input/output error" napply "$F"
+is "a failed removal: the state file still owns c0" \
+	"$(jq -c .devices "$ST/netns/$N.json")" '["c0"]'
+is "a failed removal: pending in xdp status" \
+	"$(silo --netns "$N" xdp status --state-dir "$ST" -j | jq -r '[.apply_pending[] | "\(.op) \(.name)"] | join(",")')" \
+	"remove c0"
+is "a failed removal: c0 still loaded" \
+	"$(silo --netns "$N" -j xdp show | jq -r '[.devices[].device] | join(",")')" "c0"
+expect "the next apply tries it again" 0 "remove device c0" napply "$F"
+is "tried again: c0 gone from the state file" \
+	"$(jq -c .devices "$ST/netns/$N.json")" '[]'
+is "tried again: c0 unloaded" \
+	"$(silo --netns "$N" -j xdp show | jq -r '[.devices[].device] | join(",")')" ""
