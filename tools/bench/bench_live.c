@@ -29,6 +29,8 @@
  *              kernel): conntrack and the chain for every packet
  *   silo_fw    silo loaded --forward --forward-established: each packet
  *              forwarded with conntrack's verdict (bpf_xdp_ct_lookup())
+ *              (silo is then loaded so in every variant, which without
+ *              the ruleset changes nothing: firewall.c)
  *
  * measured in the same rounds as the other variants; a
  * forward_live_firewall line per traffic compares them (ns per packet and
@@ -483,12 +485,16 @@ static void print_setup(const struct run *run, double t0)
 static int setup(struct run *run)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	bool fw = false;
 	int t;
 
 	if (run->cpu < 0)
 		run->cpu = bench_last_cpu();
 	L.cpu = run->cpu;
+	for (t = 0; t < NR_TRAFFIC; t++)
+		L.ct_optin |= run->set_on[run->fw_set] &&
+			      measured(run, run->fw_set, SILO_FW, t);
+	if (L.ct_optin && fw_tools())
+		return -1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	silo_set_print(print_stderr);
 	sigaction(SIGINT, &sa, NULL);
@@ -504,12 +510,10 @@ static int setup(struct run *run)
 	L.ns_router = bench_open_ns(NS_ROUTER);
 	if (L.ns_client < 0 || L.ns_router < 0 || lab_endpoints())
 		return -1;
-	for (t = 0; t < NR_TRAFFIC; t++) {
+	for (t = 0; t < NR_TRAFFIC; t++)
 		if (run->traffic_on[t] && traffic_check(t))
 			return -1;
-		fw |= measured(run, run->fw_set, SILO_FW, t);
-	}
-	return fw && run->set_on[run->fw_set] ? fw_tools() : 0;
+	return 0;
 }
 
 int main(int argc, char **argv)

@@ -13,6 +13,13 @@
  * (--forward-established) forwards it with conntrack's verdict. The later
  * rules count what they match: a packet that reached them was not one of
  * an established connection, and the variant measured something else.
+ *
+ * silo is loaded --forward-established in every variant then (silo on
+ * the egress too, silo the variant): the opt-in is the namespace's, and
+ * a forwarding load without it would clear it. Without the ruleset the
+ * opt-in changes nothing (no family is outside, the program is the same),
+ * so silo and silo_fw differ by the ruleset alone; and silod, seeing the
+ * ruleset come, does not warn that forwarded traffic goes to the stack.
  * Called in the router's namespace.
  */
 #include <stdio.h>
@@ -20,22 +27,12 @@
 
 #define FW_TABLE "silo_bl_fw"
 
-/*
- * The ruleset on the router. The namespace opts in first (the opt-in is
- * the namespace's, restated by every forwarding load: silo on the egress,
- * loaded again): else silod, seeing the ruleset, would warn that it keeps
- * forwarded traffic in the stack, as it does without the opt-in.
- */
+/* The ruleset on the router. */
 int fw_up(void)
 {
-	struct silo_xdp_load_opts o = { .forward = true,
-					.replace = true,
-					.forward_established = true };
-
 	if (L.fw)
 		return 0;
-	if (silo_xdp_load(L.s, DEV_OUT, &o) ||
-	    sh("nft 'table inet %1$s { chain forward { type filter hook forward priority filter; policy drop; ct state established,related accept; ct state invalid counter drop; iifname \"%2$s\" counter accept; }; }'",
+	if (sh("nft 'table inet %1$s { chain forward { type filter hook forward priority filter; policy drop; ct state established,related accept; ct state invalid counter drop; iifname \"%2$s\" counter accept; }; }'",
 	       FW_TABLE, DEV_IN))
 		return -1;
 	L.fw = true;

@@ -98,7 +98,8 @@ int lab_routes(int set, int routes, int rules)
 int lab_endpoints(void)
 {
 	struct silo_opts sopts = { .netns = NS_ROUTER, .pin_root = PIN_ROOT };
-	struct silo_xdp_load_opts fwd = { .forward = true };
+	struct silo_xdp_load_opts fwd = { .forward = true,
+					  .forward_established = L.ct_optin };
 	struct pkt_spec sp = { .family = AF_INET6, .ttl = HOP_LIMIT };
 	int fd;
 
@@ -218,14 +219,12 @@ static int silod_ready(void)
 
 /*
  * Puts the variant's program on the router's ingress (in its namespace),
- * the firewall's ruleset on the router for kernel_fw and silo_fw only
- * (silo_fw: loaded with --forward-established, which the ruleset's shape
- * lets in; a forwarding load without it clears the namespace's opt-in).
+ * the firewall's ruleset on the router for kernel_fw and silo_fw only.
  */
 int set_variant(int v)
 {
 	struct silo_xdp_load_opts o = { .forward = true,
-					.forward_established = v == SILO_FW };
+					.forward_established = L.ct_optin };
 	struct bpf_program *p;
 	int err;
 

@@ -84,6 +84,9 @@ struct live {
 	__u32 in_ifindex, out_ifindex;
 	bool in_silo, in_prog, out_silo;
 	bool fw; /* the firewall's ruleset on the router (firewall.c) */
+	/* silo loaded with --forward-established, every time: the firewall's
+	 * variants are measured (firewall.c) */
+	bool ct_optin;
 	int ct_fd; /* silo's pinned ct_stats, once opened (or -1) */
 	/* The frame of each size, for source SRC_BASE (k = 0). */
 	uint8_t frame[NR_SIZES][PKT_MAX];
