@@ -178,7 +178,7 @@ silo --netns "$N" -j stats --per-cpu >"$TMP/pc" 2>&1
 bpftool -j map dump pinned "$STATS" >"$TMP/dump"
 jq -e --slurpfile d "$TMP/dump" '
 	($d[0][0].formatted.values) as $v | ($v[0].value | keys) as $names |
-	keys == ["cpus", "total"] and (.total | keys) == $names and
+	keys == ["conntrack", "cpus", "total"] and (.total | keys) == $names and
 	(.cpus | length) == ($v | length) and
 	all(.cpus[]; keys == $names) and
 	([.cpus[].cache_hit] == [$v[].value.cache_hit]) and

@@ -326,7 +326,7 @@ static void show_json(const struct silo_stats *total,
 	json_object *o = stats_json(total);
 	int cpu;
 
-	json_object_object_add(o, "conntrack", ct_json(ct));
+	/* Beside the XDP counters (total's keys are struct silo_stats'). */
 	if (by_cpu) {
 		json_object *arr = json_object_new_array();
 		json_object *tot = o;
@@ -337,6 +337,7 @@ static void show_json(const struct silo_stats *total,
 		json_object_object_add(o, "total", tot);
 		json_object_object_add(o, "cpus", arr);
 	}
+	json_object_object_add(o, "conntrack", ct_json(ct));
 	json_print(o);
 }
 
