@@ -49,11 +49,10 @@ static __always_inline int silo_full(struct xdp_md *ctx, struct silo_stats *st,
 			return pass(st, SILO_STAT_PASS_VLAN);
 		return parse_pass(st, &p, reason);
 	}
-	if (is_local(&p)) {
-		/* A NATed connection's, which the kernel forwards. */
-		if (forward && fwd_local_nat(ctx, &p))
-			return forward_packet(ctx, &p, st, cache_enabled,
-					      csum_finish);
+	/* A local one may be a NATed connection's, which the kernel
+	 * forwards. One call of forward_packet(): each is inlined, and the
+	 * verifier walks each copy. */
+	if (is_local(&p) && !(forward && fwd_local_nat(ctx, &p))) {
 		if (local_steer(ctx, &p, steer, csum_finish) != XDP_REDIRECT)
 			return pass(st, SILO_STAT_PASS_LOCAL);
 		return steered(st);

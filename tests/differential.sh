@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Differential: silo judged against the kernel itself.
+# run.sh: timeout 1200
 #
 #   client (eth0) --- (r-c) router (r-s) --- (eth0) server
 #                              (r-t) --- (eth0) server2

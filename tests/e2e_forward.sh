@@ -145,8 +145,8 @@ for pin in "$DIR"/*; do
 	name=$(basename "$pin")
 	[[ $name == xdp_link_* ]] && continue
 	# A ringbuf has no entries to dump: bpftool shows what it is.
-	if [[ $name == fill_log ]]; then
-		check "bpftool show fill_log" bash -c \
+	if [[ $name == fill_log || $name == ct_ask ]]; then
+		check "bpftool show $name" bash -c \
 			"bpftool -j map show pinned '$pin' | jq -e '.type == \"ringbuf\"'"
 		continue
 	fi

@@ -70,7 +70,14 @@ for t in "${tests[@]}"; do
 	export SILO_TEST_NS="st$$${t:0:3}-"
 	export SILO_TEST_PIN_ROOT="/sys/fs/bpf/silo-test-$$-$t"
 	echo "# $t"
-	timeout --kill-after=10 "$TIMEOUT" "${cmd[@]}" 2>&1 | tee "$log"
+	# A test may ask for more time in its header ("# run.sh: timeout N"),
+	# where SILO_TEST_TIMEOUT is not set.
+	tmo=$TIMEOUT
+	if [[ -z ${SILO_TEST_TIMEOUT:-} && -f $TESTS_DIR/$t.sh ]]; then
+		n=$(sed -n 's/^# run\.sh: timeout \([0-9]\+\)$/\1/p' "$TESTS_DIR/$t.sh" | head -1)
+		[[ -n $n ]] && tmo=$n
+	fi
+	timeout --kill-after=10 "$tmo" "${cmd[@]}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 	cleanup "$SILO_TEST_NS" "$SILO_TEST_PIN_ROOT"
 	p=$(grep -c '^ok - ' "$log")
