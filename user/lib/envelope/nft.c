@@ -70,17 +70,18 @@ static unsigned int ct_fams(__u32 family)
 					FAM_BOTH;
 }
 
+/* Use of conntrack for family's families; the first one found named. */
 static void __attribute__((format(printf, 3, 4)))
-ct_registered(struct ruleset *rs, __u32 family, const char *fmt, ...)
+ct_note(struct ct_use *u, __u32 family, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!rs->ct_fams) {
+	if (!u->fams) {
 		va_start(ap, fmt);
-		vsnprintf(rs->ct_why, sizeof(rs->ct_why), fmt, ap);
+		vsnprintf(u->why, sizeof(u->why), fmt, ap);
 		va_end(ap);
 	}
-	rs->ct_fams |= ct_fams(family);
+	u->fams |= ct_fams(family);
 }
 
 static int gen_cb(const struct nlmsghdr *nlh, void *data)
@@ -110,10 +111,10 @@ static void chain_note(struct ruleset *rs, struct nftnl_chain *c)
 
 	/* A nat chain registers NAT and conntrack, whatever its hook. */
 	if (nat)
-		ct_registered(rs, family, "the nat chain '%s %s %s'",
-			      nft_family_name(family),
-			      nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE),
-			      nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
+		ct_note(&rs->ct, family, "the nat chain '%s %s %s'",
+			nft_family_name(family),
+			nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE),
+			nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
 	if (!fams)
 		return;
 	f = realloc(rs->chains, (rs->n + 1) * sizeof(*f));
@@ -191,19 +192,6 @@ static bool expr_ct_strict(struct nftnl_expr *e, const char *name)
 	return silo_str_in(name, names, ARRAY_SIZE(names));
 }
 
-static void __attribute__((format(printf, 3, 4)))
-ct_strict(struct ruleset *rs, __u32 family, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!rs->ct_strict) {
-		va_start(ap, fmt);
-		vsnprintf(rs->strict_why, sizeof(rs->strict_why), fmt, ap);
-		va_end(ap);
-	}
-	rs->ct_strict |= ct_fams(family);
-}
-
 struct expr_ctx {
 	struct ruleset *rs;
 	__u32 family;
@@ -218,12 +206,12 @@ static int expr_cb(struct nftnl_expr *e, void *data)
 	if (!name)
 		return MNL_CB_OK;
 	if (expr_uses_ct(name))
-		ct_registered(x->rs, x->family, "'%s' in '%s %s', %s", name,
-			      nft_family_name(x->family), x->table, x->where);
+		ct_note(&x->rs->ct, x->family, "'%s' in '%s %s', %s", name,
+			nft_family_name(x->family), x->table, x->where);
 	if (expr_ct_strict(e, name))
-		ct_strict(x->rs, x->family, "'%s%s' in '%s %s', %s", name,
-			  strcmp(name, "ct") ? "" : " set",
-			  nft_family_name(x->family), x->table, x->where);
+		ct_note(&x->rs->strict, x->family, "'%s%s' in '%s %s', %s",
+			name, strcmp(name, "ct") ? "" : " set",
+			nft_family_name(x->family), x->table, x->where);
 	/* A dynamic set's update may carry expressions of its own. */
 	if (!strcmp(name, "dynset"))
 		nftnl_expr_expr_foreach(e, expr_cb, data);
@@ -235,7 +223,7 @@ static int expr_cb(struct nftnl_expr *e, void *data)
  * nothing. */
 static bool decided(const struct ruleset *rs)
 {
-	unsigned int fams = rs->ct_fams;
+	unsigned int fams = rs->ct.fams;
 	size_t i;
 
 	for (i = 0; i < rs->n; i++)
@@ -335,17 +323,17 @@ static int obj_cb(const struct nlmsghdr *nlh, void *data)
 	if (type == NFT_OBJECT_CT_HELPER || type == NFT_OBJECT_CONNLIMIT ||
 	    type == NFT_OBJECT_CT_TIMEOUT || type == NFT_OBJECT_CT_EXPECT ||
 	    type == NFT_OBJECT_SYNPROXY)
-		ct_registered(rs, family, "the object '%s' in '%s %s'",
-			      nftnl_obj_get_str(o, NFTNL_OBJ_NAME),
-			      nft_family_name(family),
-			      nftnl_obj_get_str(o, NFTNL_OBJ_TABLE));
+		ct_note(&rs->ct, family, "the object '%s' in '%s %s'",
+			nftnl_obj_get_str(o, NFTNL_OBJ_NAME),
+			nft_family_name(family),
+			nftnl_obj_get_str(o, NFTNL_OBJ_TABLE));
 	if (type != NFT_OBJECT_CONNLIMIT && type != NFT_OBJECT_COUNTER &&
 	    type != NFT_OBJECT_QUOTA && type != NFT_OBJECT_LIMIT &&
 	    type != NFT_OBJECT_SECMARK)
-		ct_strict(rs, family, "the object '%s' in '%s %s'",
-			  nftnl_obj_get_str(o, NFTNL_OBJ_NAME),
-			  nft_family_name(family),
-			  nftnl_obj_get_str(o, NFTNL_OBJ_TABLE));
+		ct_note(&rs->strict, family, "the object '%s' in '%s %s'",
+			nftnl_obj_get_str(o, NFTNL_OBJ_NAME),
+			nft_family_name(family),
+			nftnl_obj_get_str(o, NFTNL_OBJ_TABLE));
 out:
 	nftnl_obj_free(o);
 	return rs->err ? MNL_CB_ERROR : MNL_CB_OK;
@@ -422,12 +410,12 @@ static void decide(const struct ruleset *rs, struct nft_view *v)
 	}
 	/* Conntrack's own hooks see every forwarded packet, with or without
 	 * a chain on the forward path. */
-	if (rs->ct_fams && !v->outside)
+	if (rs->ct.fams && !v->outside)
 		snprintf(v->detail, sizeof(v->detail),
 			 "nftables uses conntrack (%s), whose hooks see every "
 			 "forwarded packet",
-			 rs->ct_why);
-	v->outside |= rs->ct_fams;
+			 rs->ct.why);
+	v->outside |= rs->ct.fams;
 	nft_decide_est(rs, v);
 }
 

@@ -50,15 +50,19 @@ struct fwd_chain {
 	bool early; /* sees packets before conntrack: EST_NEUTRAL_ONLY */
 };
 
+/* The families something holds for, and the first thing found. */
+struct ct_use {
+	unsigned int fams;
+	char why[120];
+};
+
 struct ruleset {
 	struct fwd_chain *chains;
 	size_t n;
-	unsigned int ct_fams; /* conntrack registered for these */
-	char ct_why[120];
+	struct ct_use ct; /* conntrack registered */
 	/* Conntrack used in a way no established shape allows (a helper,
-	 * notrack, a timeout policy, an xt match...): these families. */
-	unsigned int ct_strict;
-	char strict_why[120];
+	 * notrack, a timeout policy, an xt match...). */
+	struct ct_use strict;
 	__u32 gen;
 	int err;
 	bool cut; /* rules left unread: every family was outside already */

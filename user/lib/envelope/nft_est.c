@@ -151,7 +151,7 @@ const char *nft_hook_name(__u32 family, __u32 hook)
 /* The families no established shape can let in any more. */
 unsigned int nft_est_lost(const struct ruleset *rs)
 {
-	unsigned int fams = rs->ct_strict;
+	unsigned int fams = rs->strict.fams;
 	size_t i;
 
 	for (i = 0; i < rs->n; i++)
@@ -178,7 +178,7 @@ static bool chain_lets_est(const struct fwd_chain *f)
 void nft_decide_est(const struct ruleset *rs, struct nft_view *v)
 {
 	const struct fwd_chain *named = NULL, *bad = NULL;
-	unsigned int est = FAM_BOTH & ~rs->ct_strict;
+	unsigned int est = FAM_BOTH & ~rs->strict.fams;
 	size_t i;
 
 	for (i = 0; i < rs->n; i++) {
@@ -202,10 +202,10 @@ void nft_decide_est(const struct ruleset *rs, struct nft_view *v)
 	else if (v->est)
 		snprintf(v->est_detail, sizeof(v->est_detail),
 			 "established connections meet no rule");
-	else if (rs->ct_strict & v->outside)
+	else if (rs->strict.fams & v->outside)
 		snprintf(v->est_detail, sizeof(v->est_detail),
 			 "conntrack used beyond state and NAT: %s",
-			 rs->strict_why);
+			 rs->strict.why);
 	else if (bad)
 		snprintf(
 			v->est_detail, sizeof(v->est_detail),
