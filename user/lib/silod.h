@@ -199,6 +199,10 @@ struct silo_envelope {
 };
 /* Evaluates every condition; on a failure to read one, sets UNKNOWN. */
 int silo_envelope_eval(struct silo_envelope *env);
+/* Only what the established connections' view needs (ct_shape, ct_detail
+ * and conntrack's settings): the nftables ruleset and the sysctls, none of
+ * the other conditions' reads. 0 or -errno (nftables unread: no shape). */
+int silo_envelope_eval_ct(struct silo_envelope *env);
 /*
  * Writes env less genid.override into genid.outside (override: the
  * SILO_ENV_OVERRIDABLE bits to keep, or -1 to keep the map's), bumping

@@ -90,6 +90,16 @@ static void eval_conntrack(struct silo_envelope *env)
 	env->ct_timeout[1] = v[2];
 }
 
+int silo_envelope_eval_ct(struct silo_envelope *env)
+{
+	int err;
+
+	memset(env, 0, sizeof(*env));
+	err = eval_nftables(env);
+	eval_conntrack(env);
+	return err;
+}
+
 unsigned int silo_envelope_ct_fams(const struct silo_envelope *env, bool optin)
 {
 	unsigned int fams = 0, f;

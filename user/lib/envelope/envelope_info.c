@@ -61,32 +61,42 @@ const char *silo_envelope_todo(unsigned int bit)
 	return bit < SILO_ENV_BIT_MAX ? texts[bit].todo : NULL;
 }
 
+/* genid from the pins, m left open: 0; 1 without pins (or pins of another
+ * layout: no view of the data path); -errno. */
+static int pinned_genid(struct silo *s, struct silo_maps *m,
+			struct silo_genid *g)
+{
+	int err;
+
+	if (silo_maps_open(s, m))
+		return 1;
+	if (!bpf_map_lookup_elem(m->fd[SILO_MAP_GENID], &(__u32){ 0 }, g))
+		return 0;
+	err = -errno;
+	silo_maps_close(m);
+	return err;
+}
+
 int silo_envelope_info(struct silo *s, struct silo_envelope_info *info)
 {
 	struct silo_envelope env;
 	struct silo_maps m;
 	struct silo_genid g;
-	__u32 zero = 0;
-	int err = 0;
+	int err;
 
 	memset(info, 0, sizeof(*info));
 	/* A failure to read shows as UNKNOWN, named in detail. */
 	silo_envelope_eval(&env);
 	memcpy(info->holds, env.holds, sizeof(info->holds));
 	snprintf(info->detail, sizeof(info->detail), "%s", env.detail);
-	/* No pins, or pins of another layout: no view of the data path. */
-	if (silo_maps_open(s, &m))
-		return 0;
-	if (bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g)) {
-		err = -errno;
-		goto out;
-	}
+	err = pinned_genid(s, &m, &g);
+	if (err)
+		return err > 0 ? 0 : err;
 	info->loaded = true;
 	info->override = g.override;
 	memcpy(info->outside, g.outside, sizeof(info->outside));
-out:
 	silo_maps_close(&m);
-	return err;
+	return 0;
 }
 
 int silo_ct_stats_sum(int fd, struct silo_ct_stats *total)
@@ -120,24 +130,19 @@ int silo_conntrack_info(struct silo *s, struct silo_conntrack_info *info)
 	struct silo_envelope env;
 	struct silo_maps m;
 	struct silo_genid g;
-	__u32 zero = 0;
-	int err = 0;
+	int err;
 
 	memset(info, 0, sizeof(*info));
-	silo_envelope_eval(&env);
+	silo_envelope_eval_ct(&env);
 	info->shape = env.ct_shape;
 	snprintf(info->detail, sizeof(info->detail), "%s", env.ct_detail);
-	if (silo_maps_open(s, &m))
-		return 0;
-	if (bpf_map_lookup_elem(m.fd[SILO_MAP_GENID], &zero, &g)) {
-		err = -errno;
-		goto out;
-	}
+	err = pinned_genid(s, &m, &g);
+	if (err)
+		return err > 0 ? 0 : err;
 	info->loaded = true;
 	info->optin = g.ct_optin;
 	info->fams = g.ct_fams;
 	err = silo_ct_stats_sum(m.fd[SILO_MAP_CT_STATS], &info->stats);
-out:
 	silo_maps_close(&m);
 	return err;
 }
