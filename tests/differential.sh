@@ -175,11 +175,18 @@ topo_up() {
 		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
 		net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_msgs_per_sec=100000 \
 		net.ipv4.icmp_msgs_burst=100000 net.ipv6.icmp.ratelimit=0 \
+		net.ipv4.icmp_ratemask=0 \
 		net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
 		net.ipv4.conf.all.send_redirects=0 \
 		net.ipv4.conf.default.send_redirects=0 || return 1
 	# Redirects are off above: the kernel backs them off per source over
-	# time, which no two runs would repeat.
+	# time, which no two runs would repeat. The ratemask is empty: an
+	# error of a masked type goes through icmpv4_xrlim_allow(), which with
+	# icmp_ratelimit=0 empties the source's inet_peer tokens, the very
+	# ones ip_error() spends (1 a second, 5 at once) on an unroutable
+	# packet: the second pass's errors would come only where a second had
+	# passed since the first's. Unmasked, ip_error() alone spends them,
+	# and no source sends more than 4 such packets (2 passes, 2 copies).
 	ip -n "$C" link add name eth0 address $CMAC type veth peer name r-c \
 		address $RCMAC netns "$R" &&
 		ip -n "$S" link add name eth0 address $SMAC type veth peer \
