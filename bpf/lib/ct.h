@@ -104,20 +104,18 @@ static __always_inline int ct_may(const struct silo_genid *g, __u32 fam,
 /*
  * What conntrack's TCP and UDP error checks would call invalid, so that a
  * `ct state invalid drop` drops it (nf_conntrack_proto_tcp.c tcp_error(),
- * nf_conntrack_proto_udp.c udp_error()): SILO_CT_STAT_PASS_* or 0. Only a
- * packet with ACK and none of SYN, FIN, RST is taken: those change the
- * connection's state, which is the stack's to do.
+ * nf_conntrack_proto_udp.c udp_error()), the checksum aside
+ * (ct_csum_ok()): SILO_CT_STAT_PASS_* or 0, and the checksum field into
+ * *field. Only a packet with ACK and none of SYN, FIN, RST is taken: those
+ * change the connection's state, which is the stack's to do.
  */
 static __always_inline __u32 ct_packet_ok(struct xdp_md *ctx,
-					  const struct pkt *p,
-					  struct l4_csum *cs, __u8 ct_flags,
-					  __u32 dev_flags)
+					  const struct pkt *p, __u16 *field)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	void *l4 = data + (p->l4_off & CSUM_OFF_MASK);
 	__u32 l4_len = p->l3_off + p->l3_len - p->l4_off;
-	__u16 field;
 
 	if (p->l4_proto == IPPROTO_TCP) {
 		struct tcphdr *th = l4;
@@ -129,18 +127,33 @@ static __always_inline __u32 ct_packet_ok(struct xdp_md *ctx,
 		if ((flags & (TCP_FLAG_FIN | TCP_FLAG_SYN | TCP_FLAG_RST)) ||
 		    !(flags & TCP_FLAG_ACK) || th->doff * 4 > l4_len)
 			return SILO_CT_STAT_PASS_FLAGS;
-		field = th->check;
+		*field = th->check;
 	} else {
 		struct udphdr *uh = l4;
 
 		if ((void *)(uh + 1) > data_end ||
 		    bpf_ntohs(uh->len) > l4_len || bpf_ntohs(uh->len) < 8)
 			return SILO_CT_STAT_PASS_CSUM;
-		field = uh->check;
+		*field = uh->check;
 		/* IPv6 has no UDP datagram without a checksum. */
-		if (!field && p->family == SILO_AF_INET6)
+		if (!*field && p->family == SILO_AF_INET6)
 			return SILO_CT_STAT_PASS_CSUM;
 	}
+	return 0;
+}
+
+/*
+ * The checksum, where conntrack checks it (nf_conntrack_checksum=1): 0 when
+ * right, else SILO_CT_STAT_PASS_CSUM. After the lookup, and only for a
+ * packet XDP could take: a new connection's packet goes to the stack
+ * without a sum over its bytes (a flood of them costs the lookup alone).
+ */
+static __always_inline __u32 ct_csum_ok(struct xdp_md *ctx, const struct pkt *p,
+					struct l4_csum *cs, __u16 field,
+					__u8 ct_flags, __u32 dev_flags)
+{
+	__u32 l4_len = p->l3_off + p->l3_len - p->l4_off;
+
 	if (!(ct_flags & SILO_CT_F_CHECKSUM))
 		return 0;
 	/* Left to offload by a sender on this host: the skb says
@@ -388,10 +401,11 @@ __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 			  struct ct_bufs *b, struct l4_csum *cs,
 			  const struct silo_genid *g)
 {
-	__u32 why, tsz, ifindex = ctx->ingress_ifindex;
+	__u32 why, bad, tsz, ifindex = ctx->ingress_ifindex;
 	const struct silo_device *dev;
 	struct nf_conn *ct;
 	unsigned long status;
+	__u16 field = 0;
 	__u8 ct_flags;
 
 	/* A global function, verified once: its pointers may be NULL. */
@@ -402,9 +416,7 @@ __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 		ct_count(b, SILO_CT_STAT_PASS_NO_KFUNC);
 		return -1;
 	}
-	dev = bpf_map_lookup_elem(&devices, &ifindex);
-	ct_flags = READ_ONCE(g->ct_flags);
-	why = ct_packet_ok(ctx, p, cs, ct_flags, dev ? dev->flags : 0);
+	why = ct_packet_ok(ctx, p, &field);
 	if (why) {
 		ct_count(b, why);
 		return -1;
@@ -432,6 +444,15 @@ __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 	}
 	status = ct->status;
 	why = ct_conn_ok(p, ct);
+	/* A packet conntrack would call invalid asks nothing either. */
+	if (!why || why == SILO_CT_STAT_PASS_LIBERAL) {
+		dev = bpf_map_lookup_elem(&devices, &ifindex);
+		ct_flags = READ_ONCE(g->ct_flags);
+		bad = ct_csum_ok(ctx, p, cs, field, ct_flags,
+				 dev ? dev->flags : 0);
+		if (bad)
+			why = bad;
+	}
 	if (!why && (status & IPS_NAT_MASK))
 		why = ct_nat_read(ct, b, status);
 	if (!why)
