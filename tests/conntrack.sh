@@ -354,6 +354,50 @@ n=$(grep -cE 'TIME_WAIT|CLOSE' <<<"$out")
 ((n == 3)) && ! grep -q ESTABLISHED <<<"$out" &&
 	ok "NATed connections closed as conntrack saw it" ||
 	not_ok "NATed connections closed as conntrack saw it" "$out"
+# masq_move DST SRC: a UDP stream masqueraded out of r-s, its route moved
+# to r-s2 under traffic. The kernel drops the next packet and kills the
+# entry (nf_nat_oif_changed()): the masquerade's address belongs to the old
+# device. XDP leaves it to the stack: nothing from that address reaches
+# the server by the new link.
+masq_move() {
+	local nat0 n fam=ip gw=10.12.0.2 len=32 srv=0.0.0.0
+	[[ $1 == *:* ]] && fam=ip6 gw=fd12::2 len=128 srv=::
+	nat0=$(ctstat pass_nat)
+	ip netns exec "$P-server" nft flush ruleset
+	ip netns exec "$P-server" nft "table inet t { chain in { type filter hook prerouting priority -500; iifname eth1 meta l4proto udp th dport 7007 $fam saddr $2 counter; }; }"
+	py "$P-server" udp-server "$srv" 7007 2 >"$TMP/srv" &
+	server=$!
+	for _ in $(seq 50); do grep -q listening "$TMP/srv" 2>/dev/null && break; sleep 0.05; done
+	py "$P-client" udp-client "$1" 7007 5 >/dev/null &
+	client=$!
+	sleep 3.5
+	# The new gateway known first, else the first packet would wait for
+	# the neighbour (the stack's anyway).
+	ip -n "$R" neigh replace "$gw" dev r-s2 nud permanent lladdr \
+		"$(ip -n "$P-server" -j link show eth1 | jq -r '.[0].address')"
+	ip -n "$R" route replace "$1/$len" via "$gw" dev r-s2
+	wait "$client" "$server"
+	n=$(ip netns exec "$P-server" nft list ruleset | awk '/counter/ { print $(NF - 2) }')
+	[[ -n $n ]] && (($(ctstat pass_nat) > nat0 && n == 0)) &&
+		ok "$1: masquerade's route moved to another device: the stack drops the packets, not XDP" ||
+		not_ok "$1: masquerade's route moved to another device: the stack drops the packets, not XDP" \
+			"pass_nat $nat0 -> $(ctstat pass_nat), from $2 by the new link: ${n:-?}; $(silo --netns "$R" -j stats | jq -c "del(.cpus) | with_entries(select(.value != 0))")"
+	ip -n "$R" route del "$1/$len"
+	ip netns exec "$P-server" nft flush ruleset
+}
+ip -n "$P-server" link add eth1 type veth peer name r-s2 netns "$R" &&
+	ip -n "$P-server" addr add 10.12.0.2/24 dev eth1 &&
+	ip -n "$P-server" addr add fd12::2/64 dev eth1 nodad &&
+	ip -n "$R" addr add 10.12.0.1/24 dev r-s2 &&
+	ip -n "$R" addr add fd12::1/64 dev r-s2 nodad &&
+	ip netns exec "$P-server" ethtool -K eth1 gro on >/dev/null &&
+	ip -n "$P-server" link set eth1 up && ip -n "$R" link set r-s2 up ||
+	not_ok "a second link to the server" "ip failed"
+check "load r-s2" silo --netns "$R" xdp load r-s2 --forward --forward-established
+masq_move 10.2.0.2 10.2.0.1
+masq_move fd02::2 fd02::1
+check "unload r-s2" silo --netns "$R" xdp unload r-s2
+ip -n "$R" link del r-s2
 ip netns exec "$R" nft delete table ip nat
 ip netns exec "$R" nft delete table ip6 nat
 
