@@ -84,6 +84,7 @@ CONFIGS=(
 	nft-counters "iptables-nft's FORWARD chains (both families) with their policy counters"
 	nft-stateful "a stateful forward chain (established accept, invalid drop, new from the client only, policy drop)"
 	nft-stateful-est "nft-stateful, loaded with --forward-established: conntrack's verdict per packet"
+	nft-conns-est "nft-stateful-est, the corpus's UDP flows established in conntrack (every other one begun by the server)"
 	nft-dnat "DNAT of a UDP port to the server (ip nat prerouting)"
 	nft-dnat-est "nft-dnat with established accepted first, --forward-established: NATed flows to the stack"
 	nft-before-est "a drop rule before the established accept, --forward-established: not proven, aside"
@@ -722,6 +723,36 @@ cfg_nft-stateful-est() { cfg_nft-stateful; }
 post_nft-stateful-est() {
 	envelope_post '.redirect == 0 and .pass_envelope > 0 and
 		.conntrack.pass_new + .conntrack.pass_none + .conntrack.pass_flags > 0'
+}
+# The corpus's UDP flows established before it is sent, both ways: each put
+# in conntrack (conntrack -I) as an assured UDP stream past its start, as
+# one is two seconds after its first reply, every other one as begun by the
+# server, so that the client's frames are its replies. The chain accepts
+# them by its first rule, and silo forwards them with conntrack's verdict;
+# what conntrack calls invalid (a wrong checksum) the chain drops, and what
+# the stack must answer (TTL 1, options, oversize) goes to it as before.
+cfg_nft-conns-est() {
+	command -v conntrack >/dev/null || return 77
+	cfg_nft-stateful
+}
+pre_nft-conns-est() {
+	local src dst sp dp k=0 n=0
+	ip netns exec "$R" conntrack -F >/dev/null 2>&1
+	while read -r _ src dst sp dp; do
+		if ((k++ % 2)); then
+			set -- -s "$dst" -d "$src" --sport "$dp" --dport "$sp"
+		else
+			set -- -s "$src" -d "$dst" --sport "$sp" --dport "$dp"
+		fi
+		ip netns exec "$R" conntrack -I -p udp "$@" -t 300 \
+			-u SEEN_REPLY,ASSURED >/dev/null 2>&1 && n=$((n + 1))
+	done < <("$FRAMES" tuples)
+	# Some cannot be (a multicast or broadcast destination): most can.
+	((n > k / 2)) || { echo "conntrack took $n of $k flows"; return 1; }
+}
+post_nft-conns-est() {
+	envelope_post '.conntrack.forwarded > 100 and .conntrack.pass_csum > 0' ||
+		{ silo --netns "$R" -j stats | jq -c .conntrack; return 1; }
 }
 cfg_nft-dnat-est() {
 	cfg_nft-dnat && nft_rules <<-EOF

@@ -3,6 +3,7 @@
  * frames: the differential harness's traffic (tests/differential.sh).
  *
  *   frames list
+ *   frames tuples
  *   frames run --rmac MAC --cmac MAC --tx NS:DEV --cap LABEL=NS:DEV...
  *              [--passes N] [--gap-us N] [--idle-ms N] [--wait-ms N]
  *              [--only SUBSTRING] [--offload]
@@ -20,6 +21,9 @@
  * (a virtio_net_hdr asking for the checksum: CHECKSUM_PARTIAL); a captured
  * frame whose checksum the kernel has still to finish is printed finished,
  * as a device would send it on the wire.
+ *
+ * "tuples" prints each UDP flow of the corpus once, "FAMILY SRC DST SPORT
+ * DPORT" (FAMILY 4 or 6), for a configuration that puts them in conntrack.
  *
  * "too-big" sends one ICMP "fragmentation needed" (IPv4) or ICMPv6 "packet
  * too big" from --src to --dst announcing MTU N for a packet from --qsrc to
@@ -84,6 +88,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: frames list\n"
+		"       frames tuples\n"
 		"       frames run --rmac MAC --cmac MAC --tx NS:DEV "
 		"--cap LABEL=NS:DEV... [--passes N] [--gap-us N] "
 		"[--idle-ms N] [--wait-ms N] [--only SUBSTRING] [--offload]\n"
@@ -375,6 +380,42 @@ static int cmd_run(int argc, char **argv)
 	return 0;
 }
 
+/* The corpus's UDP flows (plain frames: frame_l4()), each once. */
+static int cmd_tuples(void)
+{
+	struct corpus_env env = {};
+	static char seen[CORPUS_MAX][2 * INET6_ADDRSTRLEN + 16];
+	char line[2 * INET6_ADDRSTRLEN + 16], s[INET6_ADDRSTRLEN],
+		d[INET6_ADDRSTRLEN];
+	int i, j, n = 0;
+
+	corpus_build(&corpus, &env);
+	for (i = 0; i < corpus.n; i++) {
+		const uint8_t *b = corpus.f[i].b, *ip = b + 14;
+		size_t l4, l4len;
+		uint8_t proto;
+		int v6;
+
+		if (frame_l4(b, corpus.f[i].len, &l4, &l4len, &proto) ||
+		    proto != 17)
+			continue;
+		v6 = get16(b + 12) == ETH_P_IPV6;
+		inet_ntop(v6 ? AF_INET6 : AF_INET, ip + (v6 ? 8 : 12), s,
+			  sizeof(s));
+		inet_ntop(v6 ? AF_INET6 : AF_INET, ip + (v6 ? 24 : 16), d,
+			  sizeof(d));
+		snprintf(line, sizeof(line), "%d %s %s %u %u", v6 ? 6 : 4, s, d,
+			 get16(b + l4), get16(b + l4 + 2));
+		for (j = 0; j < n && strcmp(seen[j], line); j++)
+			;
+		if (j < n)
+			continue;
+		memcpy(seen[n++], line, sizeof(line));
+		printf("%s\n", line);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct corpus_env env = {};
@@ -389,6 +430,8 @@ int main(int argc, char **argv)
 			       corpus.f[i].name);
 		return 0;
 	}
+	if (!strcmp(argv[1], "tuples"))
+		return cmd_tuples();
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "too-big"))
