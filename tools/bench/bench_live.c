@@ -16,26 +16,33 @@
  *            what the path costs without a router
  *
  * and, on one route set (--firewall-set, from_rules by default) for some
- * traffics (--firewall, steady_64 and steady_1514 by default; none, or
- * any of steady_64, steady_1514 and imix), the same router behind a
- * stateful firewall (firewall.c): an nftables forward chain, policy drop,
- * that accepts established connections first (ct state
- * established,related accept), drops invalid packets and accepts new
- * connections from the ring's ingress, the ring's flows made established
- * in conntrack beforehand (assured UDP entries that have seen a reply,
- * inserted with conntrack(8): the ring is one-way):
+ * traffics (--firewall, steady_64, steady_1514 and flood by default; none,
+ * or any of those and imix), the same router behind a stateful firewall
+ * (firewall.c): an nftables forward chain, policy drop, that accepts
+ * established connections first (ct state established,related accept),
+ * drops invalid packets and accepts new connections from the ring's
+ * ingress, the ring's flows made established in conntrack beforehand
+ * (assured UDP entries that have seen a reply, inserted with conntrack(8):
+ * the ring is one-way); for the flood none is, and each packet is a new
+ * connection's (the router's unreplied UDP entries expire as they are
+ * confirmed, its sources at most half of nf_conntrack_max, so that the
+ * table never fills):
  *
  *   kernel_fw  the kernel forwards under that ruleset (XDP_PASS, as
  *              kernel): conntrack and the chain for every packet
  *   silo_fw    silo loaded --forward --forward-established: each packet
- *              forwarded with conntrack's verdict (bpf_xdp_ct_lookup())
- *              (silo is then loaded so in every variant, which without
- *              the ruleset changes nothing: firewall.c)
+ *              forwarded with conntrack's verdict (bpf_xdp_ct_lookup()),
+ *              or for the flood, looked up, not found and passed to the
+ *              stack, which does kernel_fw's work (silo is then loaded so
+ *              in every variant, which without the ruleset changes
+ *              nothing: firewall.c)
  *
  * measured in the same rounds as the other variants; a
  * forward_live_firewall line per traffic compares them (ns per packet and
  * over the floor, silo_fw over kernel_fw) and with kernel and silo without
- * the firewall (conntrack_ns: what it adds to each per packet).
+ * the firewall (conntrack_ns: what it adds to each per packet), and what
+ * shows they measured what they say (the chain's and conntrack's
+ * counters, silo's ct_stats).
  *
  * each with four kinds of traffic (--traffic):
  *
@@ -114,14 +121,17 @@
  * (forward_live_firewall); then the targets (forward_live_target, "met"
  * true or false): silo's ns over the floor at most 0.25 of the
  * reference's for steady traffic and IMIX, 0.95 for the flood, and no
- * more than 25 ns at 64 bytes; then the setup, with the run's length. A
- * target not met is "met":false; the tool fails (exit 1) only when it
- * cannot measure: a setup error, a source that does not send what it
+ * more than 25 ns at 64 bytes, and silo_fw's ns over the floor for the
+ * flood at most 1.05 of kernel_fw's; then the setup, with the run's
+ * length. A target not met is "met":false; the tool fails (exit 1) only
+ * when it cannot measure: a setup error, a source that does not send what it
  * should, no packet at the sink, a silo variant whose packets the stack
  * forwarded instead (silo_fw: not forwarded under conntrack's verdict), a
  * kernel_fw whose packets the stack did not forward, packets of the
  * firewall's variants that the ruleset took for new or invalid (the flows
- * were not established), or a reference forwarder that does not forward
+ * were not established), for the flood packets that were not new (silo_fw
+ * found an entry, the new connections' rule missed some), invalid or lost,
+ * or a full conntrack table, or a reference forwarder that does not forward
  * the frames itself (checked through BPF_PROG_TEST_RUN at start and by the
  * router's Ip6OutForwDatagrams during each measurement); exit 3 when the
  * source cannot run here at all (this kernel, or a policy that refuses
@@ -403,9 +413,11 @@ static void print_row(const struct run *run, int set, int t)
 
 static void print_targets(const struct run *run, int set)
 {
+	const struct cell *c[NR_VARIANTS];
 	const struct target *g;
 	unsigned int i;
 	double val;
+	int t;
 
 	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
 		g = &targets[i];
@@ -416,6 +428,12 @@ static void print_targets(const struct run *run, int set)
 		printf(",\"route_set\":\"%s\",\"traffic\":\"%s\",\"what\":\"%s\",\"value\":%.3f,\"target\":\"<= %g\",\"met\":%s}\n",
 		       set_name[set], traffic[g->t].name, g->name, val, g->max,
 		       val <= g->max ? "true" : "false");
+	}
+	for (t = 0; t < NR_TRAFFIC; t++) {
+		if (!measured(run, set, SILO_FW, t))
+			continue;
+		cells_of(run, set, t, c);
+		fw_target(c, run->rounds, set, t);
 	}
 }
 
@@ -527,7 +545,9 @@ int main(int argc, char **argv)
 		.warmup = 0.2,
 		.set_on = { true, true },
 		.traffic_on = { true, true, true, true, true, true },
-		.fw_on = { [STEADY_64] = true, [STEADY_1514] = true },
+		.fw_on = { [STEADY_64] = true,
+			   [STEADY_1514] = true,
+			   [FLOOD] = true },
 		.fw_set = SET_FROM,
 	};
 	double t0 = bench_mono();

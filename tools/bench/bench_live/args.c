@@ -50,7 +50,7 @@ static void usage(void)
 		"                  [--traffic steady_64,steady_1514,imix,flood,\n"
 		"                             offload_64,offload_1514]\n"
 		"                  [--sets lookup,from]  (route sets)\n"
-		"                  [--firewall steady_64,steady_1514,imix|none]\n"
+		"                  [--firewall steady_64,steady_1514,imix,flood|none]\n"
 		"                  [--firewall-set lookup|from]  (kernel_fw, silo_fw)\n"
 		"                  [--source ring|af_packet]  (ring: the default)\n"
 		"                  [--wall] [--verbose]  (each measurement to stderr)\n"
@@ -154,8 +154,9 @@ int parse_args(int argc, char **argv, struct run *run)
 	}
 	for (t = 0; t < NR_TRAFFIC; t++)
 		bad |= !traffic[t].nsrc || traffic[t].nsrc > 1U << 24 ||
-		       (run->fw_on[t] && (t == FLOOD || traffic[t].partial ||
-					  traffic[t].nsrc > FW_MAX_FLOWS));
+		       (run->fw_on[t] &&
+			(traffic[t].partial ||
+			 (t != FLOOD && traffic[t].nsrc > FW_MAX_FLOWS)));
 	if (bad || run->rounds < 1 || run->rounds > MAX_ROUNDS ||
 	    run->secs <= 0 || run->warmup < 0 || run->routes < 1 ||
 	    run->rules < 0 || run->rules > 1000 || run->cpu >= CPU_SETSIZE ||

@@ -31,6 +31,9 @@
 #define UDP_SPORT 4000 /* the frames' ports (pkt_build()'s defaults) */
 #define UDP_DPORT 5000
 #define FW_MAX_FLOWS 1024 /* the firewall's, each made established by hand */
+/* The router's nf_conntrack_udp_timeout under it, in seconds (the flood's
+ * entries expire as they are made: firewall.c, fw_prepare()). */
+#define FW_FLOOD_UDP_TIMEOUT 0
 #define MAX_ROUNDS 32
 /* On the wire a frame takes its FCS, preamble and SFD, and the gap. */
 #define WIRE_EXTRA (4 + 8 + 12)
@@ -84,6 +87,7 @@ struct live {
 	__u32 in_ifindex, out_ifindex;
 	bool in_silo, in_prog, out_silo;
 	bool fw; /* the firewall's ruleset on the router (firewall.c) */
+	__u32 fw_flood_max; /* the flood's sources under it, at most */
 	/* silo loaded with --forward-established, every time: the firewall's
 	 * variants are measured (firewall.c) */
 	bool ct_optin;
@@ -97,6 +101,20 @@ extern struct live L;
 extern volatile sig_atomic_t stopping;
 extern bool verbose;
 
+/*
+ * What the firewall (firewall.c) counted: packets its rules after the
+ * first matched (invalid: dropped, new: accepted as a new connection),
+ * and conntrack's statistics of the router's namespace (conntrack -S):
+ * packets dropped because the table was full (drop, early_drop: an entry
+ * evicted for room, insert_failed); entries: the most conntrack held at a
+ * measurement's end (conntrack -C).
+ */
+struct fw_counts {
+	__u64 invalid, new_conn;
+	__u64 drop, early_drop, insert_failed;
+	__u64 entries;
+};
+
 /* One measurement of a variant under a traffic, over the rounds. */
 struct cell {
 	double pps[MAX_ROUNDS]; /* per second of the path's time on its CPU */
@@ -107,8 +125,7 @@ struct cell {
 	__u64 lost; /* ring frames that never came back */
 	struct silo_stats d; /* silo's counters over the measured intervals */
 	struct silo_ct_stats ct; /* its conntrack counters, likewise */
-	__u64 fw_other; /* the ruleset's later rules matched (new or
-			 * invalid), warm-ups included */
+	struct fw_counts fw; /* the firewall's, warm-ups included */
 };
 
 /* What to run: the command line's (args.c). */
@@ -147,12 +164,17 @@ double traffic_frame_bytes(int t);
 int fw_tools(void);
 int fw_up(void);
 int fw_down(void);
-int fw_conns(__u32 nsrc);
-__u64 fw_other(void);
+int fw_prepare(int t, __u32 nsrc);
+__u32 fw_sources(int t, __u32 nsrc);
+int fw_read(struct fw_counts *f);
+void fw_add(struct fw_counts *sum, const struct fw_counts *before,
+	    const struct fw_counts *after);
 int fw_ct_read(struct silo_ct_stats *sum);
 
 /* fw_report.c */
 int fw_check(const struct cell *const c[NR_VARIANTS], int set, int t);
+void fw_target(const struct cell *const c[NR_VARIANTS], int rounds, int set,
+	       int t);
 void fw_print(const struct cell *const c[NR_VARIANTS], int rounds, int set,
 	      int t);
 

@@ -100,8 +100,8 @@ int source_up(void)
 }
 
 /* The classes, their checksums complete or left to offload, and the
- * pattern of traffic t. */
-static int traffic_pattern(int t)
+ * pattern of traffic t, over nsrc sources. */
+static int traffic_pattern(int t, __u32 nsrc)
 {
 	struct source_class cls[NR_SIZES];
 	int z;
@@ -111,8 +111,7 @@ static int traffic_pattern(int t)
 						traffic[t].partial };
 	return source_set_classes(L.src, cls, NR_SIZES) ?:
 		       source_set_pattern(L.src, traffic[t].pat,
-					  traffic[t].npat, SRC_BASE,
-					  traffic[t].nsrc);
+					  traffic[t].npat, SRC_BASE, nsrc);
 }
 
 /*
@@ -122,7 +121,7 @@ static int traffic_pattern(int t)
  */
 int traffic_check(int t)
 {
-	int err = traffic_pattern(t) ?: source_check(L.src);
+	int err = traffic_pattern(t, traffic[t].nsrc) ?: source_check(L.src);
 
 	L.cannot_run = source_cannot_run(err);
 	if (err && !L.cannot_run)
@@ -237,24 +236,25 @@ static double path_time(const struct snap *a, const struct snap *b)
  * seeded), a warm-up, the sink's rate over secs, the source stopped (a
  * ring drained), into round round of c. The rate is per second of the
  * path's time on its CPU (path_time()), which on an idle machine is the
- * wall time: everything the path does runs there. Under the firewall the
- * ring's flows are made established first. Called in the router's
+ * wall time: everything the path does runs there. Under the firewall
+ * conntrack is made ready for the traffic first (fw_prepare()). Called in the router's
  * namespace (where the stack's forwarding counter is read).
  */
 int measure(struct cell *c, int t, int round, double warmup, double secs)
 {
+	struct fw_counts f0 = {}, f1;
 	struct snap a = {}, b = {};
-	__u64 all0, fwd0, other0 = 0, lost = 0;
+	__u64 all0, fwd0, lost = 0;
+	__u32 nsrc;
 	double time;
 	unsigned int i;
 	int err;
 
-	if (traffic_pattern(t))
+	nsrc = L.fw ? fw_sources(t, traffic[t].nsrc) : traffic[t].nsrc;
+	if (traffic_pattern(t, nsrc))
 		return -1;
-	if (L.fw && fw_conns(traffic[t].nsrc))
+	if (L.fw && (fw_prepare(t, nsrc) || fw_read(&f0)))
 		return -1;
-	if (L.fw)
-		other0 = fw_other();
 	fwd0 = ip6_forwarded();
 	all0 = sink_count(NULL);
 	err = L.shape == SOURCE_RING ? source_seed(L.src) : 0;
@@ -288,7 +288,10 @@ int measure(struct cell *c, int t, int round, double warmup, double secs)
 	for (i = 0; i < SILO_CT_STAT_MAX; i++)
 		((__u64 *)&c->ct)[i] +=
 			((__u64 *)&b.ct)[i] - ((__u64 *)&a.ct)[i];
-	if (L.fw)
-		c->fw_other += fw_other() - other0;
+	if (L.fw) {
+		if (fw_read(&f1))
+			return -1;
+		fw_add(&c->fw, &f0, &f1);
+	}
 	return 0;
 }
