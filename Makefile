@@ -158,7 +158,7 @@ $(OUTPUT)/tests/%.o $(OUTPUT)/tools/%.o: private SILO_CPPFLAGS += -I$(TESTLIB) \
 							     -I$(TOOLLIB)
 
 .PHONY: all clean test mutate bench lab vmlinux format lint install uninstall \
-	fuzz man man-skip
+	fuzz man man-skip installables
 .DEFAULT_GOAL := all
 all: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(TEST_BINS) $(TOOL_BINS) \
      $(EXAMPLE_BINS) $(BPF_OBJS)
@@ -355,7 +355,13 @@ UNITS := silod.service silod@.service
 MAN_INSTALLED := $(foreach p,$(notdir $(MAN_PAGES)), \
 		 $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(p))
 
-install: $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) $(if $(RST2MAN),$(MAN_PAGES))
+# What "make install" installs, built: "make installables" (debian/rules
+# builds them so, then installs them in a step of their own).
+INSTALLABLES := $(CLI) $(SILOD) $(LIBSILO) $(LIBSILO_SO) \
+		$(if $(RST2MAN),$(MAN_PAGES))
+installables: $(INSTALLABLES)
+
+install: $(INSTALLABLES)
 	$(Q)mkdir -p $(OUTPUT)/gen
 	$(Q)for f in $(UNITS); do \
 		$(GEN_SED) dist/$$f.in > $(OUTPUT)/gen/$$f || exit 1; done
@@ -412,7 +418,7 @@ uninstall:
 	rmdir $(DESTDIR)$(CONFDIR) 2>/dev/null || true
 
 format:
-	$(Q)clang-format -i $$(git ls-files '*.c' '*.h')
+	$(Q)clang-format -i $$(git ls-files '*.c' '*.h' ':!vmlinux/')
 
 # What CI checks before building: the C files as clang-format writes them,
 # every shell script clean under shellcheck (.shellcheckrc says which
@@ -421,7 +427,7 @@ format:
 LINT_SCRIPTS = $$(git ls-files '*.sh' .ci/run completion/silo)
 lint:
 	$(call msg,LINT,clang-format)
-	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+	$(Q)clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h' ':!vmlinux/')
 	$(call msg,LINT,shellcheck)
 	$(Q)shellcheck $(LINT_SCRIPTS)
 	$(call msg,LINT,layout)
