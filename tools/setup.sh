@@ -20,6 +20,7 @@ PACKAGES=(
 	groff-base man-db # man page tests: render, man -l
 	clang-format shellcheck python3 # make lint (python3: tools/lint/layout.py)
 	python3-yaml # tests/dist.sh: the DaemonSet's manifest
+	dpkg-dev debhelper lintian # tests/package.sh: the Debian packages
 )
 
 if [[ $(id -u) != 0 ]]; then
