@@ -19,7 +19,13 @@ checked on every change.
            its file name
   circle   the .c files of one folder depend on each other one way: no
            two files (or more, in a ring) call each other's functions or
-           use each other's global variables
+           use each other's global variables. A file uses B.c when it
+           calls or takes the address of a function B.c defines (not
+           static), or a static inline function of B's header B.h, or
+           names a global variable of B.c; comments, strings, members
+           (".f", "->f") and a file's own names (its statics, variables,
+           parameters) are no use. Each ring is printed with what makes
+           its edges ("a.c -> b.c: f(), n")
 
 What does not hold yet is listed in tools/lint/layout.allow, one line
 each, with the size it has now: an entry may shrink or go, never grow, and
@@ -59,7 +65,6 @@ CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 GLOBAL = re.compile(r"^(?!static\b|extern\b|typedef\b|return\b)"
                     r"[A-Za-z_][\w\s\*]*?[\s\*]([A-Za-z_]\w*)\s*"
                     r"(?:\[[^\]]*\]\s*)*(?:=|;)")
-WORD = re.compile(r"\b([A-Za-z_]\w*)\b")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -80,7 +85,10 @@ def functions(lines):
         line = lines[i]
         m = FUNC_START.match(line)
         if m and not line.startswith(("#", "typedef", "struct {")):
-            head = (m.group(1), i)
+            # the first name called: "int f(int (*cb)(void))" is f
+            names = [n for n in CALL.findall(line)
+                     if not n.startswith("__attribute")]
+            head = (names[0] if names else m.group(1), i)
         if line.startswith("{") and head and i - head[1] < 8:
             j = i + 1
             while j < len(lines) and not lines[j].startswith("}"):
@@ -121,43 +129,126 @@ def wall_ok(src, target):
                for a in allowed)
 
 
+def strip_c(text):
+    """text with its comments, strings and character constants blanked
+    (newlines kept, so lines stay where they were): a name in them is no
+    use of anything."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] not in (c, "\n"):
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            out.append(c + re.sub(r"[^\n]", " ", text[i + 1:j - 1]) + c)
+            i = j
+            continue
+        else:
+            j = i + 1
+            while j < n and text[j] not in "/\"'":
+                j += 1
+            out.append(text[i:j])
+            i = j
+            continue
+        out.append(re.sub(r"[^\n]", " ", text[i:j]))
+        i = j
+    return "".join(out)
+
+
+# A name, and what tells its use: a member (".name", "->name") or a tag
+# ("struct name") is no use of a function or a global; "name(" is a call.
+USE = re.compile(r"(\.|->|\b(?:struct|union|enum)\s+)?\b([A-Za-z_]\w*)\b"
+                 r"(\s*\()?")
+# A variable or a parameter the file declares ("__u64 beat =", "int *n)"):
+# where the name is not called it is the file's own, not a function's
+# address or another file's global.
+DECL = re.compile(r"\b([A-Za-z_]\w*)\s*\**\s*\b([A-Za-z_]\w*)\s*(?=[=;,)\[])")
+NOT_TYPE = {"return", "case", "goto", "sizeof", "else", "do", "extern"}
+
+
+def definitions(lines):
+    """(name, line, static) of each function the lines define."""
+    out = []
+    for name, first, _ in functions(lines):
+        head = lines[first - 1]
+        head = head[:head.find(name)] if name in head else head
+        out.append((name, first, "static" in head.split()))
+    return out
+
+
+def module_names(root, srcs):
+    """What each .c file of a folder gives the others: its functions and
+    global variables (not static), and the static inline functions of its
+    header (X.h beside X.c): calling one is calling the module X."""
+    text, give, own, local, fns = {}, {}, {}, {}, set()
+    for f in srcs:
+        lines = strip_c(open(os.path.join(root, f)).read()).split("\n")
+        text[f] = lines
+        give[f], own[f] = set(), set()
+        local[f] = set(name for line in lines if not re.match(
+            r"\s*(#|extern\b)", line) for typ, name in DECL.findall(line)
+            if typ not in NOT_TYPE)
+        for name, _, static in definitions(lines):
+            own[f].add(name)
+            if not static:
+                give[f].add(name)
+                fns.add(name)
+        for line in lines:
+            m = GLOBAL.match(line)
+            if m:
+                own[f].add(m.group(1))
+                give[f].add(m.group(1))
+        header = os.path.join(root, f[:-2] + ".h")
+        if os.path.exists(header):
+            hl = strip_c(open(header).read()).split("\n")
+            for name, _, static in definitions(hl):
+                if static:
+                    own[f].add(name)
+                    give[f].add(name)
+                    fns.add(name)
+    return text, give, own, local, fns
+
+
 def circles(root, files):
-    """Rings of .c files of one folder that call one another, or use one
-    another's global variables."""
+    """Rings of .c files of one folder that call one another (a function a
+    file defines, or a static inline one of its header, called or its
+    address taken), or use one another's global variables. Each ring with
+    what makes its edges: {ring: ["a.c -> b.c: f(), g", ...]}."""
     by_folder = {}
     for f in files:
         if f.endswith(".c"):
             by_folder.setdefault(os.path.dirname(f), []).append(f)
-    rings = []
+    rings = {}
     for folder, srcs in sorted(by_folder.items()):
-        defs, data, own, text = {}, {}, {}, {}
+        text, give, own, local, fns = module_names(root, srcs)
+        where = {}
         for f in srcs:
-            lines = open(os.path.join(root, f)).read().split("\n")
-            text[f] = lines
-            own[f] = set()
-            for name, _, _ in functions(lines):
-                defs.setdefault(name, f)
-                own[f].add(name)
-            for line in lines:
-                m = GLOBAL.match(line)
-                if m:
-                    data.setdefault(m.group(1), f)
-                    own[f].add(m.group(1))
+            for name in give[f]:
+                where.setdefault(name, set()).add(f)
         # Two files that each have a main() are two programs: they are
         # never linked together, whatever names they share.
         mains = set(f for f in srcs if "main" in own[f])
-        calls = {f: set() for f in srcs}
+        calls = {f: {} for f in srcs}
         for f in srcs:
             for line in text[f]:
-                if line.lstrip().startswith(("*", "/*", "//")):
+                if re.match(r"\s*#\s*(include|if|ifdef|ifndef|elif|undef)\b",
+                            line):
                     continue
-                # A name the file defines itself is its own.
-                uses = [defs.get(n) for n in CALL.findall(line)
-                        if n not in own[f]]
-                uses += [data.get(n) for n in WORD.findall(line)
-                         if n not in own[f]]
-                calls[f].update(g for g in uses
-                                if g and not (f in mains and g in mains))
+                for member, name, call in USE.findall(line):
+                    # A name the file defines itself is its own.
+                    if member or name in own[f] or (
+                            not call and name in local[f]):
+                        continue
+                    for g in where.get(name, ()):
+                        if g != f and not (f in mains and g in mains):
+                            calls[f].setdefault(g, set()).add(name)
         # Tarjan's strongly connected components.
         index, low, stack, on, out = {}, {}, [], set(), []
 
@@ -181,13 +272,23 @@ def circles(root, files):
                     if w == v:
                         break
                 if len(comp) > 1:
-                    out.append(sorted(os.path.basename(c) for c in comp))
+                    out.append(sorted(comp))
 
         for v in sorted(srcs):
             if v not in index:
                 visit(v)
         for comp in out:
-            rings.append("%s %s" % (folder, " ".join(comp)))
+            why = []
+            for a in comp:
+                for b in comp:
+                    if b in calls[a]:
+                        why.append("%s -> %s: %s" % (
+                            os.path.basename(a), os.path.basename(b),
+                            ", ".join(n + "()" if n in fns else n
+                                      for n in sorted(calls[a][b]))))
+            ring = "%s %s" % (folder, " ".join(os.path.basename(c)
+                                                 for c in comp))
+            rings[ring] = why
     return rings
 
 
@@ -235,10 +336,11 @@ def main():
             target = resolve(root, f, m.group(1))
             if target and target.startswith(TESTLIB + "/"):
                 found[("include", "%s %s" % (f, target))] = 0
-    for ring in circles(root, files):
+    rings = circles(root, files)
+    for ring in rings:
         found[("circle", ring)] = 0
 
-    bad = []
+    bad, why = [], []
     for key, n in sorted(found.items()):
         kind, what = key
         if key not in allow:
@@ -246,14 +348,19 @@ def main():
             bad.append("%s %s%s" % (kind, what,
                                     " %d lines (at most %d)" % (n, limit)
                                     if limit else ""))
+            # what makes the ring: each edge and the names it uses
+            why += [(len(bad) - 1, "  " + w)
+                    for w in rings.get(what, ()) if kind == "circle"]
         elif n > allow[key]:
             bad.append("%s %s grew to %d lines (layout.allow: %d)" %
                        (kind, what, n, allow[key]))
     for key in sorted(set(allow) - set(found)):
         bad.append("%s %s: holds now, remove it from tools/lint/layout.allow"
                    % key)
-    for b in bad:
+    for i, b in enumerate(bad):
         print("layout: " + b)
+        for _, w in (x for x in why if x[0] == i):
+            print("layout: " + w)
     if bad:
         print("layout: %d findings: keep files under %d lines, functions "
               "under %d, includes inside their walls, calls one way "

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
-/* The shared maps (maps.c): making them, filling them, genid. */
+/* The shared maps (maps.c): making them, filling them; genid's advance
+ * (maps_genid.h). */
 #ifndef SILO_LIB_MAPS_H
 #define SILO_LIB_MAPS_H
 
 #include "silod.h"
+#include "maps_genid.h"
 
 struct bpf_object;
 struct silo_nl_routes;
@@ -29,13 +31,5 @@ int silo_maps_frags(struct silo *s, struct silo_maps *m);
 /* Entries per node of the route caches. */
 int silo_maps_cache_size(const struct silo_maps *m, __u32 *size);
 int silo_fill_cpu_node(int map_fd, __u32 *nr_nodes);
-/* genid + n; past the top it wraps to 1, never 0 (0 marks an entry being
- * rewritten). For a bump written together with other fields of genid. */
-static inline void silo_genid_advance(struct silo_genid *g, unsigned int n)
-{
-	g->genid += n;
-	if (g->genid < n)
-		g->genid = 1;
-}
 
 #endif /* SILO_LIB_MAPS_H */

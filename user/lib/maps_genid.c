@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <linux/rtnetlink.h>
 #include "maps.h"
+#include "maps_genid.h"
 #include "nl.h"
 #include "util.h"
 

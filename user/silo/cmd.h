@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The command tree: objects, their commands (each with its option table,
- * opts.h), the dispatcher that runs them and the help written from them.
+ * opt_table.h), the dispatcher that runs them and the help written from them.
  */
 #ifndef SILO_CMD_H
 #define SILO_CMD_H
