@@ -85,6 +85,7 @@ CONFIGS=(
 	nft-stateful "a stateful forward chain (established accept, invalid drop, new from the client only, policy drop)"
 	nft-stateful-est "nft-stateful, loaded with --forward-established: conntrack's verdict per packet"
 	nft-conns-est "nft-stateful-est, the corpus's UDP flows established in conntrack (every other one begun by the server)"
+	nft-conns-gone-est "nft-conns-est without new connections admitted, a third of the flows deleted from conntrack and a third expired"
 	nft-dnat "DNAT of a UDP port to the server (ip nat prerouting)"
 	nft-dnat-est "nft-dnat with established accepted first, --forward-established: NATed flows to the stack"
 	nft-before-est "a drop rule before the established accept, --forward-established: not proven, aside"
@@ -750,6 +751,40 @@ pre_nft-conns-est() {
 	# Some cannot be (a multicast or broadcast destination): most can.
 	((n > k / 2)) || { echo "conntrack took $n of $k flows"; return 1; }
 }
+# The same flows, but a third deleted (conntrack -D) and a third expired
+# (a timeout of 1 s, and 1.5 s gone) before the corpus comes, and a chain
+# that admits no new connection: their frames are new, and dropped by the
+# policy. conntrack stays the authority: XDP finds no entry for them
+# either (an expired one is not returned) and forwards none of them.
+cfg_nft-conns-gone-est() {
+	command -v conntrack >/dev/null || return 77
+	nft_rules <<-EOF
+		table inet fw {
+			chain forward {
+				type filter hook forward priority filter; policy drop;
+				ct state established,related accept
+				ct state invalid drop
+			}
+		}
+	EOF
+}
+pre_nft-conns-gone-est() {
+	local src dst sp dp k=0 n=0 t
+	ip netns exec "$R" conntrack -F >/dev/null 2>&1
+	while read -r _ src dst sp dp; do
+		t=300
+		((k % 3 == 2)) && t=1
+		ip netns exec "$R" conntrack -I -p udp -s "$src" -d "$dst" \
+			--sport "$sp" --dport "$dp" -t "$t" \
+			-u SEEN_REPLY,ASSURED >/dev/null 2>&1 && n=$((n + 1))
+		((k++ % 3 == 1)) &&
+			ip netns exec "$R" conntrack -D -p udp -s "$src" -d "$dst" \
+				--sport "$sp" --dport "$dp" >/dev/null 2>&1
+	done < <("$FRAMES" tuples)
+	((n > k / 2)) || { echo "conntrack took $n of $k flows"; return 1; }
+	sleep 1.5
+}
+post_nft-conns-gone-est() { post_nft-conns-est; }
 post_nft-conns-est() {
 	envelope_post '.conntrack.forwarded > 100 and .conntrack.pass_csum > 0' ||
 		{ silo --netns "$R" -j stats | jq -c .conntrack; return 1; }
