@@ -16,31 +16,36 @@ static __always_inline __u32 key_hash(const struct silo_route_key *k)
 	return silo_key_hash(k);
 }
 
-/* This CPU's admission state, its budget refilled for the time gone by;
- * now: the coarse clock, read with the heartbeat. */
-static __always_inline struct silo_admit *admit_state(__u64 now)
+/* a's budget refilled for the time gone by since its last refill: one
+ * token every ns, burst at most. */
+static __always_inline void admit_refill(struct silo_admit *a, __u64 now,
+					 __u32 burst, __u64 ns)
 {
-	struct silo_admit *a;
-	__u64 elapsed, n;
-	__u32 zero = 0;
+	__u64 elapsed = now - a->last_ns, n;
 
-	a = bpf_map_lookup_elem(&admit, &zero);
-	if (!a)
-		return NULL;
-	elapsed = now - a->last_ns;
 	/* A stamp ahead of the clock (set by hand) refills nothing. */
 	if ((__s64)elapsed < 0)
 		elapsed = 0;
-	if (elapsed >= SILO_ADMIT_BURST * SILO_ADMIT_NS) {
-		a->tokens = SILO_ADMIT_BURST;
+	if (elapsed >= burst * ns) {
+		a->tokens = burst;
 		a->last_ns = now;
-	} else if (elapsed >= SILO_ADMIT_NS) {
-		n = elapsed / SILO_ADMIT_NS;
-		a->tokens = a->tokens + n > SILO_ADMIT_BURST ?
-				    SILO_ADMIT_BURST :
-				    a->tokens + n;
-		a->last_ns += n * SILO_ADMIT_NS;
+	} else if (elapsed >= ns) {
+		n = elapsed / ns;
+		a->tokens = a->tokens + n > burst ? burst : a->tokens + n;
+		a->last_ns += n * ns;
 	}
+}
+
+/* This CPU's admission state of the route cache, its budget refilled for
+ * the time gone by; now: the coarse clock, read with the heartbeat. */
+static __always_inline struct silo_admit *admit_state(__u64 now)
+{
+	__u32 idx = SILO_ADMIT_ROUTE;
+	struct silo_admit *a;
+
+	a = bpf_map_lookup_elem(&admit, &idx);
+	if (a)
+		admit_refill(a, now, SILO_ADMIT_BURST, SILO_ADMIT_NS);
 	return a;
 }
 

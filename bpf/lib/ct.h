@@ -20,6 +20,7 @@
 #include "parse.h"
 #include "csum.h"
 #include "maps.h"
+#include "admit.h"
 
 extern struct nf_conn *bpf_xdp_ct_lookup(struct xdp_md *ctx,
 					 struct bpf_sock_tuple *tuple,
@@ -164,6 +165,58 @@ static __always_inline __u32 ct_csum_ok(struct xdp_md *ctx, const struct pkt *p,
 				 p->l4_proto, l4_len))
 		return 0;
 	return l4_csum_ok(ctx, p, cs) ? 0 : SILO_CT_STAT_PASS_CSUM;
+}
+
+/*
+ * This CPU's conntrack admission (struct silo_admit, SILO_ADMIT_CT), its
+ * budget refilled only when spent (the clock is read then alone), and the
+ * looked-up tuple's hash into *h (never 0: an empty slot's).
+ */
+static __always_inline struct silo_admit *ct_admit(const struct ct_bufs *b,
+						   bool v6, __u32 *h)
+{
+	const __u32 *w = (const __u32 *)&b->t;
+	__u32 idx = SILO_ADMIT_CT;
+	struct silo_admit *a;
+
+	a = bpf_map_lookup_elem(&admit, &idx);
+	if (!a)
+		return NULL;
+	if (!a->tokens)
+		admit_refill(a, bpf_ktime_get_coarse_ns(), SILO_CT_ADMIT_BURST,
+			     SILO_CT_ADMIT_NS);
+	/* struct bpf_sock_tuple: IPv4's 3 words, IPv6's 9. */
+	if (v6)
+		*h = silo_hot_hash(
+			     w[0] | (__u64)w[1] << 32, w[2] | (__u64)w[3] << 32,
+			     w[4] | (__u64)w[5] << 32, w[6] | (__u64)w[7] << 32,
+			     w[8], b->o.l4proto) |
+		     1;
+	else
+		*h = silo_hot_hash(w[0] | (__u64)w[1] << 32, w[2], 0, 0, 0,
+				   b->o.l4proto) |
+		     1;
+	return a;
+}
+
+/* The lookup's tuple and options for p, into b: the tuple's size. */
+static __always_inline __u32 ct_tuple(const struct pkt *p, struct ct_bufs *b)
+{
+	__builtin_memset(&b->o, 0, sizeof(b->o));
+	b->o.netns_id = BPF_F_CURRENT_NETNS;
+	b->o.l4proto = p->l4_proto;
+	if (p->family == SILO_AF_INET) {
+		__builtin_memcpy(&b->t.ipv4.saddr, p->src, 4);
+		__builtin_memcpy(&b->t.ipv4.daddr, p->dst, 4);
+		b->t.ipv4.sport = p->sport;
+		b->t.ipv4.dport = p->dport;
+		return sizeof(b->t.ipv4);
+	}
+	__builtin_memcpy(b->t.ipv6.saddr, p->src, 16);
+	__builtin_memcpy(b->t.ipv6.daddr, p->dst, 16);
+	b->t.ipv6.sport = p->sport;
+	b->t.ipv6.dport = p->dport;
+	return sizeof(b->t.ipv6);
 }
 
 /* Asks silod to make the connection's window tracking liberal. */
@@ -401,8 +454,9 @@ __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 			  struct ct_bufs *b, struct l4_csum *cs,
 			  const struct silo_genid *g)
 {
-	__u32 why, bad, tsz, ifindex = ctx->ingress_ifindex;
+	__u32 why, bad, tsz, h = 0, ifindex = ctx->ingress_ifindex;
 	const struct silo_device *dev;
+	struct silo_admit *adm;
 	struct nf_conn *ct;
 	unsigned long status;
 	__u16 field = 0;
@@ -421,27 +475,23 @@ __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 		ct_count(b, why);
 		return -1;
 	}
-	__builtin_memset(&b->o, 0, sizeof(b->o));
-	b->o.netns_id = BPF_F_CURRENT_NETNS;
-	b->o.l4proto = p->l4_proto;
-	if (p->family == SILO_AF_INET) {
-		__builtin_memcpy(&b->t.ipv4.saddr, p->src, 4);
-		__builtin_memcpy(&b->t.ipv4.daddr, p->dst, 4);
-		b->t.ipv4.sport = p->sport;
-		b->t.ipv4.dport = p->dport;
-		tsz = sizeof(b->t.ipv4);
-	} else {
-		__builtin_memcpy(b->t.ipv6.saddr, p->src, 16);
-		__builtin_memcpy(b->t.ipv6.daddr, p->dst, 16);
-		b->t.ipv6.sport = p->sport;
-		b->t.ipv6.dport = p->dport;
-		tsz = sizeof(b->t.ipv6);
+	tsz = ct_tuple(p, b);
+	/* Past the budget of misses, only a flow held before is looked up:
+	 * a storm of new connections costs the kernel's work alone. */
+	adm = ct_admit(b, p->family != SILO_AF_INET, &h);
+	if (adm && !adm->tokens && *seen_slot(adm, h) != h) {
+		ct_count(b, SILO_CT_STAT_PASS_STORM);
+		return -1;
 	}
 	ct = bpf_xdp_ct_lookup(ctx, &b->t, tsz, &b->o, sizeof(b->o));
 	if (!ct) {
+		if (adm && adm->tokens)
+			adm->tokens--;
 		ct_count(b, SILO_CT_STAT_PASS_NONE);
 		return -1;
 	}
+	if (adm)
+		*seen_slot(adm, h) = h;
 	status = ct->status;
 	why = ct_conn_ok(p, ct);
 	/* A packet conntrack would call invalid asks nothing either. */

@@ -129,10 +129,11 @@ struct {
 	__type(value, struct bpf_cpumap_val);
 } cpumap SEC(".maps");
 
-/* Per-CPU admission state: see struct silo_admit. */
+/* Per-CPU admission state: see struct silo_admit (SILO_ADMIT_ROUTE, the
+ * route cache's inserts; SILO_ADMIT_CT, conntrack's lookups). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct silo_admit);
 } admit SEC(".maps");

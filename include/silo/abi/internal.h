@@ -44,6 +44,20 @@ struct silo_fill_rec {
 #define SILO_ADMIT_BURST 64
 #define SILO_ADMIT_NS 1000000ULL /* 1,000 inserts a second per CPU */
 
+/*
+ * The same state, second entry (SILO_ADMIT_CT), rations conntrack lookups
+ * that find nothing (bpf/lib/ct.h): within the budget every packet XDP
+ * could forward is looked up; past it, in a storm of new connections,
+ * only a flow conntrack held when this CPU last looked it up. Such a
+ * packet is passed unlooked-at (pass_storm), which the kernel does anyway
+ * for a new connection's; a connection established meanwhile is looked
+ * up again from the next refill on.
+ */
+#define SILO_ADMIT_ROUTE 0
+#define SILO_ADMIT_CT 1
+#define SILO_CT_ADMIT_BURST 256
+#define SILO_CT_ADMIT_NS 100000ULL /* 10,000 misses a second per CPU */
+
 struct silo_admit {
 	__u64 last_ns; /* budget last refilled */
 	__u32 tokens;

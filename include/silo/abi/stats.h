@@ -122,6 +122,8 @@ SILO_COUNTERS(silo_csum_stat, silo_csum_stats, SILO_CSUM_STATS,
 	X(PASS_LIBERAL, pass_liberal,                                          \
 	  "window tracking not liberal yet: asked silod")                      \
 	X(PASS_NO_KFUNC, pass_no_kfunc, "the kernel has no conntrack kfuncs")  \
+	X(PASS_STORM, pass_storm,                                              \
+	  "a storm of new connections: a flow not held before, not looked up") \
 	X(REFRESHED, refreshed, "conntrack timeouts written")
 
 #define SILO_CT_STAT_ENUMERATOR(name, field, desc) SILO_CT_STAT_##name,
