@@ -736,21 +736,31 @@ cfg_nft-conns-est() {
 	command -v conntrack >/dev/null || return 77
 	cfg_nft-stateful
 }
-pre_nft-conns-est() {
-	local src dst sp dp k=0 n=0
+# ct_flows HOW: the corpus's UDP flows put in conntrack as assured UDP
+# streams (conntrack -I). HOW "both": every other one as begun by the
+# server; "gone": every third deleted after, and every third from the
+# second on with a timeout of 1 s. Some cannot be (a multicast or
+# broadcast destination): most can.
+ct_flows() {
+	local how=$1 src dst sp dp k=0 n=0 t
 	ip netns exec "$R" conntrack -F >/dev/null 2>&1
 	while read -r _ src dst sp dp; do
-		if ((k++ % 2)); then
+		if [[ $how == both ]] && ((k % 2)); then
 			set -- -s "$dst" -d "$src" --sport "$dp" --dport "$sp"
 		else
 			set -- -s "$src" -d "$dst" --sport "$sp" --dport "$dp"
 		fi
-		ip netns exec "$R" conntrack -I -p udp "$@" -t 300 \
+		t=300
+		[[ $how == gone ]] && ((k % 3 == 2)) && t=1
+		ip netns exec "$R" conntrack -I -p udp "$@" -t "$t" \
 			-u SEEN_REPLY,ASSURED >/dev/null 2>&1 && n=$((n + 1))
+		[[ $how == gone ]] && ((k % 3 == 1)) &&
+			ip netns exec "$R" conntrack -D -p udp "$@" >/dev/null 2>&1
+		k=$((k + 1))
 	done < <("$FRAMES" tuples)
-	# Some cannot be (a multicast or broadcast destination): most can.
 	((n > k / 2)) || { echo "conntrack took $n of $k flows"; return 1; }
 }
+pre_nft-conns-est() { ct_flows both; }
 # The same flows, but a third deleted (conntrack -D) and a third expired
 # (a timeout of 1 s, and 1.5 s gone) before the corpus comes, and a chain
 # that admits no new connection: their frames are new, and dropped by the
@@ -768,22 +778,7 @@ cfg_nft-conns-gone-est() {
 		}
 	EOF
 }
-pre_nft-conns-gone-est() {
-	local src dst sp dp k=0 n=0 t
-	ip netns exec "$R" conntrack -F >/dev/null 2>&1
-	while read -r _ src dst sp dp; do
-		t=300
-		((k % 3 == 2)) && t=1
-		ip netns exec "$R" conntrack -I -p udp -s "$src" -d "$dst" \
-			--sport "$sp" --dport "$dp" -t "$t" \
-			-u SEEN_REPLY,ASSURED >/dev/null 2>&1 && n=$((n + 1))
-		((k++ % 3 == 1)) &&
-			ip netns exec "$R" conntrack -D -p udp -s "$src" -d "$dst" \
-				--sport "$sp" --dport "$dp" >/dev/null 2>&1
-	done < <("$FRAMES" tuples)
-	((n > k / 2)) || { echo "conntrack took $n of $k flows"; return 1; }
-	sleep 1.5
-}
+pre_nft-conns-gone-est() { ct_flows gone && sleep 1.5; }
 post_nft-conns-gone-est() { post_nft-conns-est; }
 post_nft-conns-est() {
 	envelope_post '.conntrack.forwarded > 100 and .conntrack.pass_csum > 0' ||
