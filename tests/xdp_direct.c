@@ -274,6 +274,84 @@ static void test_too_many_tables_walk(void)
 	CHECK(genid_flags() & SILO_GENID_DIRECT_V4, "not direct again");
 }
 
+/* n routes, ROUTE (a printf format of the route's index i: "%d" twice, its
+ * third and fourth octets), added or deleted (verb) as one batch. */
+static int routes_batch(const char *verb, const char *route, int n)
+{
+	char fmt[256];
+
+	snprintf(fmt, sizeof(fmt), "route %s %s", verb, route);
+	return sh("i=0; while [ $i -lt %d ]; do "
+		  "printf '%s\\n' $((i / 256)) $((i %% 256)); i=$((i + 1)); "
+		  "done | ip -batch -",
+		  n, fmt);
+}
+
+/*
+ * Past SILO_DIRECT_MAX prefixes no lookup is direct: a prefix left out of
+ * the map would be looked up in main alone. The route MTUs have their own
+ * limit (SILO_ROUTE_MTUS_MAX): one past does not touch the other.
+ */
+static void test_direct_and_route_mtus_past_their_limits(void)
+{
+	const int n = SILO_DIRECT_MAX + 64, m = SILO_ROUTE_MTUS_MAX + 64;
+	__u32 both = SILO_GENID_DIRECT_V4 | SILO_GENID_DIRECT_V6;
+	struct pkt_spec sp = spec4("10.96.0.1");
+	uint8_t pkt[PKT_MAX];
+	struct result r;
+	size_t len;
+
+	fwd_pmtu_watch |= SILO_HB_ROUTE_MTUS;
+	REQUIRE(!fwd_heartbeat(1), "heartbeat");
+	/* The local table's routes, each its own prefix in direct_skip. */
+	REQUIRE(!sh("ip route add 10.96.0.0/16 via 10.2.0.2 mtu 1000"),
+		"mtu route");
+	REQUIRE(!routes_batch("add", "10.97.%d.%d/32 via 10.2.0.3 table local",
+			      n),
+		"%d local routes", n);
+	resync();
+	CHECK_EQ(genid_flags() & both, 0);
+	expect_gw("10.10.0.60", "10.97.16.63", mac_gw2); /* the last one */
+	expect_gw("10.10.0.61", "10.97.0.0", mac_gw2);
+	CHECK_EQ(fwd_route_mtu_of("10.96.0.1"), 1000);
+	sp.payload = 1000 - 28 + 1;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	CHECK(r.verdict == XDP_PASS && r.d.pass_mtu == 1,
+	      "over the route's MTU: verdict %d", r.verdict);
+	REQUIRE(!routes_batch("del", "10.97.%d.%d/32 via 10.2.0.3 table local",
+			      n),
+		"local routes del");
+	REQUIRE(!sh("ip route del 10.96.0.0/16"), "mtu route del");
+	resync();
+	CHECK_EQ(genid_flags() & both, both);
+
+	/* Past the route MTUs' limit: the least MTU applies to every prefix
+	 * of the family; lookups stay direct. */
+	REQUIRE(!routes_batch("add", "10.95.%d.%d/32 via 10.2.0.2 mtu 1200", m),
+		"%d mtu routes", m);
+	resync();
+	CHECK_EQ(genid_flags() & both, both);
+	CHECK_EQ(fwd_route_mtu_of("10.95.16.63"), 0);
+	sp = spec4("10.95.16.63");
+	sp.payload = 1200 - 28 + 1;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	CHECK(r.verdict == XDP_PASS && (r.d.pass_mtu || r.d.pass_route_mtu),
+	      "over the last route's MTU: verdict %d", r.verdict);
+	sp = spec4("10.99.1.1");
+	sp.payload = 1200 - 28 + 1;
+	len = pkt_build(pkt, &sp);
+	run_pkt(pkt, len, &r);
+	CHECK(r.verdict == XDP_PASS && r.d.pass_route_mtu == 1,
+	      "the least MTU not applied elsewhere: verdict %d", r.verdict);
+	REQUIRE(!routes_batch("del", "10.95.%d.%d/32 via 10.2.0.2 mtu 1200", m),
+		"mtu routes del");
+	resync();
+	fwd_pmtu_watch &= ~SILO_HB_ROUTE_MTUS;
+	REQUIRE(!fwd_heartbeat(1), "heartbeat");
+}
+
 /* IPv4 under the kernel's three rules alone: not direct (its local and
  * main tables are one lookup); IPv6: direct, past the local table. */
 static void test_kernels_rules_only(void)
@@ -304,6 +382,7 @@ int main(void)
 	RUN(test_rule_without_prefix_walks);
 	RUN(test_table_rule);
 	RUN(test_too_many_tables_walk);
+	RUN(test_direct_and_route_mtus_past_their_limits);
 	RUN(test_kernels_rules_only);
 	fwd_teardown();
 	return 0;

@@ -369,23 +369,6 @@ static void test_route_mtu(void)
 	REQUIRE(!fwd_heartbeat(1), "heartbeat");
 }
 
-/* route_mtus' value for a host address, 0 when no prefix holds it. */
-static __u32 route_mtu_of(const char *addr)
-{
-	struct silo_route_mtu_key k = { .prefixlen = 8 + 32,
-					.family = AF_INET };
-	int fd = fwd_pin_get(SILO_PIN_ROUTE_MTUS);
-	__u32 mtu = 0;
-
-	v4(k.addr, addr);
-	if (fd < 0)
-		return ~0U;
-	if (bpf_map_lookup_elem(fd, &k, &mtu))
-		mtu = 0;
-	close(fd);
-	return mtu;
-}
-
 /*
  * Where rules make the matched route unknowable, the least candidate: a
  * prefix holds the least MTU of every prefix that covers it, in any table.
@@ -398,15 +381,15 @@ static void test_route_mtus_least_of_covering(void)
 		    "ip route add 10.42.0.0/16 via 10.2.0.2 mtu lock 1200"),
 		"routes");
 	replace_in0(NULL);
-	CHECK_EQ(route_mtu_of("10.41.1.1"), 1300);
-	CHECK_EQ(route_mtu_of("10.41.2.1"), 1300);
-	CHECK_EQ(route_mtu_of("10.42.0.1"), 0);
-	CHECK_EQ(route_mtu_of("10.99.0.1"), 0);
+	CHECK_EQ(fwd_route_mtu_of("10.41.1.1"), 1300);
+	CHECK_EQ(fwd_route_mtu_of("10.41.2.1"), 1300);
+	CHECK_EQ(fwd_route_mtu_of("10.42.0.1"), 0);
+	CHECK_EQ(fwd_route_mtu_of("10.99.0.1"), 0);
 	sh("ip route del 10.41.0.0/16 table 100\n"
 	   "ip route del 10.41.1.0/24\n"
 	   "ip route del 10.42.0.0/16");
 	replace_in0(NULL);
-	CHECK_EQ(route_mtu_of("10.41.1.1"), 0);
+	CHECK_EQ(fwd_route_mtu_of("10.41.1.1"), 0);
 }
 
 /* A bridge port's frames belong to the bridge, not to IP routing. */

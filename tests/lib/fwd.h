@@ -87,6 +87,24 @@ static inline int fwd_direct_skip(__u8 kind, const char *addr, __u32 len)
 	return found;
 }
 
+/* route_mtus' value for an IPv4 host address: 0 when no prefix holds it,
+ * ~0 without the map. */
+static inline __u32 fwd_route_mtu_of(const char *addr)
+{
+	struct silo_route_mtu_key k = { .prefixlen = 8 + 32,
+					.family = AF_INET };
+	int fd = fwd_pin_get(SILO_PIN_ROUTE_MTUS);
+	__u32 mtu = 0;
+
+	inet_pton(AF_INET, addr, k.addr);
+	if (fd < 0)
+		return ~0U;
+	if (bpf_map_lookup_elem(fd, &k, &mtu))
+		mtu = 0;
+	close(fd);
+	return mtu;
+}
+
 /* CLOCK_MONOTONIC_COARSE: the heartbeat's clock, and the PMTU marks'. */
 static inline __u64 fwd_coarse_ns(void)
 {
