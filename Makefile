@@ -281,6 +281,9 @@ $(SILOD): $(SILOD_OBJS) $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
+# The differential harness's frames makes conntrack's TCP entries liberal.
+$(OUTPUT)/tools/frames: LDLIBS += $(shell $(PKG_CONFIG) --libs libnetfilter_conntrack)
+
 $(EXAMPLE_BINS): %: %.o $(LIBSILO)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@

@@ -86,6 +86,8 @@ CONFIGS=(
 	nft-stateful-est "nft-stateful, loaded with --forward-established: conntrack's verdict per packet"
 	nft-conns-est "nft-stateful-est, the corpus's UDP flows established in conntrack (every other one begun by the server)"
 	nft-conns-gone-est "nft-conns-est without new connections admitted, a third of the flows deleted from conntrack and a third expired"
+	nft-tcp-est "nft-stateful-est, the corpus's TCP flows established and liberal in conntrack, closed by a FIN and an RST at each pass's end"
+	nft-change-est "nft-conns-est over three passes: a drop rule put before the established accept after the first, taken out after the second"
 	nft-dnat "DNAT of a UDP port to the server (ip nat prerouting)"
 	nft-dnat-est "nft-dnat with established accepted first, --forward-established: NATed flows to the stack"
 	nft-before-est "a drop rule before the established accept, --forward-established: not proven, aside"
@@ -736,14 +738,15 @@ cfg_nft-conns-est() {
 	command -v conntrack >/dev/null || return 77
 	cfg_nft-stateful
 }
-# ct_flows HOW: the corpus's UDP flows put in conntrack as assured UDP
-# streams (conntrack -I). HOW "both": every other one as begun by the
-# server; "gone": every third deleted after, and every third from the
-# second on with a timeout of 1 s. Some cannot be (a multicast or
-# broadcast destination): most can.
+# ct_flows HOW [PROTO]: the corpus's UDP (or TCP) flows put in conntrack
+# as assured streams (conntrack -I; TCP ESTABLISHED). HOW "both": every
+# other one as begun by the server; "gone": every third deleted after, and
+# every third from the second on with a timeout of 1 s. Some cannot be (a
+# multicast or broadcast destination): most can.
 ct_flows() {
-	local how=$1 src dst sp dp k=0 n=0 t
+	local how=$1 proto=${2:-udp} src dst sp dp k=0 n=0 t state=()
 	ip netns exec "$R" conntrack -F >/dev/null 2>&1
+	[[ $proto == tcp ]] && state=(--state ESTABLISHED)
 	while read -r _ src dst sp dp; do
 		if [[ $how == both ]] && ((k % 2)); then
 			set -- -s "$dst" -d "$src" --sport "$dp" --dport "$sp"
@@ -752,12 +755,14 @@ ct_flows() {
 		fi
 		t=300
 		[[ $how == gone ]] && ((k % 3 == 2)) && t=1
-		ip netns exec "$R" conntrack -I -p udp "$@" -t "$t" \
-			-u SEEN_REPLY,ASSURED >/dev/null 2>&1 && n=$((n + 1))
+		ip netns exec "$R" conntrack -I -p "$proto" "$@" "${state[@]}" \
+			-t "$t" -u SEEN_REPLY,ASSURED >/dev/null 2>&1 &&
+			n=$((n + 1))
 		[[ $how == gone ]] && ((k % 3 == 1)) &&
-			ip netns exec "$R" conntrack -D -p udp "$@" >/dev/null 2>&1
+			ip netns exec "$R" conntrack -D -p "$proto" "$@" \
+				>/dev/null 2>&1
 		k=$((k + 1))
-	done < <("$FRAMES" tuples)
+	done < <("$FRAMES" tuples "$proto")
 	((n > k / 2)) || { echo "conntrack took $n of $k flows"; return 1; }
 }
 pre_nft-conns-est() { ct_flows both; }
@@ -780,6 +785,43 @@ cfg_nft-conns-gone-est() {
 }
 pre_nft-conns-gone-est() { ct_flows gone && sleep 1.5; }
 post_nft-conns-gone-est() { post_nft-conns-est; }
+# The corpus's TCP flows as established connections (every other one begun
+# by the server), their window tracking liberal, as silod makes a
+# connection XDP forwards: conntrack -I cannot, so frames ct-liberal does,
+# in the kernel's runs too. Each pass ends with a FIN on some and an RST on
+# others: the next pass's frames of those meet a closing or closed
+# connection, which the stack must judge.
+cfg_nft-tcp-est() { cfg_nft-conns-est; }
+pre_nft-tcp-est() {
+	ct_flows both tcp && ip netns exec "$R" "$FRAMES" ct-liberal
+}
+post_nft-tcp-est() {
+	envelope_post '.conntrack.forwarded > 10 and .conntrack.pass_flags > 0' ||
+		{ silo --netns "$R" -j stats | jq -c .conntrack; return 1; }
+}
+# The ruleset changed under the corpus's traffic (frames run --between):
+# after the first pass a rule before the established accept (the shape is
+# no longer proven: silo stands aside), after the second it is gone again.
+# silod hears of each change (NFNLGRP_NFTABLES); the between step waits
+# for it, as a ruleset change races the frames in flight anyway. It waits
+# 0.6 s: a source sends up to six unroutable frames over the three passes,
+# one more than the kernel's ICMP error burst (ip_error(): 5, one more a
+# second), so its sixth error must come over a second after its first in
+# every run, or it is a matter of timing.
+cfg_nft-change-est() { cfg_nft-conns-est; }
+pre_nft-change-est() { ct_flows both; }
+between_nft-change-est() {
+	case $FRAMES_PASS in
+	0) ip netns exec "$R" nft insert rule inet fw forward udp dport 7003 drop ;;
+	1) ip netns exec "$R" nft delete rule inet fw forward handle "$(
+		ip netns exec "$R" nft -a list chain inet fw forward |
+			sed -n 's/.*dport 7003 drop # handle \([0-9]*\).*/\1/p')" ;;
+	esac && sleep 0.6
+}
+post_nft-change-est() {
+	envelope_post '.conntrack.forwarded > 100 and .pass_envelope > 100' ||
+		{ silo --netns "$R" -j stats | jq -c '{pass_envelope, conntrack}'; return 1; }
+}
 post_nft-conns-est() {
 	envelope_post '.conntrack.forwarded > 100 and .conntrack.pass_csum > 0' ||
 		{ silo --netns "$R" -j stats | jq -c .conntrack; return 1; }
@@ -906,6 +948,17 @@ tc_drop() { # DEV DIR
 cfg_tc-ingress() { tc_drop r-c ingress; }
 cfg_tc-egress() { tc_drop r-t egress; }
 
+# The router's conntrack table, a line per entry ("conntrack - ENTRY"):
+# each connection's tuples, state and flags, but its timeout (XDP refreshes
+# it only when it would move by a second) and its reference count. A
+# connection XDP forwards in silo's run must end as the kernel leaves it:
+# closed by the FIN or RST the stack saw, assured, NATed the same.
+ct_table() {
+	command -v conntrack >/dev/null || return 0
+	ip netns exec "$R" conntrack -L 2>/dev/null |
+		sed -E 's/^([a-z0-9]+ +[0-9]+ +)[0-9]+ /\1/; s/ use=[0-9]+//; s/  +/ /g; s/^/conntrack\t-\t/'
+}
+
 # capture CFG MODE: sends the corpus, captures every port, sorted.
 capture() {
 	local cfg=$1 mode=$2 wait=0
@@ -917,12 +970,28 @@ capture() {
 			>"$TMP/$cfg.$mode.err"
 		return 1
 	fi
+	# between_NAME, when defined: run between passes (three of them).
+	local between=()
+	if declare -F "between_$cfg" >/dev/null; then
+		{
+			declare -p R FRAMES
+			declare -f "between_$cfg"
+			echo "between_$cfg"
+		} >"$TMP/between.sh"
+		between=(--passes 3 --between "bash $TMP/between.sh")
+	fi
 	"$FRAMES" run --rmac $RCMAC --cmac $CMAC --tx "$C:eth0" \
 		--cap "client=$C:eth0" --cap "server=$S:eth0" \
 		--cap "server2=$T:eth0" --wait-ms "$wait" --offload \
-		${DIFF_ONLY:+--only "$DIFF_ONLY"} 2>"$TMP/$cfg.$mode.err" |
-		sort >"$TMP/$cfg.$mode"
+		"${between[@]}" ${DIFF_ONLY:+--only "$DIFF_ONLY"} \
+		2>"$TMP/$cfg.$mode.err" | sort >"$TMP/$cfg.$mode"
 	[[ ${PIPESTATUS[0]} == 0 ]] || return 1
+	# Behind a firewall, conntrack's table as the corpus left it is
+	# compared too (ct_table).
+	if [[ $cfg == nft* ]]; then
+		ct_table >>"$TMP/$cfg.$mode" &&
+			sort -o "$TMP/$cfg.$mode" "$TMP/$cfg.$mode" || return 1
+	fi
 	# post_NAME, when defined, checks silo's runs did what CFG is about.
 	if [[ $mode != kernel* ]] && declare -F "post_$cfg" >/dev/null; then
 		"post_$cfg" >>"$TMP/$cfg.$mode.err" 2>&1 || return 1
@@ -1038,7 +1107,11 @@ silo_run() {
 		done
 	fi
 	if [[ $mode == silod ]]; then
-		"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$R" -q &
+		# Changes between passes must be heard of, not polled.
+		local poll=
+		declare -F "between_$cfg" >/dev/null &&
+			poll=SILOD_TEST_ENVELOPE_POLL_MS=600000
+		env ${poll:+"$poll"} "$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$R" -q &
 		silod_pid=$!
 		if ! wait_silod; then
 			not_ok "differential/$cfg/silod" "silod did not start: $(silo --netns "$R" daemon status 2>&1 | head -c 300)"

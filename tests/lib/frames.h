@@ -617,6 +617,25 @@ static inline void corpus_offload(struct corpus *c)
 }
 
 /* The differential corpus, built for env (MACs, pass). */
+/* The source of the corpus frame named name (IPv4: one per frame), in buf;
+ * NULL for IPv6's shared one or no such frame. */
+static inline const char *corpus_src(const struct corpus *c, const char *name,
+				     char *buf, size_t len)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++) {
+		if (strcmp(c->f[i].name, name))
+			continue;
+		if (get16(c->f[i].b + 12) != ETH_P_IP)
+			return NULL;
+		snprintf(buf, len, "%u.%u.%u.%u", c->f[i].b[26], c->f[i].b[27],
+			 c->f[i].b[28], c->f[i].b[29]);
+		return buf;
+	}
+	return NULL;
+}
+
 static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 {
 	static const char *const d4[] = { "10.2.0.2",  "10.20.0.5", "10.30.0.5",
@@ -887,6 +906,29 @@ static inline void corpus_build(struct corpus *c, const struct corpus_env *env)
 #undef A6
 	if (env->offload)
 		corpus_offload(c);
+	/* Last, plain TCP flows to the server and behind it closed: a FIN on
+	 * tcp-ack's flow (IPv6: the SYN's too), an RST on tcp-1400's. What
+	 * follows them (the next pass) meets a connection closing or closed. */
+	for (v6 = 0; v6 < 2; v6++) {
+		for (i = 0; i < 2; i++) {
+			const char *dst = v6 ? d6[i] : d4[i];
+			const char *f = v6 ? "6" : "4";
+			const char *from;
+			char src[20];
+
+			/* The flows' own sources (IPv4: one per frame). */
+			snprintf(fname, sizeof(fname), "tcp-ack%s %s", f, dst);
+			from = corpus_src(c, fname, src, sizeof(src));
+			snprintf(fname, sizeof(fname), "tcp-fin%s %s", f, dst);
+			ADD(.v6 = v6, .dst = dst, .src = from, .proto = 6,
+			    .tcpflags = 0x11);
+			snprintf(fname, sizeof(fname), "tcp%s-1400 %s", f, dst);
+			from = corpus_src(c, fname, src, sizeof(src));
+			snprintf(fname, sizeof(fname), "tcp-rst%s %s", f, dst);
+			ADD(.v6 = v6, .dst = dst, .src = from, .proto = 6,
+			    .tcpflags = 0x14, .sport = 4300);
+		}
+	}
 }
 
 #undef ADD

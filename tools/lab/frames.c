@@ -3,10 +3,11 @@
  * frames: the differential harness's traffic (tests/differential.sh).
  *
  *   frames list
- *   frames tuples
+ *   frames tuples [udp|tcp]
+ *   frames ct-liberal
  *   frames run --rmac MAC --cmac MAC --tx NS:DEV --cap LABEL=NS:DEV...
  *              [--passes N] [--gap-us N] [--idle-ms N] [--wait-ms N]
- *              [--only SUBSTRING] [--offload]
+ *              [--only SUBSTRING] [--offload] [--between CMD]
  *   frames too-big --tx NS:DEV --dmac MAC --smac MAC --src ADDR --dst ADDR
  *                  --qsrc ADDR --qdst ADDR --mtu N
  *
@@ -20,10 +21,16 @@
  * plain TCP and UDP frames again, sent as a sender on the host leaves them
  * (a virtio_net_hdr asking for the checksum: CHECKSUM_PARTIAL); a captured
  * frame whose checksum the kernel has still to finish is printed finished,
- * as a device would send it on the wire.
+ * as a device would send it on the wire. --between runs CMD (sh -c, the
+ * pass just sent in $FRAMES_PASS) after each pass but the last, before the
+ * next: a change of the router's configuration under the corpus's traffic.
  *
- * "tuples" prints each UDP flow of the corpus once, "FAMILY SRC DST SPORT
- * DPORT" (FAMILY 4 or 6), for a configuration that puts them in conntrack.
+ * "tuples" prints each UDP (or TCP) flow of the corpus once, "FAMILY SRC
+ * DST SPORT DPORT" (FAMILY 4 or 6), for a configuration that puts them in
+ * conntrack. "ct-liberal" makes every TCP connection in this namespace's
+ * conntrack table liberal (IP_CT_TCP_FLAG_BE_LIBERAL both ways), as silod
+ * does for one XDP forwards: conntrack -I cannot, and the kernel's run must
+ * track the corpus's connections as silo's does.
  *
  * "too-big" sends one ICMP "fragmentation needed" (IPv4) or ICMPv6 "packet
  * too big" from --src to --dst announcing MTU N for a packet from --qsrc to
@@ -33,7 +40,10 @@
 #include <endian.h>
 #include <poll.h>
 #include <time.h>
+#include <libnetfilter_conntrack/libnetfilter_conntrack.h>
+#include <linux/netfilter/nf_conntrack_tcp.h>
 #include <linux/virtio_net.h>
+#include <sys/wait.h>
 #include "frames.h"
 
 #define MAX_CAPS 8
@@ -88,10 +98,12 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: frames list\n"
-		"       frames tuples\n"
+		"       frames tuples [udp|tcp]\n"
+		"       frames ct-liberal\n"
 		"       frames run --rmac MAC --cmac MAC --tx NS:DEV "
 		"--cap LABEL=NS:DEV... [--passes N] [--gap-us N] "
-		"[--idle-ms N] [--wait-ms N] [--only SUBSTRING] [--offload]\n"
+		"[--idle-ms N] [--wait-ms N] [--only SUBSTRING] [--offload] "
+		"[--between CMD]\n"
 		"       frames too-big --tx NS:DEV --dmac MAC --smac MAC "
 		"--src ADDR --dst ADDR --qsrc ADDR --qdst ADDR --mtu N\n");
 	return 2;
@@ -236,6 +248,33 @@ static ssize_t capture(int fd, uint8_t *buf, size_t size,
 	return len;
 }
 
+/* --between: CMD after pass p; non-zero (said) when it fails. */
+static int run_between(const char *cmd, int p)
+{
+	char v[16];
+	int status;
+	pid_t pid;
+
+	snprintf(v, sizeof(v), "%d", p);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("frames: fork");
+		return 1;
+	}
+	if (!pid) {
+		setenv("FRAMES_PASS", v, 1);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "frames: --between after pass %d failed\n", p);
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct corpus_env env = {};
@@ -244,7 +283,7 @@ static int cmd_run(int argc, char **argv)
 	int ncaps = 0, passes = 2, gap_us = 100, idle_ms = 300, wait_ms = 0;
 	int tx = -1, txv = -1, i, p, sent = 0, failed = 0, got = 0;
 	int have_mac = 0, offload = 0;
-	const char *only = NULL;
+	const char *only = NULL, *between = NULL;
 	uint64_t last, end;
 	static uint8_t buf[65536];
 
@@ -302,6 +341,8 @@ static int cmd_run(int argc, char **argv)
 			wait_ms = atoi(v);
 		} else if (!strcmp(o, "--only")) {
 			only = v;
+		} else if (!strcmp(o, "--between")) {
+			between = v;
 		} else {
 			return usage();
 		}
@@ -336,6 +377,8 @@ static int cmd_run(int argc, char **argv)
 			if (gap_us)
 				usleep(gap_us);
 		}
+		if (between && p + 1 < passes && run_between(between, p))
+			return 1;
 	}
 
 	last = now_ms();
@@ -380,8 +423,8 @@ static int cmd_run(int argc, char **argv)
 	return 0;
 }
 
-/* The corpus's UDP flows (plain frames: frame_l4()), each once. */
-static int cmd_tuples(void)
+/* The corpus's UDP or TCP flows (plain frames: frame_l4()), each once. */
+static int cmd_tuples(int want)
 {
 	struct corpus_env env = {};
 	static char seen[CORPUS_MAX][2 * INET6_ADDRSTRLEN + 16];
@@ -397,7 +440,7 @@ static int cmd_tuples(void)
 		int v6;
 
 		if (frame_l4(b, corpus.f[i].len, &l4, &l4len, &proto) ||
-		    proto != 17)
+		    proto != want)
 			continue;
 		v6 = get16(b + 12) == ETH_P_IPV6;
 		inet_ntop(v6 ? AF_INET6 : AF_INET, ip + (v6 ? 8 : 12), s,
@@ -416,6 +459,73 @@ static int cmd_tuples(void)
 	return 0;
 }
 
+#define LIBERAL_MAX 4096
+
+static struct nf_conntrack *tcp_conns[LIBERAL_MAX];
+static int nr_tcp_conns;
+
+static int keep_tcp(enum nf_conntrack_msg_type type, struct nf_conntrack *ct,
+		    void *data)
+{
+	(void)type;
+	(void)data;
+	struct nf_conntrack *t;
+
+	if (nfct_get_attr_u8(ct, ATTR_L4PROTO) != IPPROTO_TCP ||
+	    nr_tcp_conns == LIBERAL_MAX)
+		return NFCT_CB_CONTINUE;
+	/* The original tuple alone: an update with the rest (NAT, status)
+	 * would be refused or change more than the flags. */
+	t = nfct_new();
+	if (!t)
+		return NFCT_CB_CONTINUE;
+	nfct_copy(t, ct, NFCT_CP_ORIG);
+	tcp_conns[nr_tcp_conns++] = t;
+	return NFCT_CB_CONTINUE;
+}
+
+/* ct-liberal: every TCP connection's window tracking made liberal. */
+static int cmd_ct_liberal(void)
+{
+	struct nfct_handle *h = nfct_open(CONNTRACK, 0);
+	uint32_t family = AF_UNSPEC;
+	int i, made = 0, err = 0;
+
+	if (!h) {
+		perror("frames: ctnetlink");
+		return 1;
+	}
+	nfct_callback_register(h, NFCT_T_ALL, keep_tcp, NULL);
+	if (nfct_query(h, NFCT_Q_DUMP, &family)) {
+		perror("frames: conntrack dump");
+		err = 1;
+	}
+	for (i = 0; i < nr_tcp_conns; i++) {
+		struct nf_conntrack *ct = tcp_conns[i];
+
+		if (!ct)
+			continue;
+		nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG,
+				 IP_CT_TCP_FLAG_BE_LIBERAL);
+		nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG,
+				 IP_CT_TCP_FLAG_BE_LIBERAL);
+		nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL,
+				 IP_CT_TCP_FLAG_BE_LIBERAL);
+		nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL,
+				 IP_CT_TCP_FLAG_BE_LIBERAL);
+		if (nfct_query(h, NFCT_Q_UPDATE, ct)) {
+			perror("frames: conntrack update");
+			err = 1;
+		} else {
+			made++;
+		}
+		nfct_destroy(ct);
+	}
+	nfct_close(h);
+	fprintf(stderr, "frames: %d TCP connections made liberal\n", made);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct corpus_env env = {};
@@ -431,7 +541,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "tuples"))
-		return cmd_tuples();
+		return argc < 3 || !strcmp(argv[2], "udp") ? cmd_tuples(17) :
+		       !strcmp(argv[2], "tcp")		   ? cmd_tuples(6) :
+							     usage();
+	if (!strcmp(argv[1], "ct-liberal"))
+		return cmd_ct_liberal();
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "too-big"))
