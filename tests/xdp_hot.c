@@ -460,6 +460,24 @@ static void test_front_checks_tcp_header(void)
 }
 
 /* genid.outside changes with no bump: every frame reads it. */
+/* Every conntrack verdict the program took, all CPUs: ct_stats' sum. */
+static __u64 ct_counted(void)
+{
+	int fd = fwd_pin_get(SILO_PIN_CT_STATS), ncpus = silo_nr_cpus(), i;
+	struct silo_ct_stats *v = calloc(ncpus, sizeof(*v));
+	__u32 zero = 0, j;
+	__u64 sum = 0;
+
+	if (fd >= 0 && v && !bpf_map_lookup_elem(fd, &zero, v))
+		for (i = 0; i < ncpus; i++)
+			for (j = 0; j < SILO_CT_STAT_MAX; j++)
+				sum += ((__u64 *)&v[i])[j];
+	if (fd >= 0)
+		close(fd);
+	free(v);
+	return sum;
+}
+
 static void test_front_checks_the_envelope(void)
 {
 	struct pkt_spec sp = spec6("fd93::11");
@@ -468,6 +486,7 @@ static void test_front_checks_the_envelope(void)
 	struct silo_genid g;
 	struct result r;
 	__u32 zero = 0;
+	__u64 asked;
 	size_t len;
 
 	REQUIRE(fd >= 0 && !bpf_map_lookup_elem(fd, &zero, &g), "genid");
@@ -475,9 +494,12 @@ static void test_front_checks_the_envelope(void)
 	g.outside[SILO_FAM_V6] = 1;
 	CHECK(!bpf_map_update_elem(fd, &zero, &g, BPF_ANY), "outside");
 	len = pkt_build(pkt, &sp);
+	asked = ct_counted();
 	run_pkt(pkt, len, &r);
 	CHECK_EQ(r.verdict, XDP_PASS);
 	CHECK_EQ(r.d.pass_envelope, 1);
+	/* Outside for more than a firewall: conntrack is not asked. */
+	CHECK_EQ(ct_counted(), asked);
 	g.outside[SILO_FAM_V6] = 0;
 	CHECK(!bpf_map_update_elem(fd, &zero, &g, BPF_ANY), "outside");
 	close(fd);

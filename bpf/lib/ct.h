@@ -63,6 +63,11 @@ struct ct_bufs {
 	__be16 sport, dport;
 	struct pkt rp;
 	__u8 old[36], new[36];
+	/* ct_verdict()'s values that it passes by address: here, off its
+	 * stack, which the front's call (front.h) needs. */
+	__u16 field; /* the TCP or UDP checksum as it came */
+	__u32 hash; /* the tuple's, for the admission (ct_admit()) */
+	__u32 ifindex; /* the ingress, for its record */
 };
 
 struct {
@@ -454,23 +459,25 @@ __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 			  struct ct_bufs *b, struct l4_csum *cs,
 			  const struct silo_genid *g)
 {
-	__u32 why, bad, tsz, h = 0, ifindex = ctx->ingress_ifindex;
 	const struct silo_device *dev;
+	__u32 why, bad, tsz, h;
 	struct silo_admit *adm;
 	struct nf_conn *ct;
 	unsigned long status;
-	__u16 field = 0;
 	__u8 ct_flags;
 
 	/* A global function, verified once: its pointers may be NULL. */
 	if (!p || !b || !cs || !g)
 		return -1;
 	b->nat = 0;
+	b->field = 0;
+	b->hash = 0;
+	b->ifindex = ctx->ingress_ifindex;
 	if (!bpf_ksym_exists(bpf_xdp_ct_lookup)) {
 		ct_count(b, SILO_CT_STAT_PASS_NO_KFUNC);
 		return -1;
 	}
-	why = ct_packet_ok(ctx, p, &field);
+	why = ct_packet_ok(ctx, p, &b->field);
 	if (why) {
 		ct_count(b, why);
 		return -1;
@@ -478,7 +485,8 @@ __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 	tsz = ct_tuple(p, b);
 	/* Past the budget of misses, only a flow held before is looked up:
 	 * a storm of new connections costs the kernel's work alone. */
-	adm = ct_admit(b, p->family != SILO_AF_INET, &h);
+	adm = ct_admit(b, p->family != SILO_AF_INET, &b->hash);
+	h = b->hash;
 	if (adm && !adm->tokens && *seen_slot(adm, h) != h) {
 		ct_count(b, SILO_CT_STAT_PASS_STORM);
 		return -1;
@@ -496,9 +504,9 @@ __noinline int ct_verdict(struct xdp_md *ctx, const struct pkt *p,
 	why = ct_conn_ok(p, ct);
 	/* A packet conntrack would call invalid asks nothing either. */
 	if (!why || why == SILO_CT_STAT_PASS_LIBERAL) {
-		dev = bpf_map_lookup_elem(&devices, &ifindex);
+		dev = bpf_map_lookup_elem(&devices, &b->ifindex);
 		ct_flags = READ_ONCE(g->ct_flags);
-		bad = ct_csum_ok(ctx, p, cs, field, ct_flags,
+		bad = ct_csum_ok(ctx, p, cs, b->field, ct_flags,
 				 dev ? dev->flags : 0);
 		if (bad)
 			why = bad;

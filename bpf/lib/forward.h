@@ -55,6 +55,10 @@ struct fwd_bufs {
 	/* A checksum a local sender left to offload, finished here. */
 	struct l4_csum csum;
 	struct ct_bufs ct; /* conntrack's lookup (ct.h) */
+	/* The front's view of a frame (front.h): off the stack, which
+	 * conntrack's verdict, called from the front too, needs. */
+	struct pkt front;
+	__u8 front_ct; /* the front's frame took conntrack's verdict */
 };
 
 struct {
@@ -504,9 +508,9 @@ static __always_inline int fwd_redirect(struct xdp_md *ctx, const struct pkt *p,
 	if (f->ct && ct_nat_apply(ctx, p, &f->b->ct, f->r->ifindex))
 		return pass(st, SILO_STAT_PASS_ENVELOPE);
 	/* A hit, on its way out as it came: its flow's next frames go from
-	 * route_hot (front.h), while the silod that beats moves sweeps. */
-	if (f->hot_fill && !f->ct && (f->watch & SILO_HB_SWEEPS) &&
-	    hot_shaped(p))
+	 * route_hot (front.h), while silod moves sweeps; not NATed ones. */
+	if (f->hot_fill && !(f->ct && f->b->ct.nat) &&
+	    (f->watch & SILO_HB_SWEEPS) && hot_shaped(p))
 		fwd_hot_fill(ctx, f);
 	if (f->ct)
 		ct_count(&f->b->ct, SILO_CT_STAT_FORWARDED);

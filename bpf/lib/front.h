@@ -111,20 +111,19 @@ static __always_inline int front_csum_left(struct xdp_md *ctx,
 }
 
 /*
- * Finishes a checksum front_csum_left() found left to offload, as the full
- * path would (l4_csum_finish(), the packet's fields it reads filled from
- * the shape's fixed offsets), counted; called once the redirect's target
- * is recorded, so that the frame leaves as bytes. 0, or -1 where it
- * cannot: the full path takes the frame, untouched.
+ * What the full path's parse would have put in p and the checksum's
+ * finish (l4_csum_finish()) and conntrack's verdict (ct_verdict()) read:
+ * the addresses, protocol, ports and offsets, from the shape's fixed
+ * offsets (no options, no extension header). 0, or -1 out of bounds.
  */
-static __always_inline int front_csum_finish(struct xdp_md *ctx, struct pkt *p,
-					     struct fwd_bufs *b, __u8 family)
+static __always_inline int front_pkt_fields(struct xdp_md *ctx, struct pkt *p,
+					    __u8 family)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct iphdr *iph = data + sizeof(struct ethhdr);
 	struct ipv6hdr *ip6 = data + sizeof(struct ethhdr);
-	int rc;
+	struct udphdr *uh;
 
 	p->l3_off = sizeof(struct ethhdr);
 	if (family == SILO_AF_INET) {
@@ -142,6 +141,29 @@ static __always_inline int front_csum_finish(struct xdp_md *ctx, struct pkt *p,
 		__builtin_memcpy(p->src, &ip6->saddr, 16);
 		__builtin_memcpy(p->dst, &ip6->daddr, 16);
 	}
+	/* TCP's ports are where UDP's are. */
+	uh = data + p->l4_off;
+	if ((void *)(uh + 1) > data_end)
+		return -1;
+	p->sport = uh->source;
+	p->dport = uh->dest;
+	return 0;
+}
+
+/*
+ * Finishes a checksum front_csum_left() found left to offload, as the full
+ * path would (l4_csum_finish(), the packet's fields it reads filled from
+ * the shape's fixed offsets), counted; called once the redirect's target
+ * is recorded, so that the frame leaves as bytes. 0, or -1 where it
+ * cannot: the full path takes the frame, untouched.
+ */
+static __always_inline int front_csum_finish(struct xdp_md *ctx, struct pkt *p,
+					     struct fwd_bufs *b, __u8 family)
+{
+	int rc;
+
+	if (front_pkt_fields(ctx, p, family))
+		return -1;
 	rc = l4_csum_finish(ctx, p, &b->csum, true);
 	if (rc > 0) {
 		b->csum.ifindex = ctx->ingress_ifindex;
@@ -217,20 +239,26 @@ static __always_inline void front_rewrite(struct xdp_md *ctx,
  * record, the local addresses, src_checked) or the watch. What may still
  * differ is checked here, as the full path would: genid.outside (written
  * with no bump), silod alive, the frame (front_frame()) and its size
- * (front_size_ok()); a trailer is trimmed. frame_len: the whole frame's,
- * bpf_xdp_get_buff_len(). On anything else, or any doubt, -1: the full
- * path takes the frame and counts why.
+ * (front_size_ok()); a trailer is trimmed. A family outside for a stateful
+ * firewall alone, established connections let in (ct_may()), takes
+ * conntrack's verdict for every frame, as the full path does last in its
+ * guards (fwd_guard()): every guard before it is the slot's or checked
+ * here, so a refusal is the full path's too, PASS_ENVELOPE, counted in
+ * ct_stats by why; a NATed connection's frame (never copied to a slot,
+ * fwd_redirect()) goes to the full path, which rewrites it. frame_len:
+ * the whole frame's, bpf_xdp_get_buff_len(). On anything else, or any
+ * doubt, -1: the full path takes the frame and counts why.
  */
 static __always_inline int front_serve(struct xdp_md *ctx,
 				       struct silo_stats *st, __u32 frame_len,
 				       struct fwd_bufs *b, __u8 family,
 				       bool csum_finish)
 {
+	__u32 zero = 0, watch = 0, trailer, out, fam = pmtu_fam(family);
 	const struct silo_genid *g;
-	__u32 zero = 0, watch = 0, trailer;
+	struct pkt *p = &b->front;
 	struct silo_hot *s;
 	int left;
-	struct pkt p;
 	__u64 now;
 
 	s = hot_match(ctx, b->hot_tags, family);
@@ -238,24 +266,36 @@ static __always_inline int front_serve(struct xdp_md *ctx,
 		return -1;
 	g = bpf_map_lookup_elem(&genid, &zero);
 	if (!g || s->genid != READ_ONCE(g->genid) ||
-	    s->sweeps != READ_ONCE(g->sweeps) ||
-	    READ_ONCE(g->outside[pmtu_fam(family)]))
+	    s->sweeps != READ_ONCE(g->sweeps))
+		return -1;
+	out = READ_ONCE(g->outside[fam]);
+	if (out && !ct_may(g, fam, out))
 		return -1;
 	if (!daemon_live(&b->clock, &now, &watch) || watch != s->watch)
 		return -1;
-	p.family = family;
-	p.frame_len = frame_len;
-	if (!front_frame(ctx, &p) || !front_size_ok(&p, g, s, watch))
+	p->family = family;
+	p->frame_len = frame_len;
+	if (!front_frame(ctx, p) || !front_size_ok(p, g, s, watch))
 		return -1;
 	/* Left to offload: finished below where frames leave as bytes. */
-	left = s->local_tx && front_csum_left(ctx, &p, family);
+	left = s->local_tx && front_csum_left(ctx, p, family);
 	if (left && !csum_finish)
 		return -1;
+	/* Kept off the stack across conntrack's verdict (a call). */
+	b->front_ct = out != 0;
+	if (out) {
+		if (front_pkt_fields(ctx, p, family))
+			return -1;
+		if (ct_verdict(ctx, p, &b->ct, &b->csum, g))
+			return pass(st, SILO_STAT_PASS_ENVELOPE);
+		if (b->ct.nat)
+			return -1;
+	}
 	/* What follows the IP packet (Ethernet's padding of a small IPv4
 	 * frame), trimmed as the stack and fwd_redirect() trim it; taken from
 	 * the whole frame's length, so that only the check above keeps a
 	 * frame of several buffers out. */
-	trailer = p.frame_len - sizeof(struct ethhdr) - p.l3_len;
+	trailer = p->frame_len - sizeof(struct ethhdr) - p->l3_len;
 	if (trailer) {
 		if (bpf_xdp_adjust_tail(ctx, -(int)trailer))
 			return -1;
@@ -265,9 +305,11 @@ static __always_inline int front_serve(struct xdp_md *ctx,
 	 * device is not there (trimmed, as fwd_redirect() would leave it). */
 	if (bpf_redirect_map(&tx_ports, s->ifindex, XDP_PASS) != XDP_REDIRECT)
 		return -1;
-	if (left && front_csum_finish(ctx, &p, b, family))
+	if (left && front_csum_finish(ctx, p, b, family))
 		return -1;
 	front_rewrite(ctx, s, family);
+	if (b->front_ct)
+		ct_count(&b->ct, SILO_CT_STAT_FORWARDED);
 	count(st, SILO_STAT_CACHE_HIT);
 	count(st, SILO_STAT_REDIRECT);
 	return XDP_REDIRECT;
