@@ -122,7 +122,8 @@
  * true or false): silo's ns over the floor at most 0.25 of the
  * reference's for steady traffic and IMIX, 0.95 for the flood, and no
  * more than 25 ns at 64 bytes, and silo_fw's ns over the floor for the
- * flood at most 1.05 of kernel_fw's; then the setup, with the run's
+ * flood at most 1.05 of kernel_fw's, for established flows a third; then
+ * the setup, with the run's
  * length. A target not met is "met":false; the tool fails (exit 1) only
  * when it cannot measure: a setup error, a source that does not send what it
  * should, no packet at the sink, a silo variant whose packets the stack

@@ -197,20 +197,19 @@ void fw_print(const struct cell *const c[NR_VARIANTS], int rounds, int set,
 }
 
 /*
- * The flood's target (the issue's): silo_fw within 5 % of kernel_fw, the
- * median of the rounds' ratios of their ns over the floor. Only the flood
- * has one: established flows silo_fw forwards at twice the rate.
+ * The firewall's targets (the issue's), the median of the rounds' ratios
+ * of silo_fw's ns over the floor to kernel_fw's: for the flood within 5 %,
+ * for established flows (steady traffic) at most a third.
  */
 void fw_target(const struct cell *const c[NR_VARIANTS], int rounds, int set,
 	       int t)
 {
-	double val;
+	double val, max = t == FLOOD ? 1.05 : 1.0 / 3;
 
-	if (t != FLOOD)
-		return;
 	val = fw_median(c, rounds, SILO_FW, KERNEL_FW, true, false);
 	bench_line("forward_live_target", source_shape_name(L.shape));
-	printf(",\"route_set\":\"%s\",\"traffic\":\"%s\",\"what\":\"silo_fw_vs_kernel_fw_ns_over_floor\",\"value\":%.3f,\"target\":\"<= 1.05\",\"met\":%s}\n",
+	printf(",\"route_set\":\"%s\",\"traffic\":\"%s\",\"what\":\"silo_fw_vs_kernel_fw_ns_over_floor\",\"value\":%.3f,\"target\":\"%s\",\"met\":%s}\n",
 	       set_name[set], traffic[t].name, val,
-	       val <= 1.05 ? "true" : "false");
+	       t == FLOOD ? "<= 1.05" : "<= 1/3",
+	       val <= max ? "true" : "false");
 }
