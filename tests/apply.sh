@@ -316,16 +316,19 @@ else
 	echo "skip - processes by cgroup: no writable cgroup tree"
 fi
 
-# What is declared and cannot be made yet: in xdp status, from silod.
+# What is declared and cannot be made yet: in xdp status, from silod. A
+# queue map on the device too: the link event that brings the device
+# applies it.
 sed -i 's/      - match: "dyn\*"/      - match: "dyn*"\n      - name: later0/' "$TMP/boot.conf"
+sed -i 's/^    queue-maps:/    queue-maps:\n      - device: later0\n        queues:\n          0: 1/' "$TMP/boot.conf"
 kill -HUP "$DAEMON"
 up_to 3 bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' | grep -q 'wait device later0: no such device'" &&
 	ok "xdp status: what waits" || not_ok "xdp status: what waits" "$(silo -n "$S" xdp status --state-dir "$ST" 2>&1 | tail -3)"
 expect "dropped from silod's file: the group detached" 1 "no reuseport group 'graceful'" \
 	silo -n "$S" reuseport show graceful
 check "xdp status -j: what waits" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir '$ST' -j |
-	jq -e '[.apply_pending[] | .op + \" \" + .name] == [\"wait later0\"]'"
-reconcile_metrics "a device declared and absent" 0 1
+	jq -e '[.apply_pending[] | .op + \" \" + .object + \" \" + .name] | sort == [\"wait device later0\", \"wait queue-map later0\"]'"
+reconcile_metrics "a device declared and absent, its queue map" 0 2
 
 # A device made after silod started: loaded as it appears.
 ip -n "$S" link add dyn0 type veth peer name dyn1 && ip -n "$S" link set dyn0 up
@@ -337,6 +340,7 @@ up_to 3 bash -c "! '$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp status --state-dir
 	ok "xdp status: nothing waits once it came" ||
 	not_ok "xdp status: nothing waits once it came" "$(silo -n "$S" xdp status --state-dir "$ST" 2>&1 | tail -3)"
 reconcile_metrics "the device came (a link event applied)" 0 0
+expect "the device came: its queue map applied" 0 "later0: 0=1" silo -n "$S" service queue-map later0
 
 # A group that cannot be made (its sockets are in echo's slots): silod
 # says so once, tries again only when the processes' sockets change (each
