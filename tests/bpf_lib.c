@@ -6,15 +6,19 @@
  * empty payload to a jumbo frame's, both families, both protocols, right
  * and wrong sums, and UDP over IPv4 without a sum. A frame of more than a
  * page is multi-buffer (test runs put the rest in fragments): the sum
- * runs over them.
+ * runs over them. pmtu_now() (lib/forward.h): a CPU's cached clock
+ * reading taken as the marks' clock, but near an epoch's end.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "test.h"
 #include "pkt.h"
 #include "test_lib_csum.skel.h"
+#include "test_lib_pmtu.skel.h"
+#include "silo/abi/route.h"
 
 static struct test_lib_csum *skel;
+static struct test_lib_pmtu *pskel;
 
 static int run(uint8_t *frame, size_t len)
 {
@@ -140,6 +144,63 @@ static void test_parse_whole_frame(void)
 	}
 }
 
+/* CLOCK_MONOTONIC_COARSE: the program's clock (bpf_ktime_get_coarse_ns). */
+static __u64 coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* pmtu_now(in) through the test program. */
+static __u64 pmtu_now_of(__u64 in)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = 1);
+	uint8_t frame[64] = {};
+
+	opts.data_in = frame;
+	opts.data_size_in = sizeof(frame);
+	pskel->bss->in_ns = in;
+	pskel->bss->out_ns = 0;
+	if (bpf_prog_test_run_opts(bpf_program__fd(pskel->progs.test_pmtu_now),
+				   &opts))
+		return 0;
+	return pskel->bss->out_ns;
+}
+
+/*
+ * A mark is looked for in the epoch of the CPU's clock reading and the one
+ * before. A reading made just before an epoch turned (the coarse clock is
+ * read once a tick, and kept) would miss a mark written in the new epoch:
+ * within COARSE_SLACK_NS (20 ms) of an epoch's end the clock itself is
+ * read. Readings here are hours from now: the clock's is told apart.
+ */
+static void test_pmtu_now_near_an_epoch_end(void)
+{
+	const __u64 epoch = 1ULL << SILO_PMTU_EPOCH_SHIFT, e = 5 * epoch;
+	const __u64 cases[] = { e, e + epoch / 2, e + epoch - 21000000ULL,
+				e + epoch - 19000000ULL, e + epoch - 1 };
+	const int near[] = { 0, 0, 0, 1, 1 };
+	__u64 out, clock;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		clock = coarse_ns();
+		out = pmtu_now_of(cases[i]);
+		if (near[i])
+			CHECK(out >= clock && out < clock + 1000000000ULL,
+			      "%llu ns before an epoch's end: %llu, not the clock",
+			      (unsigned long long)(e + epoch - cases[i]),
+			      (unsigned long long)out);
+		else
+			CHECK(out == cases[i],
+			      "%llu ns before an epoch's end: %llu, not the reading",
+			      (unsigned long long)(e + epoch - cases[i]),
+			      (unsigned long long)out);
+	}
+}
+
 int main(void)
 {
 	if (test_init())
@@ -155,6 +216,20 @@ int main(void)
 	RUN(test_csum_tcp6);
 	RUN(test_csum_udp_zero);
 	RUN(test_parse_whole_frame);
+	/* lib/forward.h brings every map of the program, cpumap sized by the
+	 * loader to the CPUs there are: so here, though none is used. */
+	pskel = test_lib_pmtu__open();
+	if (pskel)
+		bpf_map__set_max_entries(pskel->maps.cpumap,
+					 libbpf_num_possible_cpus());
+	if (!pskel || test_lib_pmtu__load(pskel)) {
+		printf("not ok - load bpf/tests/test_lib_pmtu.bpf.c\n");
+		test_lib_pmtu__destroy(pskel);
+		test_lib_csum__destroy(skel);
+		return 1;
+	}
+	RUN(test_pmtu_now_near_an_epoch_end);
+	test_lib_pmtu__destroy(pskel);
 	test_lib_csum__destroy(skel);
 	return 0;
 }

@@ -152,19 +152,23 @@ static void test_mtu6_sysctl_bumps_genid(void)
 	sh("sysctl -qw net.ipv6.conf.out0.mtu=1500");
 }
 
-/* The next epoch's slot holds the marks of two epochs ago: emptied in
- * the first half of an epoch, when nothing writes it; kept in the second. */
-static void test_next_slot_emptied_in_first_half(void)
+/*
+ * The next epoch's slot holds the marks of two epochs ago: emptied in the
+ * first half of an epoch, when nothing writes it; kept in the second.
+ * silod's clock for it moved (SILOD_TEST_PMTU_EMPTY_NS) to 10 s into the
+ * next epoch, then to three quarters into it: both halves, every run.
+ */
+static void next_slot_case(__u64 into, bool emptied)
 {
+	__u64 now = fwd_coarse_ns();
+	__u64 epoch = (now >> SILO_PMTU_EPOCH_SHIFT) + 1;
 	struct silo_pmtu_mark m = { .seen_ns = 1 };
 	struct silo_pmtu_key k = { .family = AF_INET };
-	__u64 now = fwd_coarse_ns(), epoch = now >> SILO_PMTU_EPOCH_SHIFT;
-	__u64 into = now - (epoch << SILO_PMTU_EPOCH_SHIFT);
-	bool first_half =
-		into < (1ULL << SILO_PMTU_EPOCH_SHIFT) / 2 - 5000000000ULL;
-	bool second_half =
-		into > (1ULL << SILO_PMTU_EPOCH_SHIFT) / 2 + 5000000000ULL;
+	char env[64];
 
+	snprintf(env, sizeof(env), "SILOD_TEST_PMTU_EMPTY_NS=%llu",
+		 (unsigned long long)((epoch << SILO_PMTU_EPOCH_SHIFT) + into -
+				      now));
 	fwd_pmtu_forget(marks_fd, -1);
 	v4(k.addr, "10.99.8.1");
 	k.slot = (epoch + 1) % SILO_PMTU_SLOTS;
@@ -172,16 +176,30 @@ static void test_next_slot_emptied_in_first_half(void)
 	v4(k.addr, "10.99.8.2");
 	k.slot = epoch % SILO_PMTU_SLOTS;
 	REQUIRE(!bpf_map_update_elem(marks_fd, &k, &m, BPF_ANY), "mark");
-	REQUIRE(!silod_restart("", -1), "silod restart"); /* empties again */
+	v4(k.addr, "10.99.8.3");
+	k.slot = (epoch + 2) % SILO_PMTU_SLOTS; /* the last epoch's */
+	REQUIRE(!bpf_map_update_elem(marks_fd, &k, &m, BPF_ANY), "mark");
+	silod_stop(silod_pid, SIGTERM);
+	silod_pid = silod_start_env("", -1, env);
+	REQUIRE(!silod_wait_ready(silod_pid), "silod restart");
 	usleep(1500000);
-	if (first_half)
-		CHECK(!fwd_pmtu_marked(marks_fd, AF_INET, "10.99.8.1", -1),
-		      "the next epoch's slot was not emptied");
-	else if (second_half)
-		CHECK(fwd_pmtu_marked(marks_fd, AF_INET, "10.99.8.1", -1),
-		      "the next epoch's slot emptied in the second half");
+	CHECK(fwd_pmtu_marked(marks_fd, AF_INET, "10.99.8.1", -1) == !emptied,
+	      "%llu s into an epoch: the next epoch's slot %s",
+	      (unsigned long long)(into / 1000000000ULL),
+	      emptied ? "kept" : "emptied");
 	CHECK(fwd_pmtu_marked(marks_fd, AF_INET, "10.99.8.2", -1),
-	      "a live mark went");
+	      "this epoch's mark went");
+	CHECK(fwd_pmtu_marked(marks_fd, AF_INET, "10.99.8.3", -1),
+	      "the last epoch's mark went");
+}
+
+static void test_next_slot_emptied_in_first_half(void)
+{
+	__u64 len = 1ULL << SILO_PMTU_EPOCH_SHIFT;
+
+	next_slot_case(10000000000ULL, true);
+	next_slot_case(len / 2 + len / 4, false);
+	REQUIRE(!silod_restart("", -1), "silod restart");
 }
 
 int main(void)

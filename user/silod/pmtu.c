@@ -214,14 +214,22 @@ static void cover_unseen(struct silod *d, __u64 now)
 }
 
 /* In the first half of epoch e, nothing writes slot (e + 1) % 3: the
- * marks of epoch e - 2, which count no more. */
+ * marks of epoch e - 2, which count no more. Tests move the clock this
+ * decision reads (SILOD_TEST_PMTU_EMPTY_NS, ns added): an epoch is some 18
+ * minutes, and a test must see both halves whenever it runs. */
 static void empty_next_slot(struct silod *d, __u64 now)
 {
+	const char *test_ns = getenv("SILOD_TEST_PMTU_EMPTY_NS");
 	int fd = d->maps.fd[SILO_MAP_PMTU_MARKS];
-	__u64 epoch = now >> SILO_PMTU_EPOCH_SHIFT;
 	struct silo_pmtu_key k, next;
-	__u8 slot = (epoch + 1) % SILO_PMTU_SLOTS;
+	__u64 epoch;
 	bool more;
+	__u8 slot;
+
+	if (test_ns)
+		now += strtoull(test_ns, NULL, 10);
+	epoch = now >> SILO_PMTU_EPOCH_SHIFT;
+	slot = (epoch + 1) % SILO_PMTU_SLOTS;
 
 	if (d->pmtu.emptied_epoch == epoch + 1 ||
 	    now - (epoch << SILO_PMTU_EPOCH_SHIFT) > PMTU_EPOCH_NS / 2)
