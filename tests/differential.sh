@@ -23,6 +23,7 @@
 #
 #   tests/differential.sh --list          the configurations
 #   DIFF_CONFIGS="plain ecmp6" tests/run.sh build/san differential
+#     (names apart by blanks or commas)
 #   DIFF_SELFCHECK=1: also run the kernel twice and compare (determinism)
 #   DIFF_ONLY=SUBSTRING: send only the corpus frames whose name has it
 #   DIFF_KEEP=DIR: keep the captures in DIR (sorted "PORT NAME#PASS HEX")
@@ -1157,7 +1158,7 @@ run_config() {
 	fi
 }
 
-read -ra selected <<<"${DIFF_CONFIGS:-$*}"
+IFS=", " read -ra selected <<<"${DIFF_CONFIGS:-$*}"
 if ((${#selected[@]} == 0)); then
 	for ((i = 0; i < ${#CONFIGS[@]}; i += 2)); do
 		selected+=("${CONFIGS[i]}")

@@ -32,7 +32,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LIST=${MUTATIONS:-$ROOT/tools/mutations.txt}
 JOBS=${MUTATE_JOBS:-2}
 
-ids=() files=() finds=() repls=() tests=() timeouts=()
+ids=() files=() finds=() repls=() tests=() timeouts=() envs=()
 
 # Reads the list into the arrays; a malformed entry stops everything.
 parse() {
@@ -63,9 +63,9 @@ parse() {
 		id)
 			cur=${#ids[@]}
 			ids[cur]=$val files[cur]='' finds[cur]='' repls[cur]=''
-			tests[cur]='' timeouts[cur]=''
+			tests[cur]='' timeouts[cur]='' envs[cur]=''
 			;;
-		file | find | replace | tests | timeout | why)
+		file | find | replace | tests | timeout | env | why)
 			if ((cur < 0)); then
 				echo "$LIST:$n: '$key' before any 'id'" >&2
 				return 1
@@ -76,6 +76,13 @@ parse() {
 			replace) repls[cur]=$val ;;
 			tests) tests[cur]=$val ;;
 			timeout) timeouts[cur]=$val ;;
+			env)
+				if [[ ! $val =~ ^([A-Z_][A-Z0-9_]*=[^[:space:]]*( +|$))+$ ]]; then
+					echo "$LIST:$n: env: NAME=VALUE words, not '$val'" >&2
+					return 1
+				fi
+				envs[cur]=$val
+				;;
 			esac
 			;;
 		*)
@@ -120,13 +127,15 @@ copy_tree() {
 	find "$dst/build" -name '*.d' -exec sed -i "s|$BUILD|$dst/build|g" {} +
 }
 
-# run_tests BUILD_DIR SRC_DIR TIMEOUT LOG TEST...: 0 if all pass. The
-# copy is no git repository: tests/upgrade.sh takes the previous release
-# from the one it was copied from.
+# run_tests BUILD_DIR SRC_DIR TIMEOUT ENV LOG TEST...: 0 if all pass, run
+# with ENV's NAME=VALUE words. The copy is no git repository:
+# tests/upgrade.sh takes the previous release from the one it was copied
+# from.
 run_tests() {
-	local build=$1 src=$2 timeout=$3 log=$4
-	shift 4
-	(cd "$src" && SILO_UPGRADE_REPO=${SILO_UPGRADE_REPO:-$ROOT} \
+	local build=$1 src=$2 timeout=$3 env=$4 log=$5
+	shift 5
+	# shellcheck disable=SC2086 # env is a list of words
+	(cd "$src" && env $env SILO_UPGRADE_REPO=${SILO_UPGRADE_REPO:-$ROOT} \
 		SILO_TEST_TIMEOUT=$timeout tests/run.sh "$build" "$@") >"$log" 2>&1
 }
 
@@ -164,25 +173,27 @@ cleanup() { [[ ${MUTATE_KEEP:-0} == 1 ]] || rm -rf "$SCRATCH"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Baseline: each named test must pass on the unmutated tree, or a mutant
-# "caught" by it would prove nothing.
+# Baseline: each named test must pass on the unmutated tree, with the
+# entry's env, or a mutant "caught" by it would prove nothing.
 declare -A base_ok=()
 for i in "${sel[@]}"; do
 	for t in ${tests[i]}; do
-		[[ -n ${base_ok[$t]+x} ]] && continue
-		if run_tests "$BUILD" "$ROOT" "${timeouts[i]:-600}" \
-			"$SCRATCH/base-$t.log" "$t"; then
-			base_ok[$t]=1
-			echo "baseline ok      $t"
-		elif f=$(first_failure "$SCRATCH/base-$t.log") &&
+		b="$t${envs[i]:+ ${envs[i]}}"
+		[[ -n ${base_ok[$b]+x} ]] && continue
+		log="$SCRATCH/base-${b//[^A-Za-z0-9_.-]/_}.log"
+		if run_tests "$BUILD" "$ROOT" "${timeouts[i]:-600}" "${envs[i]}" \
+			"$log" "$t"; then
+			base_ok[$b]=1
+			echo "baseline ok      $b"
+		elif f=$(first_failure "$log") &&
 			run_tests "$BUILD" "$ROOT" "${timeouts[i]:-600}" \
-				"$SCRATCH/base-$t.log" "$t"; then
+				"${envs[i]}" "$log" "$t"; then
 			# Its catches are worth less: say so.
-			base_ok[$t]=1
-			echo "baseline FLAKY   $t: passed on a second run after: $f"
+			base_ok[$b]=1
+			echo "baseline FLAKY   $b: passed on a second run after: $f"
 		else
-			base_ok[$t]=0
-			echo "baseline FAILS   $t: $(first_failure "$SCRATCH/base-$t.log")"
+			base_ok[$b]=0
+			echo "baseline FAILS   $b: $(first_failure "$log")"
 		fi
 	done
 done
@@ -204,7 +215,7 @@ for i in "${sel[@]}"; do
 	dir="$SCRATCH/$id"
 	bad=
 	for t in ${tests[i]}; do
-		[[ ${base_ok[$t]} == 1 ]] || bad+=" $t"
+		[[ ${base_ok[$t${envs[i]:+ ${envs[i]}}]} == 1 ]] || bad+=" $t"
 	done
 	if [[ -n $bad ]]; then
 		verdict invalid "$id" "fails without the mutation:$bad"
@@ -238,7 +249,7 @@ for i in "${sel[@]}"; do
 	fi
 	# shellcheck disable=SC2086 # tests is a list of names
 	if run_tests "$dir/build" "$dir/src" "${timeouts[i]:-600}" \
-		"$dir/test.log" ${tests[i]}; then
+		"${envs[i]}" "$dir/test.log" ${tests[i]}; then
 		verdict missed "$id" "${tests[i]} passed with the bug"
 	else
 		verdict caught "$id" "$(first_failure "$dir/test.log")"
