@@ -16,6 +16,7 @@ cleanup() {
 	mountpoint -q "$TMP/full" && umount "$TMP/full"
 	silo --netns "$N" xdp unload c0 >/dev/null 2>&1
 	ip netns del "$N" 2>/dev/null
+	ip netns del "${NS}cfx" 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -48,6 +49,29 @@ printf 'queue-maps:\n  - device: "x y"\n    queues: {0: 0}\n' >"$F"
 bad "a queue map's device name refused" "2: device: 'x y' is not an interface name"
 printf 'devices:\n  - match: "veth:*"\n' >"$F"
 bad "a match with ':' refused" "2: match: a device name pattern has no '/', ':' or space"
+printf 'devices:\n  - match: "a/b*"\n' >"$F"
+bad "a match with '/' refused" "2: match: a device name pattern has no '/', ':' or space"
+
+# Each entry's own checks: what cannot work, or says two things.
+printf 'queue-maps:\n  - device: eth0\n    queues: {0: 0, 00: 1}\n' >"$F"
+bad "a queue twice (0 and 00) refused" "3: queues: queue 0 twice"
+printf 'queue-maps:\n  - device: eth0\n    queues: {4096: 0}\n' >"$F"
+bad "a queue past the last refused" "3: queues: '4096' is not an RX queue \\(0 to 4095\\)"
+printf 'queue-maps:\n  - device: eth0\n    queues: {4095: 0}\n' >"$F"
+expect "the last queue taken" 0 "" apply --dry-run "$F"
+printf 'queue-maps:\n  - device: eth0\n    queues: {0: %d}\n' "$(nproc)" >"$F"
+bad "a CPU past the last refused" "3: queues: '$(nproc)' is not a number from 0 to $(($(nproc) - 1))"
+printf 'queue-maps:\n  - device: eth0\n    queues: {}\n' >"$F"
+bad "a queue map without queues refused" "2: a queue map needs a device and its queues"
+printf 'devices:\n  - name: eth0\n    forward-established: true\n' >"$F"
+bad "forward-established without forward refused" "2: forward-established needs forward: true"
+printf 'reuseport:\n  - name: g\n    port: 7000\n    proto: udp\n    processes:\n      exe: bin/x\n' >"$F"
+bad "a relative exe refused" "2: processes: exe is an absolute path"
+printf 'services:\n  - proto: udp\n    port: 53\n    cpus: 0\n    group: g\n' >"$F"
+bad "a service with cpus and a group refused" "2: a service needs cpus or group, one of them"
+printf 'services:\n  - proto: udp\n    port: 53\n' >"$F"
+bad "a service with neither refused" "2: a service needs cpus or group, one of them"
+
 printf 'devices:\n  - name: eth0\n' >"$F"
 expect "a name an interface can have is taken" 0 "" \
 	silo --netns "$N" apply --dry-run --state-dir "$ST" "$F"
@@ -275,8 +299,23 @@ expect "mode removed: changed" 0 "change service udp 7300 any" \
 	napply "$F"
 is "both halves' mode back to flow" "$(halves)" \
 	"udp4 0.0.0.0:7300 0 flow 2048, udp6 [::]:7300 0 flow 2048"
+# Dropped from the file: removed in the reverse order of making, the
+# service before the device whose unload takes every pin with it.
 none >"$F"
-check "service and device removed" napply "$F"
+expect "service and device removed, both said" 0 \
+	"remove service udp 7300 any" napply "$F"
+is "service and device removed: nothing runs" \
+	"$(silo --netns "$N" -j xdp show 2>/dev/null | jq -r '[.devices[]?.device] | join(",")')" ""
+# One removed by hand first: nothing left for apply to remove.
+svc 'cpus: "0"' >"$F"
+check "apply: the service again" napply "$F"
+check "the service deleted by hand" silo --netns "$N" service del --proto udp --port 7300
+check "both halves" bash -c "! silo --netns '$N' service del --proto udp --port 7300 --addr ::"
+c0 >"$F"
+expect "dropped from the file, gone already: nothing to change" 0 \
+	"^nothing to change" napply "$F"
+none >"$F"
+check "the device removed" napply "$F"
 
 # A removal that fails (the kernel refuses it: a test hook here) keeps the
 # object apply's: the state file still owns it, xdp status shows the
@@ -298,3 +337,42 @@ is "tried again: c0 gone from the state file" \
 	"$(jq -c .devices "$ST/netns/$N.json")" '[]'
 is "tried again: c0 unloaded" \
 	"$(silo --netns "$N" -j xdp show | jq -r '[.devices[].device] | join(",")')" ""
+
+# Queue maps, owned queue by queue: a queue the file never names keeps
+# what the operator set by hand; while the device is away (moved to
+# another namespace, its ifindex and queue map kept) the queues apply set
+# stay apply's, and dropped from the file they are set to none when it is
+# back.
+X="${NS}cfx"
+ip netns add "$X" &&
+	ip -n "$N" link add q0 numrxqueues 4 type veth peer name q1 numrxqueues 4 &&
+	ip -n "$N" link set q0 up && ip -n "$N" link set q1 up ||
+	not_ok "queue maps: setup" "cannot make q0"
+qm() { # QUEUES: c0, and a queue map of q0 with these queues ("1: 1")
+	printf 'netns:\n  %s:\n    devices:\n      - name: c0\n' "$N"
+	printf '    queue-maps:\n      - device: q0\n        queues: {%s}\n' "$1"
+}
+c0 >"$F"
+check "queue maps: c0 loaded" napply "$F"
+check "queue 0 set by hand" silo --netns "$N" service queue-map q0 0=0
+qm "1: 1" >"$F"
+expect "apply: queue 1 set" 0 "change queue-map q0 1: CPU 1" napply "$F"
+expect "queue maps: again, nothing to change" 0 "^nothing to change" napply "$F"
+is "the queue set by hand kept, the file's set" \
+	"$(silo --netns "$N" -j service queue-map q0 | jq -c .queue_cpu)" \
+	'[0,1,null,null]'
+ip -n "$N" link set q0 netns "$X"
+expect "the device away: the queue map waits" 0 "wait queue-map q0: no such device" \
+	napply "$F"
+is "the device away: the state file still owns its queue" \
+	"$(jq -c '."queue-maps"' "$ST/netns/$N.json")" '["q0 1"]'
+ip -n "$X" link set q0 netns "$N" && ip -n "$N" link set q0 up
+c0 >"$F"
+expect "back, dropped from the file: set to none" 0 \
+	"remove queue-map q0 1: none" napply "$F"
+is "back, dropped from the file: only the hand's queue left" \
+	"$(silo --netns "$N" -j service queue-map q0 | jq -c .queue_cpu)" \
+	'[0,null,null,null]'
+none >"$F"
+check "queue maps: unloaded" napply "$F"
+ip netns del "$X"

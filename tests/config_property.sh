@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # A property of silo apply: random valid silo.conf files (devices with
 # every field, the namespace's bypass and forward-established, services
-# with every field; two named namespaces) applied in rounds, each the last
-# with objects removed, added and fields changed or removed (back to their
-# defaults). After each apply what runs is what the file says (xdp status,
-# service list), the state file owns exactly the file's objects, show
-# --config writes a file that applies as no change, and the file applied
-# again changes nothing. SILO_TEST_SEED reruns a seed; PROP_ROUNDS.
+# with every field, queue maps of silo's devices; two named namespaces)
+# applied in rounds, each the last with objects removed, added and fields
+# changed or removed (back to their defaults). After each apply what runs
+# is what the file says (xdp status, service list, queue maps), the state
+# file owns exactly the file's objects, show --config writes a file that
+# applies as no change, and the file applied again changes nothing.
+# SILO_TEST_SEED reruns a seed; PROP_ROUNDS.
 . "$TESTS_DIR/lib.sh"
 
 NSS="${NS}pa,${NS}pb"

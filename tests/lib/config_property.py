@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """config_property.sh's generator and checker: random valid silo.conf files
-(devices and services, every field, named namespaces) driven through
+(devices, services and queue maps, every field, named namespaces) driven
+through
 apply, show --config and apply again, each step checked against what runs
 (xdp status, service list), the state file and the file itself. TAP lines
 on stdout; the seed is printed for a rerun (SILO_TEST_SEED)."""
@@ -63,11 +64,18 @@ def svc_keys():
             for a in ("any", "10.9.9.9", "fd09::9")]
 
 
+def new_cpu():
+    return rng.randrange(os.cpu_count() or 1)
+
+
 def first_part(cache_size):
     devs = {d: new_dev(d) for d in rng.sample(DEVS, rng.randint(1, 4))}
     svcs = {k: new_svc(k) for k in rng.sample(svc_keys(), rng.randint(0, 5))}
-    return {"devs": devs, "svcs": svcs, "bypass": rng.random() < 0.3,
-            "est": rng.random() < 0.3, "cache_size": cache_size}
+    # Queue maps of silo's devices (a veth has one RX queue: queue 0).
+    qmaps = {d: new_cpu() for d in devs if rng.random() < 0.4}
+    return {"devs": devs, "svcs": svcs, "qmaps": qmaps,
+            "bypass": rng.random() < 0.3, "est": rng.random() < 0.3,
+            "cache_size": cache_size}
 
 
 def next_part(p):
@@ -100,7 +108,13 @@ def next_part(p):
     for k in rng.sample(svc_keys(), 2):
         if k not in svcs and rng.random() < 0.5:
             svcs[k] = new_svc(k)
-    return {"devs": devs, "svcs": svcs,
+    qmaps = {}
+    for d in devs:
+        if d in p["qmaps"] and rng.random() < 0.7:
+            qmaps[d] = p["qmaps"][d] if rng.random() < 0.6 else new_cpu()
+        elif d not in p["qmaps"] and rng.random() < 0.3:
+            qmaps[d] = new_cpu()
+    return {"devs": devs, "svcs": svcs, "qmaps": qmaps,
             "bypass": p["bypass"] if rng.random() < 0.7 else not p["bypass"],
             "est": p["est"] if rng.random() < 0.7 else not p["est"],
             "cache_size": p["cache_size"]}
@@ -138,6 +152,11 @@ def write(parts, path):
             for f in ("mode", "queue-size"):
                 if s[f] is not None:
                     lines.append("        %s: %s" % (f, s[f]))
+        if p["qmaps"]:
+            lines.append("    queue-maps:")
+        for d, cpu in p["qmaps"].items():
+            lines.append("      - device: %s" % d)
+            lines.append("        queues: {0: %d}" % cpu)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -200,18 +219,34 @@ def check_running(step, ns, p):
         bad.append("%s still runs" % " ".join(map(str, k)))
     tap(not bad, what + ": services run as the file says", "; ".join(bad))
 
+    bad = []
+    for d in p["devs"]:
+        q = silo(ns, "-j", "service", "queue-map", d)
+        try:
+            got = json.loads(q.stdout)["queue_cpu"][0]
+        except (ValueError, KeyError, IndexError) as e:
+            bad.append("%s: %s %s" % (d, e, q.stderr))
+            continue
+        if got != p["qmaps"].get(d):
+            bad.append("%s queue 0 on %s, file %s" % (d, got, p["qmaps"].get(d)))
+    tap(not bad, what + ": queue maps as the file says", "; ".join(bad))
+
     path = os.path.join(ST, "netns", ns + ".json")
     try:
         state = json.load(open(path))
         sd = sorted(state["devices"])
         ss = sorted(state["services"])
+        sq = sorted(state.get("queue-maps", []))
     except (OSError, ValueError, KeyError) as e:
         tap(False, what + ": the state file", str(e))
         return
     want_s = sorted("%s %d %s" % k for k in p["svcs"])
-    tap(sd == sorted(p["devs"]) and ss == want_s and not state.get("pending"),
+    want_q = sorted("%s 0" % d for d in p["qmaps"])
+    tap(sd == sorted(p["devs"]) and ss == want_s and sq == want_q and
+        not state.get("pending"),
         what + ": the state file owns exactly the file's objects",
-        "devices %s services %s pending %s" % (sd, ss, state.get("pending")))
+        "devices %s services %s queue maps %s pending %s" %
+        (sd, ss, sq, state.get("pending")))
 
 
 def apply(path, step, want_nothing=False):
@@ -236,7 +271,8 @@ def main():
         step = "round %d" % rnd
         f = os.path.join(TMP, "r%d.conf" % rnd)
         write(parts, f)
-        objects += sum(len(p["devs"]) + len(p["svcs"]) for p in parts.values())
+        objects += sum(len(p["devs"]) + len(p["svcs"]) + len(p["qmaps"])
+                       for p in parts.values())
         apply(f, step)
         for ns, p in parts.items():
             check_running(step, ns, p)
@@ -252,12 +288,12 @@ def main():
         parts = {ns: next_part(p) for ns, p in parts.items()}
     # Nothing declared: everything apply made goes.
     f = os.path.join(TMP, "none.conf")
-    write({ns: {"devs": {}, "svcs": {}, "bypass": False, "est": False, "cache_size": None}
-           for ns in NSS}, f)
+    write({ns: {"devs": {}, "svcs": {}, "qmaps": {}, "bypass": False, "est": False,
+                "cache_size": None} for ns in NSS}, f)
     apply(f, "the end")
     for ns in NSS:
-        check_running("the end", ns, {"devs": {}, "svcs": {}, "bypass": False, "est": False,
-                                      "cache_size": None})
+        check_running("the end", ns, {"devs": {}, "svcs": {}, "qmaps": {}, "bypass": False,
+                                      "est": False, "cache_size": None})
     print("# %d rounds, %d namespaces, %d objects declared in all" % (ROUNDS, len(NSS), objects))
 
 
