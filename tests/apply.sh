@@ -128,6 +128,13 @@ expect "what runs, declared, is adopted" 0 "adopt service udp 7302 any: group ec
 expect "show --config | apply -" 0 "^nothing to change" \
 	bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' show --config | '$SILO' --pin-root '$PIN_ROOT' apply --state-dir '$ST' -"
 
+# A group's policy changed in the file: changed in place, the sockets kept.
+sed 's/policy: cpu/policy: hash/' "$CONF" >"$TMP/hash.conf"
+expect "a group's policy changed" 0 "change reuseport echo: policy hash" apply "$TMP/hash.conf"
+check "the group's policy is the file's" bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' reuseport show echo -j |
+	jq -e '.groups[0].policy == \"hash\"'"
+expect "the policy back" 0 "change reuseport echo: policy cpu" apply "$CONF"
+
 # A change that fails (forwarding refused while an nftables chain sees
 # forwarded packets) leaves the device as it ran, and still the file's.
 sed 's/        mode: native/        mode: native\n        forward: true/' "$CONF" >"$TMP/fwd.conf"

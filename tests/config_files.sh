@@ -314,6 +314,15 @@ check "both halves" bash -c "! silo --netns '$N' service del --proto udp --port 
 c0 >"$F"
 expect "dropped from the file, gone already: nothing to change" 0 \
 	"^nothing to change" napply "$F"
+# Its IPv4 half deleted by hand: the IPv6 half still the file's to remove.
+svc 'cpus: "0"' >"$F"
+check "apply: the service once more" napply "$F"
+check "its IPv4 half deleted by hand" \
+	silo --netns "$N" service del --proto udp --port 7300 --addr 0.0.0.0
+c0 >"$F"
+expect "dropped from the file, one half left: removed" 0 \
+	"remove service udp 7300 any" napply "$F"
+is "no half left" "$(halves)" ""
 none >"$F"
 check "the device removed" napply "$F"
 
