@@ -363,6 +363,19 @@ qm() { # QUEUES: c0, and a queue map of q0 with these queues ("1: 1")
 }
 c0 >"$F"
 check "queue maps: c0 loaded" napply "$F"
+c0 "mode: skb" >"$F"
+expect "a mode changed in the file: refused, says how" 1 \
+	"a mode is changed by 'silo xdp unload c0' and apply again" napply "$F"
+# Named and matched by a pattern too: loaded once, with the name's keys.
+printf 'netns:\n  %s:\n    devices:\n      - name: c0\n        forward: true\n      - match: "c*"\n' "$N" >"$F"
+check "named and matched: applied" napply "$F"
+is "named and matched: the name's keys" \
+	"$(silo --netns "$N" -j xdp status | jq -c '[.devices[] | [.device, .forward]] | sort')" \
+	'[["c0",true],["c1",false]]'
+expect "named and matched: again, nothing to change" 0 "^nothing to change" \
+	napply "$F"
+c0 >"$F"
+check "queue maps: c0 alone" napply "$F"
 check "queue 0 set by hand" silo --netns "$N" service queue-map q0 0=0
 qm "1: 1" >"$F"
 expect "apply: queue 1 set" 0 "change queue-map q0 1: CPU 1" napply "$F"
