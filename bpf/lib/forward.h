@@ -55,10 +55,6 @@ struct fwd_bufs {
 	/* A checksum a local sender left to offload, finished here. */
 	struct l4_csum csum;
 	struct ct_bufs ct; /* conntrack's lookup (ct.h) */
-	/* The front's view of a frame (front.h): off the stack, which
-	 * conntrack's verdict, called from the front too, needs. */
-	struct pkt front;
-	__u8 front_ct; /* the front's frame took conntrack's verdict */
 };
 
 struct {

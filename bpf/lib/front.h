@@ -256,8 +256,8 @@ static __always_inline int front_serve(struct xdp_md *ctx,
 {
 	__u32 zero = 0, watch = 0, trailer, out, fam = pmtu_fam(family);
 	const struct silo_genid *g;
-	struct pkt *p = &b->front;
 	struct silo_hot *s;
+	struct pkt p;
 	int left;
 	__u64 now;
 
@@ -273,20 +273,18 @@ static __always_inline int front_serve(struct xdp_md *ctx,
 		return -1;
 	if (!daemon_live(&b->clock, &now, &watch) || watch != s->watch)
 		return -1;
-	p->family = family;
-	p->frame_len = frame_len;
-	if (!front_frame(ctx, p) || !front_size_ok(p, g, s, watch))
+	p.family = family;
+	p.frame_len = frame_len;
+	if (!front_frame(ctx, &p) || !front_size_ok(&p, g, s, watch))
 		return -1;
 	/* Left to offload: finished below where frames leave as bytes. */
-	left = s->local_tx && front_csum_left(ctx, p, family);
+	left = s->local_tx && front_csum_left(ctx, &p, family);
 	if (left && !csum_finish)
 		return -1;
-	/* Kept off the stack across conntrack's verdict (a call). */
-	b->front_ct = out != 0;
 	if (out) {
-		if (front_pkt_fields(ctx, p, family))
+		if (front_pkt_fields(ctx, &p, family))
 			return -1;
-		if (ct_verdict(ctx, p, &b->ct, &b->csum, g))
+		if (ct_verdict(ctx, &p, &b->ct, &b->csum, g))
 			return pass(st, SILO_STAT_PASS_ENVELOPE);
 		if (b->ct.nat)
 			return -1;
@@ -295,7 +293,7 @@ static __always_inline int front_serve(struct xdp_md *ctx,
 	 * frame), trimmed as the stack and fwd_redirect() trim it; taken from
 	 * the whole frame's length, so that only the check above keeps a
 	 * frame of several buffers out. */
-	trailer = p->frame_len - sizeof(struct ethhdr) - p->l3_len;
+	trailer = p.frame_len - sizeof(struct ethhdr) - p.l3_len;
 	if (trailer) {
 		if (bpf_xdp_adjust_tail(ctx, -(int)trailer))
 			return -1;
@@ -305,10 +303,10 @@ static __always_inline int front_serve(struct xdp_md *ctx,
 	 * device is not there (trimmed, as fwd_redirect() would leave it). */
 	if (bpf_redirect_map(&tx_ports, s->ifindex, XDP_PASS) != XDP_REDIRECT)
 		return -1;
-	if (left && front_csum_finish(ctx, p, b, family))
+	if (left && front_csum_finish(ctx, &p, b, family))
 		return -1;
 	front_rewrite(ctx, s, family);
-	if (b->front_ct)
+	if (out)
 		ct_count(&b->ct, SILO_CT_STAT_FORWARDED);
 	count(st, SILO_STAT_CACHE_HIT);
 	count(st, SILO_STAT_REDIRECT);
