@@ -144,15 +144,6 @@ static void test_parse_whole_frame(void)
 	}
 }
 
-/* CLOCK_MONOTONIC_COARSE: the program's clock (bpf_ktime_get_coarse_ns). */
-static __u64 coarse_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* pmtu_now(in) through the test program. */
 static __u64 pmtu_now_of(__u64 in)
 {
@@ -186,7 +177,8 @@ static void test_pmtu_now_near_an_epoch_end(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		clock = coarse_ns();
+		/* The program's clock: bpf_ktime_get_coarse_ns()'s. */
+		clock = silo_clock_ns(CLOCK_MONOTONIC_COARSE);
 		out = pmtu_now_of(cases[i]);
 		if (near[i])
 			CHECK(out >= clock && out < clock + 1000000000ULL,

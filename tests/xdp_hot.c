@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include "silo/abi/internal.h"
 #include "fwd.h"
+#include "../user/lib/silod.h"
 
 /* route_hot's slot of a frame with a shape (internal.h), as the program
  * computes it. */
@@ -463,18 +464,16 @@ static void test_front_checks_tcp_header(void)
 /* Every conntrack verdict the program took, all CPUs: ct_stats' sum. */
 static __u64 ct_counted(void)
 {
-	int fd = fwd_pin_get(SILO_PIN_CT_STATS), ncpus = silo_nr_cpus(), i;
-	struct silo_ct_stats *v = calloc(ncpus, sizeof(*v));
-	__u32 zero = 0, j;
+	int fd = fwd_pin_get(SILO_PIN_CT_STATS);
+	struct silo_ct_stats t;
 	__u64 sum = 0;
+	__u32 i;
 
-	if (fd >= 0 && v && !bpf_map_lookup_elem(fd, &zero, v))
-		for (i = 0; i < ncpus; i++)
-			for (j = 0; j < SILO_CT_STAT_MAX; j++)
-				sum += ((__u64 *)&v[i])[j];
+	if (fd >= 0 && !silo_ct_stats_sum(fd, &t))
+		for (i = 0; i < SILO_CT_STAT_MAX; i++)
+			sum += ((__u64 *)&t)[i];
 	if (fd >= 0)
 		close(fd);
-	free(v);
 	return sum;
 }
 
