@@ -31,7 +31,7 @@ cleanup() {
 	[[ -n $SERVER ]] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
 	ip netns del "$C" 2>/dev/null
 	ip netns del "$S" 2>/dev/null
-	[[ -n ${CG:-} ]] && rmdir "$CG" 2>/dev/null
+	[[ -n ${CG:-} ]] && rmdir "$CG/inner" "$CG" 2>/dev/null
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -295,13 +295,14 @@ HOLDER=""
 sed -i '/- name: graceful/,+4d' "$TMP/boot.conf"
 
 # Processes by cgroup (a unit's, or socket activation's: the sockets are
-# the service's processes'): the server moved into a cgroup of its own is
-# found there.
+# the service's processes'): the server moved into a cgroup below one of
+# its own is found from the one named (a unit's workers may sit in cgroups
+# of their own under it).
 CG=""
 for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
 	[[ -w $root/cgroup.procs ]] && mkdir "$root/$P" 2>/dev/null && CG="$root/$P" && break
 done
-if [[ -n $CG ]] && echo "$pid" >"$CG/cgroup.procs"; then
+if [[ -n $CG ]] && mkdir "$CG/inner" && echo "$pid" >"$CG/inner/cgroup.procs"; then
 	cat >"$TMP/cg.conf" <<CONF
 netns:
   $S:
@@ -318,7 +319,7 @@ CONF
 	expect "an empty cgroup waits" 0 "wait reuseport bycg: no process of cgroup $P-none" \
 		apply --dry-run "$TMP/cg.conf"
 	echo "$pid" >"$(dirname "$CG")/cgroup.procs"
-	rmdir "$CG"
+	rmdir "$CG/inner" "$CG"
 else
 	echo "skip - processes by cgroup: no writable cgroup tree"
 fi
@@ -375,9 +376,14 @@ sleep 0.5
 grep -qE "boot.conf:9: port: .0. is not a number.*keeping what was applied" "$TMP/silod.log" &&
 	ok "SIGHUP, a bad file: kept" || not_ok "SIGHUP, a bad file: kept" "$(cat "$TMP/silod.log")"
 reconcile_metrics "a bad file (what was applied kept)" 0 0
+# Kept, not only said: a link event still applies the file read before.
+ip -n "$S" link add dyn2 type veth peer name dyn3 && ip -n "$S" link set dyn2 up
+up_to 3 bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp show -j | jq -e '[.devices[].device] | index(\"dyn2\")'" &&
+	ok "SIGHUP, a bad file: a new device still gets silo" ||
+	not_ok "SIGHUP, a bad file: a new device still gets silo" "$(silo -n "$S" xdp show 2>&1; tail -3 "$TMP/silod.log")"
 kill "$DAEMON" && wait "$DAEMON"
 rc=$? DAEMON=""
 [[ $rc == 0 ]] && ok "silod exits cleanly" || not_ok "silod exits cleanly" "status $rc: $(cat "$TMP/silod.log")"
-for d in ap-s dyn0 dyn1 later0; do silo -n "$S" xdp unload "$d" >/dev/null 2>&1; done
+for d in ap-s dyn0 dyn1 dyn2 dyn3 later0; do silo -n "$S" xdp unload "$d" >/dev/null 2>&1; done
 silo -n "$S" reuseport detach echo >/dev/null 2>&1
 true
