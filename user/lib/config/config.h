@@ -147,6 +147,9 @@ int plan_groups(struct plan *p, bool remove);
 /* A cfg_keep_fn over ctx's (a struct cfg_ns) groups: a group this apply
  * skipped, its last try's failure as it was. */
 bool plan_group_quiet(void *ctx, const char *object, const char *name);
+/* Whether group name is made (pinned); or, in a dry run, this plan makes
+ * it. */
+bool plan_group_made(const struct plan *p, const char *name);
 /* A service's key as the state file names it: "udp 5300 any". */
 void cfg_service_name(char *buf, size_t len, const struct silo_service_opts *o);
 /* The pids of g's processes; -ESRCH when there are none. exe: with

@@ -72,9 +72,15 @@ int silo_apply(struct silo *s, struct silo_config *cfg,
 	if (err)
 		return err;
 	keep_others(&p, what);
-	for (i = 0; i < (int)ARRAY_SIZE(steps) && !err; i++)
+	for (i = 0; i < (int)ARRAY_SIZE(steps) && !err; i++) {
+		/* A group made by an apply of the groups alone (silod's
+		 * poll): the services that waited for it are added now. */
+		if (step_bits[i] == SILO_APPLY_SERVICES &&
+		    (what & SILO_APPLY_GROUPS) && changed(&p, "reuseport"))
+			what |= SILO_APPLY_SERVICES;
 		if (what & step_bits[i])
 			err = steps[i](&p, false);
+	}
 	for (i = ARRAY_SIZE(steps) - 1; i >= 0 && !err; i--)
 		if (what & step_bits[i])
 			err = steps[i](&p, true);

@@ -254,17 +254,37 @@ static __u64 sockets_sig(const int *pids, size_t n)
 
 static const char *const by_names[] = { "pidfile", "exe", "unit", "cgroup" };
 
-/* The group called name, or NULL without a message when there is none. */
-static struct silo_group *group_open(struct plan *p, const char *name)
+static bool group_pinned(const struct plan *p, const char *name)
 {
-	struct silo_group *g;
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/reuseport/%s", silo_pin_dir(p->s),
 		 name);
-	if (access(path, F_OK) || silo_group_open(p->s, name, &g))
+	return !access(path, F_OK);
+}
+
+/* The group called name, or NULL without a message when there is none. */
+static struct silo_group *group_open(struct plan *p, const char *name)
+{
+	struct silo_group *g;
+
+	if (!group_pinned(p, name) || silo_group_open(p->s, name, &g))
 		return NULL;
 	return g;
+}
+
+bool plan_group_made(const struct plan *p, const char *name)
+{
+	size_t i;
+
+	if (group_pinned(p, name))
+		return true;
+	for (i = 0; p->opts->dry_run && i < p->nr; i++)
+		if (p->changes[i].op == SILO_CHANGE_ADD &&
+		    !strcmp(p->changes[i].object, "reuseport") &&
+		    !strcmp(p->changes[i].name, name))
+			return true;
+	return false;
 }
 
 /* Which sockets are in g's slots, summed: tells whether an attach placed

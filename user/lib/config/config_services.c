@@ -100,6 +100,18 @@ static void one_service(struct plan *p, const struct cfg_service *cs,
 		cfg_owned_add(&p->now, CFG_SERVICE, name);
 		return;
 	}
+	/* Its group not made yet (no process of it runs): the service waits,
+	 * still the file's if it was; the apply that makes the group adds it
+	 * (silod's group poll included: silo_apply()). */
+	if (o.group && !plan_group_made(p, o.group)) {
+		c = plan_add(p, SILO_CHANGE_WAIT, "service", cs->line, "%s",
+			     name);
+		snprintf(c->detail, sizeof(c->detail),
+			 "no reuseport group %s yet", o.group);
+		if (cfg_owned_has(&p->old, CFG_SERVICE, name))
+			cfg_owned_add(&p->now, CFG_SERVICE, name);
+		return;
+	}
 	if (a || b) {
 		op = SILO_CHANGE_UPDATE;
 		o.replace = true;
