@@ -29,17 +29,15 @@ static const struct opt apply_opts[] = {
 };
 
 /* One namespace's changes: printed as text, or added to arr (-j). */
-static int report(const char *netns, const struct silo_change *ch, size_t n,
-		  json_object *arr)
+static void report(const char *netns, const struct silo_change *ch, size_t n,
+		   json_object *arr)
 {
-	int failed = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const struct silo_change *c = &ch[i];
 		json_object *o;
 
-		failed += c->err != 0;
 		if (!arr) {
 			printf("%s%s%s%s %s %s: %s", netns ? "netns " : "",
 			       netns ?: "", netns ? ": " : "",
@@ -58,7 +56,6 @@ static int report(const char *netns, const struct silo_change *ch, size_t n,
 					       NULL);
 		json_object_array_add(arr, o);
 	}
-	return failed;
 }
 
 /* Applies the part for netns (NULL: where silo runs, or --netns). */
@@ -83,8 +80,10 @@ static int apply_one(const struct apply_cfg *c, struct silo_config *cfg,
 			  netns ?: "", strerror(-err));
 		return 1;
 	}
+	/* Its return says whether a change failed (the first one's errno). */
 	err = silo_apply(s, cfg, &o, &ch, &n);
-	if (report(netns, ch, n, arr) || err) {
+	report(netns, ch, n, arr);
+	if (err) {
 		if (err && !n)
 			cli_error("apply%s%s: %s\n", netns ? " in " : "",
 				  netns ?: "", strerror(-err));
