@@ -149,6 +149,9 @@ ip netns exec "$S" nft delete table inet aptest
 # By hand: kept. Dropped from the file: removed.
 check "a service by hand" silo -n "$S" service add --proto tcp --port 80 --cpus 0
 sed '/queue-maps:/,$d' "$CONF" >"$TMP/less.conf"
+expect "dropped from the file, a dry run: the removal planned" 0 "remove queue-map ap-s 0: none" \
+	apply --dry-run "$TMP/less.conf"
+expect "a dry run removes nothing" 0 "ap-s: 0=1" silo -n "$S" service queue-map ap-s
 expect "dropped from the file: removed" 0 "remove queue-map ap-s 0: none" apply "$TMP/less.conf"
 expect "made by hand: kept" 0 "tcp4 0.0.0.0:80 " silo -n "$S" service show
 expect "again: nothing to change" 0 "^nothing to change" apply "$TMP/less.conf"
@@ -160,6 +163,39 @@ silo -n "$S" xdp unload ap-s >/dev/null 2>&1
 rm -rf "$DIR"
 [[ ! -e $DIR ]] && silo -n "$S" xdp show 2>&1 | grep -q "no device\|not loaded\|^$" &&
 	ok "reboot: nothing left" || not_ok "reboot: nothing left" "$(ls -R "$DIR" 2>&1)"
+# Before its server starts, the group an earlier apply made waits and stays
+# apply's (the state file keeps it), and so does the service that follows
+# it (the library takes no service of a group it cannot find).
+svc_cpus() { # the CPUs of the services of port 7302, both families
+	silo -n "$S" service show -j |
+		jq -r '[.services[] | select(.service | endswith(":7302")) | .cpus] | unique | join(" ")'
+}
+expect "after the reboot, no server yet: the group waits" 0 "wait reuseport echo: no process" apply "$CONF"
+grep -q "wait service udp 7302 any: no reuseport group echo yet" "$TMP/out" &&
+	ok "after the reboot, no server yet: the service waits for its group" ||
+	not_ok "after the reboot, no server yet: the service waits for its group" "$(head -c 600 "$TMP/out")"
+check "after the reboot, no server yet: both stay apply's" jq -e \
+	'(.reuseport | index("echo")) and (.services | index("udp 7302 any"))' "$ST/netns/$S.json"
+# The server up, applied again: the group is made, then the service.
+server
+all=0
+(($(nproc) > 1)) && all="0-$(($(nproc) - 1))"
+expect "the server up: the group made" 0 "add reuseport echo" apply "$CONF"
+[[ $(svc_cpus) == "$all" ]] && ok "the server up: the service on the group's CPUs" ||
+	not_ok "the server up: the service on the group's CPUs" "$(svc_cpus), want $all"
+# The group detached by hand leaves the service no CPU; the apply that
+# makes it again gives them back (the service itself unchanged).
+silo -n "$S" reuseport detach echo >/dev/null
+[[ $(svc_cpus) == none ]] && ok "the group detached by hand: the service has no CPU" ||
+	not_ok "the group detached by hand: the service has no CPU" "$(svc_cpus)"
+expect "the group made again" 0 "add reuseport echo" apply "$CONF"
+[[ $(svc_cpus) == "$all" ]] && ok "the group made again: the service on its CPUs" ||
+	not_ok "the group made again: the service on its CPUs" "$(svc_cpus), want $all"
+# The reboot again.
+kill "$SERVER" && wait "$SERVER" 2>/dev/null
+SERVER=""
+silo -n "$S" xdp unload ap-s >/dev/null 2>&1
+rm -rf "$DIR"
 sed 's/      - name: ap-s/      - name: ap-s\n      - match: "dyn*"/' "$CONF" >"$TMP/boot.conf"
 server
 MPORT=$(free_port)
@@ -221,8 +257,23 @@ jq -e '.sel_cpu >= 20 and .hash_fallback == 0 and .hash_policy == 0' <<<"$stats"
 	ok "after the reboot: each datagram to its CPU's socket" ||
 	not_ok "after the reboot: each datagram to its CPU's socket" "$stats"
 
-# A restarted server: its new sockets in the group within a second.
+# A stopped server: silod's polls find none of its processes, and the
+# group waits; nothing failed. While no process on the host execs, silod
+# looks only at the pids it knew (procwatch.c): from before the kill to
+# 1.2 s after it this test runs nothing (bash's own read, kill and wait),
+# then reads the state file without a process either.
+mkfifo "$TMP/never"
+exec {never}<>"$TMP/never"
+read -rt 0.4 -u "$never" # a poll after mkfifo's exec: the last full look
 kill "$SERVER" && wait "$SERVER" 2>/dev/null
+read -rt 1.2 -u "$never"
+state=$(<"$ST/netns/$S.json")
+exec {never}>&-
+[[ $state == *"no process of exe"* ]] &&
+	ok "a stopped server, no exec since: its group waits" ||
+	not_ok "a stopped server, no exec since: its group waits" "$state"
+reconcile_metrics "a stopped server: its group waits" 0 1
+# A restarted server: its new sockets in the group within a second.
 server
 pid=$(jq .pid "$TMP/server")
 start=$(date +%s%N)
@@ -235,6 +286,23 @@ stats=$(datagrams 20)
 jq -e ".sel_cpu >= $before + 20 and .hash_fallback == 0" <<<"$stats" >/dev/null &&
 	ok "restart: each datagram to its CPU's socket" ||
 	not_ok "restart: each datagram to its CPU's socket" "$before, $stats"
+
+# silod up before the server (a boot's order): the group is made by its
+# polls once the server runs, and the service that waited for it then.
+# Here both removed by hand while the server is stopped.
+kill "$SERVER" && wait "$SERVER" 2>/dev/null
+silo -n "$S" reuseport detach echo >/dev/null
+silo -n "$S" service del --proto udp --port 7302 >/dev/null
+sleep 0.5 # two polls: the group waits, the service with it
+server
+pid=$(jq .pid "$TMP/server")
+start=$(date +%s%N)
+for _ in $(seq 30); do [[ $(svc_cpus) == "$all" ]] && break; sleep 0.1; done
+took=$((($(date +%s%N) - start) / 1000000))
+[[ $(svc_cpus) == "$all" ]] && group_pids "$pid" >/dev/null &&
+	ok "silod first, then the server: the group, then its service (${took} ms)" ||
+	not_ok "silod first, then the server: the group, then its service" \
+		"cpus '$(svc_cpus)': $(silo -n "$S" reuseport show echo 2>&1 | head -3; tail -3 "$TMP/silod.log")"
 
 # A graceful reload (nginx's SIGHUP): a new process takes over the same
 # sockets and rewrites the pid file, the old one exits. The sockets and
@@ -302,7 +370,11 @@ CG=""
 for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
 	[[ -w $root/cgroup.procs ]] && mkdir "$root/$P" 2>/dev/null && CG="$root/$P" && break
 done
-if [[ -n $CG ]] && mkdir "$CG/inner" && echo "$pid" >"$CG/inner/cgroup.procs"; then
+if [[ -z $CG ]]; then
+	echo "skip - processes by cgroup: no writable cgroup tree"
+elif ! mkdir "$CG/inner" || ! echo "$pid" >"$CG/inner/cgroup.procs"; then
+	not_ok "processes by cgroup" "cannot move the server ($pid) to $CG/inner"
+else
 	cat >"$TMP/cg.conf" <<CONF
 netns:
   $S:
@@ -320,8 +392,6 @@ CONF
 		apply --dry-run "$TMP/cg.conf"
 	echo "$pid" >"$(dirname "$CG")/cgroup.procs"
 	rmdir "$CG/inner" "$CG"
-else
-	echo "skip - processes by cgroup: no writable cgroup tree"
 fi
 
 # What is declared and cannot be made yet: in xdp status, from silod. A
@@ -384,6 +454,16 @@ up_to 3 bash -c "'$SILO' --pin-root '$PIN_ROOT' -n '$S' xdp show -j | jq -e '[.d
 kill "$DAEMON" && wait "$DAEMON"
 rc=$? DAEMON=""
 [[ $rc == 0 ]] && ok "silod exits cleanly" || not_ok "silod exits cleanly" "status $rc: $(cat "$TMP/silod.log")"
+# An --apply file that is not there is said (only the default file may be
+# absent unsaid: no file, nothing declared), and silod serves on.
+"$BUILD/silod" --pin-root "$PIN_ROOT" --netns "$S" --apply "$TMP/nosuch.conf" \
+	--state-dir "$ST" 2>"$TMP/silod.log" &
+DAEMON=$!
+up_to 3 grep -q "nosuch.conf: No such file or directory: applying nothing" "$TMP/silod.log" &&
+	kill -0 "$DAEMON" && ok "silod --apply, no such file: said" ||
+	not_ok "silod --apply, no such file: said" "$(cat "$TMP/silod.log")"
+kill "$DAEMON" && wait "$DAEMON"
+DAEMON=""
 for d in ap-s dyn0 dyn1 dyn2 dyn3 later0; do silo -n "$S" xdp unload "$d" >/dev/null 2>&1; done
 silo -n "$S" reuseport detach echo >/dev/null 2>&1
 true
