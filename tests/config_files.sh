@@ -118,6 +118,13 @@ queue-maps:
     queues: {1: 0}
 EOF
 bad "a queue map twice" "6: queue map of eth0 is declared at line 2 already"
+# A named namespace is checked as the top level is.
+printf 'netns:\n  a:\n    devices:\n      - name: x\n      - name: x\n' >"$F"
+bad "a device twice in a named namespace" "5: device x is declared at line 4 already"
+printf 'netns:\n  a/b:\n    devices: []\n' >"$F"
+bad "a namespace name with '/' refused" "3: netns: 'a/b' is not a namespace name"
+printf 'netns:\n  a:\n    netns:\n      b: {}\n' >"$F"
+bad "a netns inside a named namespace refused" "3: unknown key 'netns' in a namespace"
 [[ ! -e $ST ]] && ok "bad files change nothing" ||
 	not_ok "bad files change nothing" "$(ls -R "$ST")"
 
