@@ -89,6 +89,7 @@ CONFIGS=(
 	nft-conns-gone-est "nft-conns-est without new connections admitted, a third of the flows deleted from conntrack and a third expired"
 	nft-tcp-est "nft-stateful-est, the corpus's TCP flows established and liberal in conntrack, closed by a FIN and an RST at each pass's end"
 	nft-change-est "nft-conns-est over three passes: a drop rule put before the established accept after the first, taken out after the second"
+	nft-masq-est "nft-stateful-est and masquerade out of r-s: the corpus's UDP flows masqueraded by the first pass and assured after it, the server's routes moved to r-t after the second"
 	nft-dnat "DNAT of a UDP port to the server (ip nat prerouting)"
 	nft-dnat-est "nft-dnat with established accepted first, --forward-established: NATed flows to the stack"
 	nft-before-est "a drop rule before the established accept, --forward-established: not proven, aside"
@@ -671,8 +672,6 @@ post_nft-ct() { envelope_post '.redirect == 0 and .pass_envelope > 0'; }
 post_nft-counters() { post_nft-ct; }
 
 # Firewalls silo must stand aside for: the kernel's verdicts and NAT.
-# (Masquerade is not among them: the kernel picks other source ports from
-# one run to the next, so no two runs of the kernel compare.)
 nft_rules() {
 	command -v nft >/dev/null || return 77
 	ip netns exec "$R" nft -f -
@@ -825,6 +824,45 @@ post_nft-change-est() {
 }
 post_nft-conns-est() {
 	envelope_post '.conntrack.forwarded > 100 and .conntrack.pass_csum > 0' ||
+		{ silo --netns "$R" -j stats | jq -c .conntrack; return 1; }
+}
+# Masquerade out of the server's port, under the stateful chain. The first
+# pass opens the corpus's flows through it, as any client does: conntrack
+# binds each to r-s (masq_index). Masquerade keeps a flow's source port
+# unless another flow took it; the corpus's flows from port 4000 share
+# destinations and ports (a source per frame), and the kernel would pick
+# them random ports, different from run to run: they are not masqueraded.
+# After the first pass every UDP connection is marked replied and assured
+# (frames ct-assure, the NAT kept), as two seconds of replies would: the
+# second pass's frames of masqueraded flows are forwarded in XDP, rewritten
+# as the NAT hook would (two seconds after a flow's start: UDP's stream
+# timeout applies from then on, udp_packet(), and XDP leaves it to the stack
+# before). After the second pass the server's prefixes are
+# routed out of r-t: the kernel drops a masqueraded packet whose device
+# changed and ends its connection (nf_nat_oif_changed()), which XDP must
+# leave to it; the flow's next packet opens a new one, masqueraded out of
+# r-t. 0.6 s after each change, for the ICMP error burst (nft-change-est).
+cfg_nft-masq-est() {
+	command -v conntrack >/dev/null || return 77
+	cfg_nft-stateful && nft_rules <<-EOF
+		table inet masq {
+			chain post {
+				type nat hook postrouting priority srcnat;
+				oifname "r-s" meta l4proto { tcp, udp } th sport != 4000 masquerade
+			}
+		}
+	EOF
+}
+pre_nft-masq-est() { ip netns exec "$R" conntrack -F >/dev/null 2>&1; true; }
+between_nft-masq-est() {
+	case $FRAMES_PASS in
+	0) ip netns exec "$R" "$FRAMES" ct-assure && sleep 2 ;;
+	1) ip -n "$R" route replace 10.20.0.0/16 via 10.3.0.2 dev r-t &&
+		ip -n "$R" -6 route replace fd20::/64 via fd03::2 dev r-t ;;
+	esac && sleep 0.6
+}
+post_nft-masq-est() {
+	envelope_post '.conntrack.forwarded > 50 and .conntrack.pass_nat > 10' ||
 		{ silo --netns "$R" -j stats | jq -c .conntrack; return 1; }
 }
 cfg_nft-dnat-est() {

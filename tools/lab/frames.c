@@ -5,6 +5,7 @@
  *   frames list
  *   frames tuples [udp|tcp]
  *   frames ct-liberal
+ *   frames ct-assure
  *   frames run --rmac MAC --cmac MAC --tx NS:DEV --cap LABEL=NS:DEV...
  *              [--passes N] [--gap-us N] [--idle-ms N] [--wait-ms N]
  *              [--only SUBSTRING] [--offload] [--between CMD]
@@ -30,7 +31,9 @@
  * conntrack. "ct-liberal" makes every TCP connection in this namespace's
  * conntrack table liberal (IP_CT_TCP_FLAG_BE_LIBERAL both ways), as silod
  * does for one XDP forwards: conntrack -I cannot, and the kernel's run must
- * track the corpus's connections as silo's does.
+ * track the corpus's connections as silo's does. "ct-assure" marks every
+ * UDP connection in it seen replied and assured, NAT kept: connections the
+ * corpus opened through masquerade, established as if they had replies.
  *
  * "too-big" sends one ICMP "fragmentation needed" (IPv4) or ICMPv6 "packet
  * too big" from --src to --dst announcing MTU N for a packet from --qsrc to
@@ -100,6 +103,7 @@ static int usage(void)
 		"usage: frames list\n"
 		"       frames tuples [udp|tcp]\n"
 		"       frames ct-liberal\n"
+		"       frames ct-assure\n"
 		"       frames run --rmac MAC --cmac MAC --tx NS:DEV "
 		"--cap LABEL=NS:DEV... [--passes N] [--gap-us N] "
 		"[--idle-ms N] [--wait-ms N] [--only SUBSTRING] [--offload] "
@@ -459,33 +463,41 @@ static int cmd_tuples(int want)
 	return 0;
 }
 
-#define LIBERAL_MAX 4096
+#define CONNS_MAX 4096
 
-static struct nf_conntrack *tcp_conns[LIBERAL_MAX];
-static int nr_tcp_conns;
+static struct nf_conntrack *conns[CONNS_MAX];
+static uint32_t conn_status[CONNS_MAX];
+static int nr_conns;
 
-static int keep_tcp(enum nf_conntrack_msg_type type, struct nf_conntrack *ct,
-		    void *data)
+/* Each connection of protocol *data: its original tuple alone (an update
+ * with the rest, NAT or status, would be refused or change more than
+ * asked) and its status. */
+static int keep_conn(enum nf_conntrack_msg_type type, struct nf_conntrack *ct,
+		     void *data)
 {
 	(void)type;
-	(void)data;
 	struct nf_conntrack *t;
 
-	if (nfct_get_attr_u8(ct, ATTR_L4PROTO) != IPPROTO_TCP ||
-	    nr_tcp_conns == LIBERAL_MAX)
+	if (nfct_get_attr_u8(ct, ATTR_L4PROTO) != *(uint8_t *)data ||
+	    nr_conns == CONNS_MAX)
 		return NFCT_CB_CONTINUE;
-	/* The original tuple alone: an update with the rest (NAT, status)
-	 * would be refused or change more than the flags. */
 	t = nfct_new();
 	if (!t)
 		return NFCT_CB_CONTINUE;
 	nfct_copy(t, ct, NFCT_CP_ORIG);
-	tcp_conns[nr_tcp_conns++] = t;
+	conn_status[nr_conns] = nfct_get_attr_u32(ct, ATTR_STATUS);
+	conns[nr_conns++] = t;
 	return NFCT_CB_CONTINUE;
 }
 
-/* ct-liberal: every TCP connection's window tracking made liberal. */
-static int cmd_ct_liberal(void)
+/*
+ * ct-liberal: every TCP connection's window tracking made liberal.
+ * ct-assure: every UDP connection seen replied and assured, as a stream
+ * is two seconds after its first reply (conntrack -U cannot: it sends the
+ * NAT too, which ctnetlink refuses to change); its other status bits, NAT
+ * and all, kept.
+ */
+static int cmd_ct_update(uint8_t proto)
 {
 	struct nfct_handle *h = nfct_open(CONNTRACK, 0);
 	uint32_t family = AF_UNSPEC;
@@ -495,24 +507,28 @@ static int cmd_ct_liberal(void)
 		perror("frames: ctnetlink");
 		return 1;
 	}
-	nfct_callback_register(h, NFCT_T_ALL, keep_tcp, NULL);
+	nfct_callback_register(h, NFCT_T_ALL, keep_conn, &proto);
 	if (nfct_query(h, NFCT_Q_DUMP, &family)) {
 		perror("frames: conntrack dump");
 		err = 1;
 	}
-	for (i = 0; i < nr_tcp_conns; i++) {
-		struct nf_conntrack *ct = tcp_conns[i];
+	for (i = 0; i < nr_conns; i++) {
+		struct nf_conntrack *ct = conns[i];
 
-		if (!ct)
-			continue;
-		nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG,
-				 IP_CT_TCP_FLAG_BE_LIBERAL);
-		nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG,
-				 IP_CT_TCP_FLAG_BE_LIBERAL);
-		nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL,
-				 IP_CT_TCP_FLAG_BE_LIBERAL);
-		nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL,
-				 IP_CT_TCP_FLAG_BE_LIBERAL);
+		if (proto == IPPROTO_TCP) {
+			nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_ORIG,
+					 IP_CT_TCP_FLAG_BE_LIBERAL);
+			nfct_set_attr_u8(ct, ATTR_TCP_MASK_ORIG,
+					 IP_CT_TCP_FLAG_BE_LIBERAL);
+			nfct_set_attr_u8(ct, ATTR_TCP_FLAGS_REPL,
+					 IP_CT_TCP_FLAG_BE_LIBERAL);
+			nfct_set_attr_u8(ct, ATTR_TCP_MASK_REPL,
+					 IP_CT_TCP_FLAG_BE_LIBERAL);
+		} else {
+			nfct_set_attr_u32(ct, ATTR_STATUS,
+					  conn_status[i] | IPS_SEEN_REPLY |
+						  IPS_ASSURED);
+		}
 		if (nfct_query(h, NFCT_Q_UPDATE, ct)) {
 			perror("frames: conntrack update");
 			err = 1;
@@ -522,7 +538,9 @@ static int cmd_ct_liberal(void)
 		nfct_destroy(ct);
 	}
 	nfct_close(h);
-	fprintf(stderr, "frames: %d TCP connections made liberal\n", made);
+	fprintf(stderr, "frames: %d %s connections %s\n", made,
+		proto == IPPROTO_TCP ? "TCP" : "UDP",
+		proto == IPPROTO_TCP ? "made liberal" : "assured");
 	return err;
 }
 
@@ -545,7 +563,9 @@ int main(int argc, char **argv)
 		       !strcmp(argv[2], "tcp")		   ? cmd_tuples(6) :
 							     usage();
 	if (!strcmp(argv[1], "ct-liberal"))
-		return cmd_ct_liberal();
+		return cmd_ct_update(IPPROTO_TCP);
+	if (!strcmp(argv[1], "ct-assure"))
+		return cmd_ct_update(IPPROTO_UDP);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "too-big"))
