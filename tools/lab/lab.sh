@@ -15,8 +15,9 @@
 # shows what silo did, steers the server's UDP service as silo.conf says
 # (and again after a "reboot", by silod), runs one short round of
 # bench_steer's services case (silo's steering beside RPS and RFS), puts
-# a stateful firewall on the router and sends TCP through it with silo
-# forwarding established connections (--forward-established), and takes
+# a stateful, masquerading firewall on the router and sends TCP through it
+# with silo forwarding established connections (--forward-established,
+# rewritten as masquerade's NAT would), and takes
 # everything down again. Sourced (by the tests), it
 # only defines lab_up and lab_down.
 
@@ -277,7 +278,7 @@ CONF
 		"$LAB_DIR/steer.json" || fail "bench_steer printed no summary"
 fi
 
-step "a stateful firewall on the router: XDP forwards established connections with conntrack's verdict"
+step "a stateful, masquerading firewall on the router: XDP forwards established connections with conntrack's verdict and NAT"
 cat >"$LAB_DIR/fw.nft" <<'NFT'
 table inet lab_fw {
 	chain forward {
@@ -285,6 +286,10 @@ table inet lab_fw {
 		ct state established,related accept
 		ct state invalid drop
 		iifname "r-c" accept
+	}
+	chain post {
+		type nat hook postrouting priority srcnat;
+		oifname "r-s" masquerade
 	}
 }
 NFT
@@ -306,6 +311,10 @@ tcp 10.2.0.2
 fwd=$(($(ct_fwd) - fwd0))
 echo "  .conntrack.forwarded: $fwd packets of established connections forwarded by XDP"
 ((fwd > 1000)) || fail "XDP forwarded next to no packet under conntrack's verdict"
+# The server saw the router's address: conntrack's entries, masqueraded.
+nat=$(ip netns exec "$P-router" conntrack -L -p tcp --dport 7001 --src-nat 2>/dev/null | grep -c "dst=10.2.0.1 ")
+echo "  conntrack: $nat TCP connections to port 7001 masqueraded to 10.2.0.1"
+((nat > 0)) || fail "no connection was masqueraded"
 
 step "stop silod (the data path stays), unload"
 run kill -TERM "$silod_pid"
