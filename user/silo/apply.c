@@ -84,7 +84,7 @@ static int apply_one(const struct apply_cfg *c, struct silo_config *cfg,
 	err = silo_apply(s, cfg, &o, &ch, &n);
 	report(netns, ch, n, arr);
 	if (err) {
-		if (err && !n)
+		if (!n)
 			cli_error("apply%s%s: %s\n", netns ? " in " : "",
 				  netns ?: "", strerror(-err));
 		err = 1;
