@@ -853,7 +853,6 @@ cfg_nft-masq-est() {
 		}
 	EOF
 }
-pre_nft-masq-est() { ip netns exec "$R" conntrack -F >/dev/null 2>&1; true; }
 between_nft-masq-est() {
 	case $FRAMES_PASS in
 	0) ip netns exec "$R" "$FRAMES" ct-assure && sleep 2 ;;
