@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "live.h"
+#include "../../../user/lib/silod.h"
 
 #define FW_TABLE "silo_bl_fw"
 
@@ -233,10 +234,7 @@ __u32 fw_sources(int t, __u32 nsrc)
 /* silo's conntrack counters (ct_stats, per CPU) summed. */
 int fw_ct_read(struct silo_ct_stats *sum)
 {
-	int ncpus = libbpf_num_possible_cpus(), cpu;
-	__u64 v[ncpus > 0 ? ncpus : 1][SILO_CT_STAT_MAX];
 	char path[PATH_MAX];
-	__u32 zero = 0, i;
 
 	if (L.ct_fd < 0) {
 		snprintf(path, sizeof(path), "%s/%s", silo_pin_dir(L.s),
@@ -248,11 +246,5 @@ int fw_ct_read(struct silo_ct_stats *sum)
 			return -1;
 		}
 	}
-	if (bpf_map_lookup_elem(L.ct_fd, &zero, v))
-		return -1;
-	memset(sum, 0, sizeof(*sum));
-	for (cpu = 0; cpu < ncpus; cpu++)
-		for (i = 0; i < SILO_CT_STAT_MAX; i++)
-			((__u64 *)sum)[i] += v[cpu][i];
-	return 0;
+	return silo_ct_stats_sum(L.ct_fd, sum) ? -1 : 0;
 }
