@@ -107,6 +107,45 @@ if [[ -s $TMP/ring.json ]]; then
 			"$(grep setup "$TMP/ring.json")"
 fi
 
+# The flood behind the firewall in turns (--turns): the programs swapped
+# pair by pair, the checks passed, the flood's target read from the turns;
+# --turns 0 leaves it to the rounds.
+if [[ -s $TMP/ring.json && ${fw[1]} != none ]]; then
+	for n in 2 0; do
+		"$BENCH" "${short[@]}" --sets from --traffic flood \
+			--firewall flood --turns "$n" >"$TMP/turns$n.json" \
+			2>"$TMP/turns$n.err" ||
+			not_ok "flood in $n turns: runs" "$(tail -3 "$TMP/turns$n.err")"
+	done
+	jq -se 'map(select(.bench == "forward_live_firewall_turns")) |
+		length == 1 and all(.pairs == 2 and
+		(.ns_per_pkt | .kernel_fw > 0 and .silo_fw > 0) and
+		(.silo_fw_vs_kernel_fw_ns_over_floor | type == "number") and
+		.silo_fw_counters.ct_pass_none + .silo_fw_counters.ct_pass_storm >=
+			.silo_fw_counters.sink_pkts * 0.99)' \
+		"$TMP/turns2.json" >/dev/null &&
+		ok "flood in turns: kernel_fw and silo_fw, silo passing every packet of its slices" ||
+		not_ok "flood in turns: kernel_fw and silo_fw, silo passing every packet of its slices" \
+			"$(grep turns "$TMP/turns2.json") $(tail -2 "$TMP/turns2.err")"
+	for n in 2 0; do
+		want=$( ((n)) && echo ", in turns")
+		what=$( ((n)) && echo "the turns" || echo "the rounds")
+		jq -se --arg w "silo_fw_vs_kernel_fw_ns_over_floor$want" \
+			'map(select(.bench == "forward_live_target" and
+			.target == "<= 1.05")) | length == 1 and .[0].what == $w and
+			(.[0].met | type == "boolean")' "$TMP/turns$n.json" >/dev/null &&
+			ok "flood in $n turns: the target reads $what" ||
+			not_ok "flood in $n turns: the target reads $what" \
+				"$(grep target "$TMP/turns$n.json")"
+	done
+	jq -se 'map(select(.bench == "forward_live_firewall_turns")) | length == 0' \
+		"$TMP/turns0.json" >/dev/null &&
+		ok "flood in 0 turns: no turns measured" ||
+		not_ok "flood in 0 turns: no turns measured" "$(grep turns "$TMP/turns0.json")"
+	left "turns"
+fi
+expect "turns out of range" 2 "bad arguments" "$BENCH" --turns -1
+
 expect "a source it does not know" 2 "bad arguments" \
 	"$BENCH" --source live
 

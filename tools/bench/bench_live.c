@@ -42,7 +42,13 @@
  * over the floor, silo_fw over kernel_fw) and with kernel and silo without
  * the firewall (conntrack_ns: what it adds to each per packet), and what
  * shows they measured what they say (the chain's and conntrack's
- * counters, silo's ct_stats).
+ * counters, silo's ct_stats). The flood's two are measured once more in
+ * turns (--turns N pairs, 40 by default; fw_turns()): one ring runs while
+ * silo's link on blr-in swaps silo's program and XDP_PASS every quarter
+ * second, pairs of slices in the order ABBA, so that each pair shares the
+ * VM's speed of that second; a forward_live_firewall_turns line gives the
+ * median over pairs of silo_fw's ns over the floor to kernel_fw's, which
+ * the flood's firewall target then reads instead of the rounds' median.
  *
  * each with four kinds of traffic (--traffic):
  *
@@ -118,11 +124,13 @@
  * ratios to the reference, the floor and the kernel, ns_over_floor and
  * silo's counters summed over the measured intervals (sink_pkts: the
  * frames the sink counted meanwhile); the firewall's lines
- * (forward_live_firewall); then the targets (forward_live_target, "met"
+ * (forward_live_firewall, forward_live_firewall_turns); then the targets
+ * (forward_live_target, "met"
  * true or false): silo's ns over the floor at most 0.25 of the
  * reference's for steady traffic and IMIX, 0.95 for the flood, and no
  * more than 25 ns at 64 bytes, and silo_fw's ns over the floor for the
- * flood at most 1.05 of kernel_fw's, for established flows a third; then
+ * flood at most 1.05 of kernel_fw's (in turns), for established flows a
+ * third; then
  * the setup, with the run's
  * length. A target not met is "met":false; the tool fails (exit 1) only
  * when it cannot measure: a setup error, a source that does not send what it
@@ -145,7 +153,7 @@
  *              [--routes N] [--rules N] [--flows N] [--sources N]
  *              [--traffic LIST] [--sets LIST] [--source ring|af_packet]
  *              [--firewall LIST|none] [--firewall-set lookup|from]
- *              [--wall] [--verbose]
+ *              [--turns N] [--wall] [--verbose]
  */
 #include <sched.h>
 #include "bench_live/live.h"
@@ -163,6 +171,11 @@ struct live L = { .ns_orig = -1,
 		  .ct_fd = -1 };
 
 static struct cell cells[NR_SETS][NR_VARIANTS][NR_TRAFFIC];
+/* The flood's turns under the firewall: slices of a quarter second, each
+ * after a twentieth for the frames of the program before (fw_turns()). */
+#define TURN_SLICE 0.25
+#define TURN_SETTLE 0.05
+static struct turns turns;
 
 /*
  * The targets, each the median over rounds of silo's ns over the floor,
@@ -412,7 +425,8 @@ static void print_row(const struct run *run, int set, int t)
 	       (unsigned long long)lost(run, set, t));
 }
 
-static void print_targets(const struct run *run, int set)
+/* turns: the flood's in turns (fw_turns_print()), or < 0. */
+static void print_targets(const struct run *run, int set, double turns)
 {
 	const struct cell *c[NR_VARIANTS];
 	const struct target *g;
@@ -434,7 +448,7 @@ static void print_targets(const struct run *run, int set)
 		if (!measured(run, set, SILO_FW, t))
 			continue;
 		cells_of(run, set, t, c);
-		fw_target(c, run->rounds, set, t);
+		fw_target(c, run->rounds, set, t, turns);
 	}
 }
 
@@ -550,8 +564,10 @@ int main(int argc, char **argv)
 			   [STEADY_1514] = true,
 			   [FLOOD] = true },
 		.fw_set = SET_FROM,
+		.turns = 40,
 	};
-	double t0 = bench_mono();
+	double t0 = bench_mono(), turned;
+	const struct cell *c[NR_VARIANTS];
 	int ret = 1, set, t;
 	char flood[32];
 
@@ -571,6 +587,15 @@ int main(int argc, char **argv)
 		if (lab_routes(set, run.routes, run.rules) || ref_check() ||
 		    run_set(&run, set) || check_forwarded(&run, set))
 			goto out;
+		turned = -1;
+		turns.pairs =
+			measured(&run, set, SILO_FW, FLOOD) ? run.turns : 0;
+		turns.settle = TURN_SETTLE;
+		turns.slice = TURN_SLICE;
+		if (turns.pairs &&
+		    (set_variant(SILO_FW) || fw_turns(&turns, run.warmup) ||
+		     fw_turns_check(&turns, set)))
+			goto out;
 		for (t = 0; t < NR_TRAFFIC; t++)
 			if (run.traffic_on[t])
 				print_row(&run, set, t);
@@ -580,7 +605,11 @@ int main(int argc, char **argv)
 		for (t = 0; t < NR_TRAFFIC; t++)
 			if (measured(&run, set, SILO_FW, t))
 				print_firewall(&run, set, t);
-		print_targets(&run, set);
+		if (turns.pairs) {
+			cells_of(&run, set, FLOOD, c);
+			turned = fw_turns_print(&turns, c, run.rounds, set);
+		}
+		print_targets(&run, set, turned);
 	}
 	print_setup(&run, t0);
 	ret = 0;

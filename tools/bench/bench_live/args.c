@@ -53,6 +53,7 @@ static void usage(void)
 		"                  [--firewall steady_64,steady_1514,imix,flood|none]\n"
 		"                  [--firewall-set lookup|from]  (kernel_fw, silo_fw)\n"
 		"                  [--source ring|af_packet]  (ring: the default)\n"
+		"                  [--turns N]  (pairs of the flood's turns; 0: none)\n"
 		"                  [--wall] [--verbose]  (each measurement to stderr)\n"
 		"  a quick check: --rounds 1 --secs 0.3 --warmup 0.1 --routes 10000\n");
 }
@@ -111,6 +112,9 @@ static int parse_opt(int c, struct run *run)
 		else
 			return 1;
 		return 0;
+	case 'T':
+		run->turns = atoi(optarg);
+		return 0;
 	case 'W':
 		wall_time = true;
 		return 0;
@@ -138,6 +142,7 @@ int parse_args(int argc, char **argv, struct run *run)
 		{ "source", required_argument, NULL, 'o' },
 		{ "firewall", required_argument, NULL, 'F' },
 		{ "firewall-set", required_argument, NULL, 'E' },
+		{ "turns", required_argument, NULL, 'T' },
 		{ "wall", no_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -159,7 +164,8 @@ int parse_args(int argc, char **argv, struct run *run)
 			 (t != FLOOD && traffic[t].nsrc > FW_MAX_FLOWS)));
 	if (bad || run->rounds < 1 || run->rounds > MAX_ROUNDS ||
 	    run->secs <= 0 || run->warmup < 0 || run->routes < 1 ||
-	    run->rules < 0 || run->rules > 1000 || run->cpu >= CPU_SETSIZE ||
+	    run->turns < 0 || run->turns > MAX_TURNS || run->rules < 0 ||
+	    run->rules > 1000 || run->cpu >= CPU_SETSIZE ||
 	    run->cpu >= sysconf(_SC_NPROCESSORS_ONLN)) {
 		fprintf(stderr, "bench_live: bad arguments\n");
 		return 2;

@@ -35,6 +35,7 @@
  * entries expire as they are made: firewall.c, fw_prepare()). */
 #define FW_FLOOD_UDP_TIMEOUT 0
 #define MAX_ROUNDS 32
+#define MAX_TURNS 200 /* pairs of the flood's turns (fw_turns()) */
 /* On the wire a frame takes its FCS, preamble and SFD, and the gap. */
 #define WIRE_EXTRA (4 + 8 + 12)
 
@@ -128,9 +129,23 @@ struct cell {
 	struct fw_counts fw; /* the firewall's, warm-ups included */
 };
 
+/*
+ * The flood under the firewall in turns (fw_turns()): kernel_fw and
+ * silo_fw a slice each, pair by pair, on one running ring. pps: by
+ * variant (0 kernel_fw, 1 silo_fw) and pair; c: each variant's counts
+ * over its slices (pps unused).
+ */
+struct turns {
+	int pairs;
+	double settle, slice;
+	double pps[2][MAX_TURNS];
+	struct cell c[2];
+};
+
 /* What to run: the command line's (args.c). */
 struct run {
 	int rounds, routes, rules, cpu;
+	int turns; /* pairs of the flood's turns under the firewall */
 	double secs, warmup;
 	bool set_on[NR_SETS], traffic_on[NR_TRAFFIC];
 	bool fw_on[NR_TRAFFIC]; /* kernel_fw and silo_fw: on route set fw_set */
@@ -159,6 +174,7 @@ int source_up(void);
 int traffic_check(int t);
 int measure(struct cell *c, int t, int round, double warmup, double secs);
 double traffic_frame_bytes(int t);
+int fw_turns(struct turns *tu, double warmup);
 
 /* firewall.c */
 int fw_tools(void);
@@ -174,8 +190,12 @@ int fw_ct_read(struct silo_ct_stats *sum);
 /* fw_report.c */
 int fw_check(const struct cell *const c[NR_VARIANTS], int set, int t);
 void fw_target(const struct cell *const c[NR_VARIANTS], int rounds, int set,
-	       int t);
+	       int t, double turns);
 void fw_print(const struct cell *const c[NR_VARIANTS], int rounds, int set,
 	      int t);
+double fw_turns_print(const struct turns *tu,
+		      const struct cell *const c[NR_VARIANTS], int rounds,
+		      int set);
+int fw_turns_check(const struct turns *tu, int set);
 
 #endif /* SILO_BENCH_LIVE_H */

@@ -9,6 +9,7 @@
 #include <linux/if_link.h>
 #include "live.h"
 #include "../bench.h"
+#include "../../../user/lib/pins.h"
 
 #define SEND_CALL 256 /* AF_PACKET: frames a source_send() */
 #define DRAIN_MS 200
@@ -190,6 +191,17 @@ static void stats_add(struct silo_stats *sum, const struct silo_stats *before,
 		((__u64 *)sum)[i] += ((__u64 *)after)[i] - ((__u64 *)before)[i];
 }
 
+/* Adds after - before of silo's conntrack counters to sum. */
+static void ct_add(struct silo_ct_stats *sum,
+		   const struct silo_ct_stats *before,
+		   const struct silo_ct_stats *after)
+{
+	unsigned int i;
+
+	for (i = 0; i < SILO_CT_STAT_MAX; i++)
+		((__u64 *)sum)[i] += ((__u64 *)after)[i] - ((__u64 *)before)[i];
+}
+
 /* What one measured interval reads at its start and at its end (the
  * conntrack counters under the firewall only). */
 struct snap {
@@ -247,7 +259,6 @@ int measure(struct cell *c, int t, int round, double warmup, double secs)
 	__u64 all0, fwd0, lost = 0;
 	__u32 nsrc;
 	double time;
-	unsigned int i;
 	int err;
 
 	nsrc = L.fw ? fw_sources(t, traffic[t].nsrc) : traffic[t].nsrc;
@@ -285,13 +296,124 @@ int measure(struct cell *c, int t, int round, double warmup, double secs)
 	c->stack_fwd += ip6_forwarded() - fwd0;
 	c->lost += lost;
 	stats_add(&c->d, &a.st, &b.st);
-	for (i = 0; i < SILO_CT_STAT_MAX; i++)
-		((__u64 *)&c->ct)[i] +=
-			((__u64 *)&b.ct)[i] - ((__u64 *)&a.ct)[i];
+	ct_add(&c->ct, &a.ct, &b.ct);
 	if (L.fw) {
 		if (fw_read(&f1))
 			return -1;
 		fw_add(&c->fw, &f0, &f1);
 	}
 	return 0;
+}
+
+/*
+ * One slice of the turns: variant v (0 kernel_fw, 1 silo_fw) on the
+ * ingress since the last swap, settle seconds for the frames of the one
+ * before, then a measurement of tu->slice, timed as measure()'s are, into
+ * pair pair. 0, or -1 (said).
+ */
+static int turn(struct turns *tu, int v, int pair)
+{
+	struct cell *c = &tu->c[v];
+	struct fw_counts f0 = {}, f1 = {};
+	__u64 all0, fwd0, all1, fwd1;
+	struct snap a = {}, b = {};
+	double time;
+
+	if (run_for(tu->settle) || fw_read(&f0))
+		return -1;
+	fwd0 = ip6_forwarded();
+	all0 = sink_count(NULL);
+	if (snap(&a) || run_for(tu->slice) || snap(&b))
+		return -1;
+	all1 = sink_count(NULL);
+	fwd1 = ip6_forwarded();
+	if (fw_read(&f1))
+		return -1;
+	time = path_time(&a, &b);
+	if (b.sink == a.sink || time <= 0) {
+		fprintf(stderr,
+			"bench_live: turns: no packet reached the sink, or CPU %d was not busy\n",
+			L.cpu);
+		return -1;
+	}
+	tu->pps[v][pair] = (b.sink - a.sink) / time;
+	c->pkts += b.sink - a.sink;
+	c->all_pkts += all1 - all0;
+	c->stack_fwd += fwd1 - fwd0;
+	stats_add(&c->d, &a.st, &b.st);
+	ct_add(&c->ct, &a.ct, &b.ct);
+	fw_add(&c->fw, &f0, &f1);
+	return 0;
+}
+
+/*
+ * The flood under the firewall once more, in turns: kernel_fw and silo_fw
+ * swapped on the router's ingress every slice of one ring that runs
+ * throughout (silo's link given xdp_pass and back, bpf_link_update(): an
+ * XDP program replaced on a veth that keeps running one), pairs of slices
+ * in the order ABBA. A pair's two slices are a fraction of a second
+ * apart, so they share the VM's speed, which moves by up to 2x between
+ * measurements seconds apart (the rounds'); the conntrack table is the
+ * same for both (every packet is new either way), and the table's own
+ * churn (its expired entries, its garbage collection) is in both. Called
+ * with silo_fw in place (set_variant()); 0, or -1 (said), silo's program
+ * on the link again after either.
+ */
+int fw_turns(struct turns *tu, double warmup)
+{
+	int pass_fd = bpf_program__fd(L.skel->progs.xdp_pass);
+	__u32 nsrc = fw_sources(FLOOD, traffic[FLOOD].nsrc), len;
+	int link, silo_fd, i, v, on = 1, err = -1;
+	struct bpf_link_info info;
+	__u64 lost = 0;
+
+	link = silo_link_pin_get(L.s, L.in_ifindex);
+	if (link < 0) {
+		fprintf(stderr, "bench_live: silo's link on %s: %s\n", DEV_IN,
+			strerror(-link));
+		return -1;
+	}
+	memset(&info, 0, sizeof(info));
+	len = sizeof(info);
+	silo_fd = bpf_obj_get_info_by_fd(link, &info, &len) ?
+			  -1 :
+			  bpf_prog_get_fd_by_id(info.prog_id);
+	if (silo_fd < 0) {
+		fprintf(stderr, "bench_live: silo's program on %s: %s\n",
+			DEV_IN, strerror(errno));
+		goto close_link;
+	}
+	if (traffic_pattern(FLOOD, nsrc) || fw_prepare(FLOOD, nsrc) ||
+	    (L.shape == SOURCE_RING && source_seed(L.src)))
+		goto close_prog;
+	if (run_for(warmup))
+		goto drain;
+	for (i = 0; i < 2 * tu->pairs; i++) {
+		v = (i + 1) / 2 % 2; /* kernel_fw, silo_fw, silo_fw, ... */
+		if (v != on &&
+		    bpf_link_update(link, v ? silo_fd : pass_fd, NULL)) {
+			fprintf(stderr,
+				"bench_live: cannot swap the programs on %s: %s\n",
+				DEV_IN, strerror(errno));
+			goto drain;
+		}
+		on = v;
+		if (turn(tu, v, i / 2))
+			goto drain;
+	}
+	err = 0;
+drain:
+	if (L.shape == SOURCE_RING && source_drain(L.src, DRAIN_MS, &lost))
+		err = -1;
+	tu->c[0].lost += lost;
+close_prog:
+	if (on != 1 && bpf_link_update(link, silo_fd, NULL)) {
+		fprintf(stderr, "bench_live: cannot put silo back on %s: %s\n",
+			DEV_IN, strerror(errno));
+		err = -1;
+	}
+	close(silo_fd);
+close_link:
+	close(link);
+	return err;
 }
