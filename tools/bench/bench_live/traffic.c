@@ -244,6 +244,37 @@ static double path_time(const struct snap *a, const struct snap *b)
 }
 
 /*
+ * One measured interval of secs under the source already running: the
+ * sink's rate per second of the path's time (path_time()) into *pps, the
+ * share of wall time that was into *share when asked, and the interval's
+ * packets and silo's counters added to c. 0, or -1 (said).
+ */
+static int interval(struct cell *c, double secs, double *pps, double *share)
+{
+	struct snap a = {}, b = {};
+	double time;
+
+	if (snap(&a) || run_for(secs) || snap(&b))
+		return -1;
+	if (b.sink == a.sink) {
+		fprintf(stderr, "bench_live: no packet reached the sink\n");
+		return -1;
+	}
+	time = path_time(&a, &b);
+	if (time <= 0) {
+		fprintf(stderr, "bench_live: CPU %d was not busy\n", L.cpu);
+		return -1;
+	}
+	*pps = (b.sink - a.sink) / time;
+	if (share)
+		*share = time / (b.wall - a.wall);
+	c->pkts += b.sink - a.sink;
+	stats_add(&c->d, &a.st, &b.st);
+	ct_add(&c->ct, &a.ct, &b.ct);
+	return 0;
+}
+
+/*
  * Traffic t through the variant in place: the source started (a ring
  * seeded), a warm-up, the sink's rate over secs, the source stopped (a
  * ring drained), into round round of c. The rate is per second of the
@@ -255,10 +286,8 @@ static double path_time(const struct snap *a, const struct snap *b)
 int measure(struct cell *c, int t, int round, double warmup, double secs)
 {
 	struct fw_counts f0 = {}, f1;
-	struct snap a = {}, b = {};
 	__u64 all0, fwd0, lost = 0;
 	__u32 nsrc;
-	double time;
 	int err;
 
 	nsrc = L.fw ? fw_sources(t, traffic[t].nsrc) : traffic[t].nsrc;
@@ -270,33 +299,21 @@ int measure(struct cell *c, int t, int round, double warmup, double secs)
 	all0 = sink_count(NULL);
 	err = L.shape == SOURCE_RING ? source_seed(L.src) : 0;
 	if (!err)
-		err = run_for(warmup) ?: snap(&a) ?: run_for(secs) ?: snap(&b);
+		err = run_for(warmup);
+	if (!err)
+		err = interval(c, secs, &c->pps[round], &c->share[round]);
 	if (L.shape == SOURCE_RING && source_drain(L.src, DRAIN_MS, &lost))
 		err = -1;
 	if (err)
 		return -1;
-	if (b.sink == a.sink) {
-		fprintf(stderr, "bench_live: no packet reached the sink\n");
-		return -1;
-	}
-	time = path_time(&a, &b);
-	if (time <= 0) {
-		fprintf(stderr, "bench_live: CPU %d was not busy\n", L.cpu);
-		return -1;
-	}
-	c->pps[round] = (b.sink - a.sink) / time;
-	c->share[round] = time / (b.wall - a.wall);
 	if (verbose)
 		fprintf(stderr,
 			"bench_live: round %d, %s: %.3f Mpps, CPU %d %.0f %% busy\n",
 			round, traffic[t].name, c->pps[round] / 1e6, L.cpu,
 			100 * c->share[round]);
-	c->pkts += b.sink - a.sink;
 	c->all_pkts += sink_count(NULL) - all0;
 	c->stack_fwd += ip6_forwarded() - fwd0;
 	c->lost += lost;
-	stats_add(&c->d, &a.st, &b.st);
-	ct_add(&c->ct, &a.ct, &b.ct);
 	if (L.fw) {
 		if (fw_read(&f1))
 			return -1;
@@ -308,40 +325,27 @@ int measure(struct cell *c, int t, int round, double warmup, double secs)
 /*
  * One slice of the turns: variant v (0 kernel_fw, 1 silo_fw) on the
  * ingress since the last swap, settle seconds for the frames of the one
- * before, then a measurement of tu->slice, timed as measure()'s are, into
- * pair pair. 0, or -1 (said).
+ * before, then an interval() of tu->slice into pair pair. 0, or -1
+ * (said).
  */
 static int turn(struct turns *tu, int v, int pair)
 {
 	struct cell *c = &tu->c[v];
 	struct fw_counts f0 = {}, f1 = {};
 	__u64 all0, fwd0, all1, fwd1;
-	struct snap a = {}, b = {};
-	double time;
 
 	if (run_for(tu->settle) || fw_read(&f0))
 		return -1;
 	fwd0 = ip6_forwarded();
 	all0 = sink_count(NULL);
-	if (snap(&a) || run_for(tu->slice) || snap(&b))
+	if (interval(c, tu->slice, &tu->pps[v][pair], NULL))
 		return -1;
 	all1 = sink_count(NULL);
 	fwd1 = ip6_forwarded();
 	if (fw_read(&f1))
 		return -1;
-	time = path_time(&a, &b);
-	if (b.sink == a.sink || time <= 0) {
-		fprintf(stderr,
-			"bench_live: turns: no packet reached the sink, or CPU %d was not busy\n",
-			L.cpu);
-		return -1;
-	}
-	tu->pps[v][pair] = (b.sink - a.sink) / time;
-	c->pkts += b.sink - a.sink;
 	c->all_pkts += all1 - all0;
 	c->stack_fwd += fwd1 - fwd0;
-	stats_add(&c->d, &a.st, &b.st);
-	ct_add(&c->ct, &a.ct, &b.ct);
 	fw_add(&c->fw, &f0, &f1);
 	return 0;
 }
